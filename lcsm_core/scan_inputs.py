@@ -1,0 +1,118 @@
+"""Validation and broadcasting of the EOS states handed to `eos_scan`.
+
+Every form of the scan (recurrent, parallel, chunked, kernel) starts here, so a
+bad shape gets the same clear message whichever form was asked for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+PSI_CHOICES = ("elementwise", "matrix")
+
+
+@dataclass
+class ScanInputs:
+    """States broadcast to a common layout.
+
+    i (..., T, d)   e (..., T, k)   s (..., T, k)
+    o elementwise: (..., T|1, k|1, d|1)   matrix: (..., T|1, k, k)
+    batch: the broadcast leading shape `...`.
+    """
+
+    i: torch.Tensor
+    e: torch.Tensor
+    o: torch.Tensor
+    s: torch.Tensor
+    psi: str
+    batch: tuple
+    T: int
+    k: int
+    d: int
+
+    @property
+    def complex(self) -> bool:
+        return any(t.is_complex() for t in (self.i, self.e, self.o, self.s))
+
+    @property
+    def state_dtype(self) -> torch.dtype:
+        dt = torch.promote_types(torch.promote_types(self.i.dtype, self.e.dtype),
+                                 torch.promote_types(self.o.dtype, self.s.dtype))
+        return dt
+
+
+def _check_tensor(name: str, x, min_ndim: int, expected: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor of shape {expected}, got {type(x).__name__}")
+    if not (x.is_floating_point() or x.is_complex()):
+        raise ValueError(f"{name} must be a floating or complex tensor of shape {expected}, got dtype {x.dtype}")
+    if x.ndim < min_ndim:
+        raise ValueError(f"{name} must have shape {expected}, got {tuple(x.shape)}")
+    return x
+
+
+def prepare(i, e, o, s, psi: str) -> ScanInputs:
+    """Check ranks, sizes and dtypes; broadcast leading dims. Raises ValueError."""
+    if psi not in PSI_CHOICES:
+        raise ValueError(f"psi must be one of {PSI_CHOICES}, got {psi!r}")
+    i = _check_tensor("i", i, 2, "(..., T, d)")
+    e = _check_tensor("e", e, 2, "(..., T, k)")
+    s = _check_tensor("s", s, 2, "(..., T, k)")
+    if not isinstance(o, torch.Tensor):
+        o = torch.as_tensor(o, dtype=i.dtype, device=i.device)
+    o = _check_tensor("o", o, 0, "(..., T, k, d)")
+    T, d = i.shape[-2], i.shape[-1]
+    k = e.shape[-1]
+    if T < 1:
+        raise ValueError(f"i must have at least one time step, got shape {tuple(i.shape)}")
+    if e.shape[-2] != T or s.shape[-2] != T:
+        raise ValueError(f"i, e, s must share T (dim -2): i {tuple(i.shape)}, e {tuple(e.shape)}, s {tuple(s.shape)}")
+    if s.shape[-1] != k:
+        raise ValueError(f"s must have shape (..., T, k) with k={k} (from e), got {tuple(s.shape)}")
+    if d < 1 or k < 1:
+        raise ValueError(f"k and d must be at least 1, got k={k}, d={d}")
+    devices = {t.device for t in (i, e, o, s)}
+    if len(devices) > 1:
+        raise ValueError(f"i, e, o, s must be on one device, got {sorted(map(str, devices))}")
+
+    if psi == "elementwise":
+        if o.ndim <= 2:  # static parameter: scalar, (k, d), (k, 1), (1, d)
+            o = o.reshape((1, 1) if o.ndim == 0 else (1,) * (2 - o.ndim) + tuple(o.shape))
+            o = o.unsqueeze(0)  # (1, k|1, d|1)
+        if o.shape[-2] not in (1, k) or o.shape[-1] not in (1, d) or o.shape[-3] not in (1, T):
+            raise ValueError(
+                f"o must broadcast to (..., T, k, d) = (..., {T}, {k}, {d}) "
+                f"(k x d, k x 1, 1 x d or 1 x 1 per step, or a static (k, d) parameter), got {tuple(o.shape)}")
+    else:
+        if o.ndim == 2:
+            o = o.unsqueeze(0)
+        if o.ndim < 3 or o.shape[-1] != k or o.shape[-2] != k or o.shape[-3] not in (1, T):
+            raise ValueError(f"with psi='matrix', o must have shape (..., T, k, k) = (..., {T}, {k}, {k}) "
+                             f"or a static (k, k), got {tuple(o.shape)}")
+    try:
+        batch = torch.broadcast_shapes(i.shape[:-2], e.shape[:-2], s.shape[:-2], o.shape[:-3])
+    except RuntimeError:
+        raise ValueError(
+            f"leading (batch/head) dims do not broadcast: i {tuple(i.shape)}, e {tuple(e.shape)}, "
+            f"o {tuple(o.shape)}, s {tuple(s.shape)}") from None
+    return ScanInputs(i=i, e=e, o=o, s=s, psi=psi, batch=tuple(batch), T=T, k=k, d=d)
+
+
+def check_initial_state(m0, inp: ScanInputs) -> torch.Tensor | None:
+    if m0 is None:
+        return None
+    if not isinstance(m0, torch.Tensor):
+        raise ValueError("initial_state must be a torch.Tensor of shape (..., k, d)")
+    if m0.shape[-2:] != (inp.k, inp.d):
+        raise ValueError(f"initial_state must have shape (..., k, d) = (..., {inp.k}, {inp.d}), got {tuple(m0.shape)}")
+    try:
+        torch.broadcast_shapes(m0.shape[:-2], inp.batch)
+    except RuntimeError:
+        raise ValueError(f"initial_state leading dims {tuple(m0.shape[:-2])} do not broadcast with {inp.batch}") from None
+    return m0
+
+
+def output_real(y: torch.Tensor) -> torch.Tensor:
+    """The shrink reads the real part when the memory is complex."""
+    return y.real if y.is_complex() else y

@@ -1,0 +1,39 @@
+"""The readable reference: the EOS recurrence one step at a time.
+
+    m_t = o_t ⊙ m_{t-1} + e_t i_tᵀ      (psi = elementwise)
+    m_t = o_t  m_{t-1} + e_t i_tᵀ      (psi = matrix)
+    y_t = m_tᵀ s_t                      (real part when complex)
+
+This is the truth every faster form is tested against, and also the streaming
+form: pass the previous call's final memory as `initial_state`.
+"""
+from __future__ import annotations
+
+import torch
+
+from .scan_inputs import ScanInputs
+
+
+def step(m: torch.Tensor, i_t, e_t, o_t, s_t, psi: str):
+    """One EOS step. m (..., k, d); i_t (..., d); e_t, s_t (..., k)."""
+    expand = e_t.unsqueeze(-1) * i_t.unsqueeze(-2)            # (..., k, d)  e_t i_tᵀ
+    if psi == "elementwise":
+        m = o_t * m + expand                                  # oscillation ⊙
+    else:
+        m = o_t @ m + expand                                  # oscillation ×
+    y_t = (m * s_t.unsqueeze(-1)).sum(-2)                     # shrink mᵀ s  -> (..., d)
+    return m, y_t
+
+
+def scan_recurrent(inp: ScanInputs, m0: torch.Tensor | None):
+    """Returns y (..., T, d) complex-or-real and m_T (..., k, d)."""
+    dtype = inp.state_dtype
+    m = torch.zeros(*inp.batch, inp.k, inp.d, dtype=dtype, device=inp.i.device)
+    if m0 is not None:
+        m = m + m0.to(dtype)
+    ys = []
+    for t in range(inp.T):
+        o_t = inp.o[..., min(t, inp.o.shape[-3] - 1), :, :]
+        m, y_t = step(m, inp.i[..., t, :], inp.e[..., t, :], o_t, inp.s[..., t, :], inp.psi)
+        ys.append(y_t)
+    return torch.stack(ys, dim=-2), m

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs everything (chromium included) and runs lint + the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh --with-browser
+python3 -m ruff check .
+set +e
+python3 -m pytest -q -n 2 "$@"
+rc=$?
+set -e
+# pytest exit 5 = no tests collected: that is a failure here, never a green run.
+if [ "$rc" = "5" ]; then echo "no tests were collected" >&2; exit 1; fi
+exit "$rc"
