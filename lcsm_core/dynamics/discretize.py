@@ -1,0 +1,44 @@
+"""Continuous → discrete with python-control's `sample_system`.
+
+ZOH maps every pole p to z = e^{pΔ} (stable ↔ inside the unit circle); bilinear
+(Tustin) maps z = (1 + pΔ/2)/(1 - pΔ/2), which keeps the left half-plane inside the
+disk for every Δ; forward Euler maps z = 1 + pΔ, stable only while Δ < 2|Re p|/|p|².
+"""
+from __future__ import annotations
+
+import math
+
+import control
+import numpy as np
+
+METHODS = ("zoh", "bilinear", "euler")
+
+
+def discretize(sys: control.StateSpace, dt: float, method: str) -> control.StateSpace:
+    """Discrete-time version of `sys` with sample time dt (python-control `sample_system`)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not dt > 0:
+        raise ValueError(f"sample time dt must be positive, got {dt!r}")
+    return control.sample_system(sys, dt, method=method)
+
+
+def euler_stability_limit(poles: np.ndarray) -> float:
+    """Largest Δ for which forward Euler keeps every pole inside the unit disk.
+
+    |1 + pΔ| < 1  ⇔  Δ < -2 Re(p) / |p|².  0.0 if some pole is already unstable
+    (Re p ≥ 0, p ≠ 0 never fits), inf if there are no nonzero poles.
+    """
+    limits = []
+    for p in np.asarray(poles, dtype=complex).ravel():
+        if p == 0:
+            continue
+        if p.real >= 0:
+            return 0.0
+        limits.append(-2.0 * p.real / abs(p) ** 2)
+    return min(limits) if limits else math.inf
+
+
+def exact_pole_map(s: np.ndarray, dt: float) -> np.ndarray:
+    """z = e^{sΔ}, elementwise: where ZOH sends a continuous pole s."""
+    return np.exp(np.asarray(s, dtype=complex) * dt)

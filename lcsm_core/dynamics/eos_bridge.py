@@ -1,0 +1,98 @@
+"""A discrete LTI system run as an EOS layer.
+
+    x_{t+1} = A x_t + B u_t,   y_t = C x_t + D u_t        (python-control's convention)
+
+Diagonalize A = V Λ V⁻¹ and let z = V⁻¹ x. Each mode is then one EOS memory row with a
+data-independent complex oscillation o = λ:
+
+    m_t = λ ⊙ m_{t-1} + e_t i_tᵀ,   y_t = Re(m_tᵀ s_t)
+
+with m_t = z_t, e = V⁻¹B (input column), i_t = u_{t-1}, s = (C V)ᵀ. Step 0 loads the
+initial state (e_0 = V⁻¹x_0, i_0 = 1). A defective A (e.g. exact critical damping, a
+Jordan block) has no eigenvector basis; it runs as a Type-2 EOS layer instead
+(psi="matrix", o = A). Either way `eos_scan` computes the response.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import control
+import numpy as np
+import torch
+
+from ..scan import eos_scan
+
+MAX_EIGVEC_CONDITION = 1e6  # above this, V is too ill-conditioned to trust (near-defective A)
+
+
+@dataclass(frozen=True)
+class DiagonalSystem:
+    """A = V diag(eigenvalues) V⁻¹ for an n-state discrete system with m inputs, p outputs."""
+
+    eigenvalues: np.ndarray   # (n,) complex, the EOS oscillation o
+    eigvecs: np.ndarray       # (n, n) complex V
+    input_map: np.ndarray     # (n, m) complex V⁻¹ B  (the expand state per input)
+    output_map: np.ndarray    # (p, n) complex C V    (the shrink state per output)
+    feedthrough: np.ndarray   # (p, m) real D
+
+
+def diagonalize(sysd: control.StateSpace) -> DiagonalSystem | None:
+    """Eigendecomposition of a discrete system, or None when A is (near) defective."""
+    A, B, C, D = (np.asarray(M, dtype=float) for M in (sysd.A, sysd.B, sysd.C, sysd.D))
+    lam, V = np.linalg.eig(A)
+    if not np.all(np.isfinite(V)) or np.linalg.cond(V) > MAX_EIGVEC_CONDITION:
+        return None
+    Vinv = np.linalg.inv(V)
+    return DiagonalSystem(eigenvalues=lam.astype(complex), eigvecs=V.astype(complex),
+                          input_map=(Vinv @ B).astype(complex), output_map=(C @ V).astype(complex),
+                          feedthrough=D)
+
+
+def eos_response(sysd: control.StateSpace, u: np.ndarray, x0: np.ndarray | None = None):
+    """Forced response of a discrete system, computed by `eos_scan`.
+
+    Parameters
+    ----------
+    sysd : discrete control.StateSpace with n states, m inputs, p outputs.
+    u : (T,) or (T, m) input samples.
+    x0 : optional (n,) initial state.
+
+    Returns
+    -------
+    y : (T, p) outputs, x : (T, n) states — equal to `control.forced_response(sysd, U=u.T, X0=x0)`.
+    """
+    A, B, C, D = (np.asarray(M, dtype=float) for M in (sysd.A, sysd.B, sysd.C, sysd.D))
+    n, p = A.shape[0], C.shape[0]
+    u = np.asarray(u, dtype=float).reshape(len(u), -1)                      # (T, m)
+    T, m = u.shape
+    x0 = np.zeros(n) if x0 is None else np.asarray(x0, dtype=float)
+    readout = np.vstack([C, np.eye(n)])                                     # (p + n, n): y and every state
+    diag = diagonalize(sysd)
+    if diag is not None:
+        Vinv = np.linalg.inv(diag.eigvecs)
+        o, psi = torch.from_numpy(diag.eigenvalues[:, None]), "elementwise"  # (n, 1)
+        expand_cols, load, shrink = diag.input_map, Vinv @ x0, readout @ diag.eigvecs
+    else:
+        o, psi = torch.from_numpy(A.astype(complex)), "matrix"               # (n, n)
+        expand_cols, load, shrink = B.astype(complex), x0.astype(complex), readout.astype(complex)
+
+    # batch over inputs j (superposition): e (m, T, n), i (m, T, 1)
+    e = np.zeros((m, T, n), dtype=complex)
+    e[:, 1:, :] = expand_cols.T[:, None, :]
+    e[0, 0, :] = load
+    i = np.zeros((m, T, 1))
+    i[:, 1:, 0] = u[:-1].T
+    i[0, 0, 0] = 1.0
+    s = np.broadcast_to(shrink[:, None, None, :], (shrink.shape[0], 1, T, n))  # (p + n, 1, T, n)
+    y = eos_scan(torch.from_numpy(i), torch.from_numpy(e), o, torch.from_numpy(np.ascontiguousarray(s)),
+                 psi=psi)                                                    # (p + n, m, T, 1)
+    out = y[..., 0].sum(1).numpy().T                                        # (T, p + n)
+    return out[:, :p] + u @ D.T, out[:, p:]
+
+
+def reference_response(sysd: control.StateSpace, u: np.ndarray, x0: np.ndarray | None = None):
+    """The same response by `control.forced_response` (the oracle in tests): y (T, p), x (T, n)."""
+    u = np.asarray(u, dtype=float).reshape(len(u), -1)
+    T = np.arange(len(u)) * sysd.dt
+    res = control.forced_response(sysd, T, u.T, X0=0 if x0 is None else x0, return_x=True)
+    return np.atleast_2d(res.outputs).reshape(-1, len(u)).T, np.atleast_2d(res.states).T

@@ -1,0 +1,42 @@
+"""Lesson 3 in one call: an LRU ring initialization and what its eigenvalues remember."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .eigen_responses import impulse_responses
+from .lru_init import RingInit, lru_ring_init, memory_horizon
+
+MIN_STEPS, MAX_STEPS = 60, 3000
+
+
+@dataclass(frozen=True)
+class RingStudy:
+    init: RingInit
+    eigenvalues: np.ndarray     # (n,) complex
+    radii: np.ndarray           # (n,) |λ|
+    horizons: np.ndarray        # (n,) 1 / (1 - |λ|) steps
+    picked: np.ndarray          # (P,) indices: the fastest-decaying, the median and the slowest eigenvalue
+    picked_labels: tuple
+    impulse: np.ndarray         # (P, steps) complex λ^t via eos_scan
+    r_min: float
+    r_max: float
+
+
+def ring_study(n: int, r_min: float, r_max: float, max_phase: float, seed: int = 0) -> RingStudy:
+    """Ring init (r_min > r_max is swapped), horizons, and λ^t for three picked eigenvalues.
+
+    The impulse responses run for about twice the slowest picked horizon (clipped to [60, 3000]).
+    """
+    r_min, r_max = sorted((r_min, r_max))
+    init = lru_ring_init(n, r_min, r_max, max_phase, seed)
+    lam = init.eigenvalues
+    radii = np.abs(lam)
+    order = np.argsort(radii)
+    picked = np.array([order[0], order[len(order) // 2], order[-1]])
+    horizons = memory_horizon(lam)
+    steps = int(np.clip(2 * np.max(horizons[picked]), MIN_STEPS, MAX_STEPS))
+    return RingStudy(init=init, eigenvalues=lam, radii=radii, horizons=horizons, picked=picked,
+                     picked_labels=("smallest |λ|", "median |λ|", "largest |λ|"),
+                     impulse=impulse_responses(lam[picked], steps), r_min=r_min, r_max=r_max)

@@ -1,0 +1,76 @@
+"""The spring–mass–damper  m x'' + c x' + k x = f(t)  as a python-control state space.
+
+State X = [x, v] (position, velocity), input f, output x:
+
+    A = [[0, 1], [-k/m, -c/m]],   B = [0, 1/m]ᵀ,   C = [1, 0],   D = 0
+    poles (-c ± sqrt(c² - 4mk)) / 2m,   ωn = sqrt(k/m),   ζ = c / (2 sqrt(mk))
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import control
+import numpy as np
+
+CRITICAL_TOL = 1e-9  # |ζ - 1| below this counts as critically damped (exact arithmetic only)
+
+
+def spring_mass_damper(m: float, c: float, k: float) -> control.StateSpace:
+    """Continuous state space of the spring (2 states, 1 input f, 1 output x). Needs m > 0, k ≥ 0."""
+    if not m > 0:
+        raise ValueError(f"mass m must be positive, got {m!r}")
+    if not k >= 0:
+        raise ValueError(f"spring constant k must be non-negative, got {k!r}")
+    A = [[0.0, 1.0], [-k / m, -c / m]]
+    B = [[0.0], [1.0 / m]]
+    C = [[1.0, 0.0]]
+    return control.ss(A, B, C, [[0.0]])
+
+
+@dataclass(frozen=True)
+class SpringRegime:
+    """What the poles say. Times are in seconds; `inf` where the system does not decay."""
+
+    name: str            # "underdamped" | "critically damped" | "overdamped" | "undamped" | "unstable"
+    zeta: float          # damping ratio c / (2 sqrt(mk)); inf when k = 0
+    omega_n: float       # natural frequency sqrt(k/m)
+    poles: np.ndarray    # (2,) complex, from control.poles
+    decay_rate: float    # σ = -max Re(p); negative when the system grows
+    time_constant: float  # 1/σ of the slowest mode (inf when σ ≤ 0)
+    half_life: float     # ln 2 / σ (inf when σ ≤ 0)
+    doubling_time: float  # ln 2 / (-σ) when the system grows, else inf
+
+    @property
+    def stable(self) -> bool:
+        return self.decay_rate > 0
+
+
+def spring_regime(m: float, c: float, k: float) -> SpringRegime:
+    """Classify the spring from its poles (python-control) and its ζ, ωn."""
+    poles = np.sort_complex(np.asarray(control.poles(spring_mass_damper(m, c, k)), dtype=complex))
+    omega_n = math.sqrt(k / m)
+    zeta = c / (2.0 * math.sqrt(m * k)) if k > 0 else math.copysign(math.inf, c) if c != 0 else 0.0
+    sigma = float(-np.max(poles.real))
+    if c < 0:
+        name = "unstable"
+    elif c == 0:
+        name = "undamped"
+    elif abs(zeta - 1.0) <= CRITICAL_TOL:
+        name = "critically damped"
+    elif zeta > 1:
+        name = "overdamped"
+    else:
+        name = "underdamped"
+    grows = sigma < 0
+    return SpringRegime(
+        name=name, zeta=float(zeta), omega_n=omega_n, poles=poles, decay_rate=sigma,
+        time_constant=1.0 / sigma if sigma > 0 else math.inf,
+        half_life=math.log(2) / sigma if sigma > 0 else math.inf,
+        doubling_time=math.log(2) / -sigma if grows else math.inf,
+    )
+
+
+def spring_energy(x: np.ndarray, v: np.ndarray, m: float, k: float) -> np.ndarray:
+    """Mechanical energy ½ m v² + ½ k x², same shape as x."""
+    return 0.5 * m * np.square(v) + 0.5 * k * np.square(x)

@@ -1,0 +1,41 @@
+"""Lesson 1 in one call: the spring under a forcing, simulated through the EOS core."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .discretize import discretize
+from .divergence import DISPLAY_BOUND, first_divergence, stop_index
+from .eos_bridge import eos_response
+from .forcing import forcing_signal
+from .spring import SpringRegime, spring_energy, spring_mass_damper, spring_regime
+
+
+@dataclass(frozen=True)
+class SpringSimulation:
+    """Trajectories (T,) on t, cut at the first step where |x| or |v| passes `bound`."""
+
+    t: np.ndarray
+    force: np.ndarray
+    x: np.ndarray
+    v: np.ndarray
+    energy: np.ndarray
+    regime: SpringRegime
+    diverged_at: float | None   # time (s) where the response left ±bound, None if it stayed
+    bound: float
+
+
+def simulate_spring(m: float, c: float, k: float, forcing: str = "impulse", *, horizon: float = 30.0,
+                    dt: float = 0.05, frequency: float = 1.0, period: float = 5.0,
+                    bound: float = DISPLAY_BOUND) -> SpringSimulation:
+    """Start at rest, apply f(t), sample every dt (ZOH is exact for the held samples)."""
+    t = np.arange(int(round(horizon / dt)) + 1) * dt
+    f = forcing_signal(forcing, t, frequency=frequency, period=period)
+    _, states = eos_response(discretize(spring_mass_damper(m, c, k), dt, "zoh"), f)   # (T, 2)
+    hit = first_divergence(states, bound)
+    keep = stop_index(states, bound)
+    x, v = states[:keep, 0], states[:keep, 1]
+    return SpringSimulation(t=t[:keep], force=f[:keep], x=x, v=v, energy=spring_energy(x, v, m, k),
+                            regime=spring_regime(m, c, k), diverged_at=None if hit is None else float(t[hit]),
+                            bound=bound)

@@ -1,0 +1,44 @@
+"""Every response on the dynamics pages comes from `eos_scan`; it equals control.forced_response."""
+import control  # noqa: I001
+import numpy as np
+import pytest
+
+from lcsm_core.dynamics.discretize import METHODS, discretize
+from lcsm_core.dynamics.eos_bridge import diagonalize, eos_response, reference_response
+from lcsm_core.dynamics.spring import spring_mass_damper
+
+TOL = 1e-9  # fp64, relative to the response scale
+
+SPRINGS = [pytest.param(1.0, 0.2, 1.0, id="under"), pytest.param(1.0, 2.0, 1.0, id="critical-defective"),
+           pytest.param(2.0, 9.0, 3.0, id="over"), pytest.param(1.0, 0.0, 3.0, id="undamped"),
+           pytest.param(1.0, -0.3, 1.0, id="unstable")]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("m, c, k", SPRINGS)
+def test_spring_response_through_eos_equals_forced_response(m, c, k, method):
+    sysd = discretize(spring_mass_damper(m, c, k), 0.1, method)
+    u = np.random.default_rng(0).standard_normal(250)
+    x0 = np.array([0.7, -0.4])
+    y, x = eos_response(sysd, u, x0)
+    y_ref, x_ref = reference_response(sysd, u, x0)
+    scale = max(1.0, np.abs(y_ref).max())
+    np.testing.assert_allclose(y, y_ref, atol=TOL * scale, rtol=0)
+    np.testing.assert_allclose(x, x_ref, atol=TOL * max(1.0, np.abs(x_ref).max()), rtol=0)
+
+
+def test_mimo_system_through_eos_equals_forced_response():
+    rng = np.random.default_rng(1)
+    sys = control.ss(rng.standard_normal((4, 4)) - 3 * np.eye(4), rng.standard_normal((4, 2)),
+                     rng.standard_normal((3, 4)), rng.standard_normal((3, 2)))
+    sysd = discretize(sys, 0.05, "bilinear")
+    u = rng.standard_normal((120, 2))
+    y, x = eos_response(sysd, u, rng.standard_normal(4))
+    y_ref, x_ref = reference_response(sysd, u, x[0])
+    np.testing.assert_allclose(y, y_ref, atol=TOL * max(1, np.abs(y_ref).max()), rtol=0)
+
+
+def test_critical_damping_is_defective_and_uses_the_matrix_form():
+    assert diagonalize(discretize(spring_mass_damper(1.0, 2.0, 1.0), 0.1, "zoh")) is None
+    diag = diagonalize(discretize(spring_mass_damper(1.0, 0.2, 1.0), 0.1, "zoh"))
+    assert diag is not None and np.iscomplexobj(diag.eigenvalues)
