@@ -1,8 +1,6 @@
 """`eos_scan`: one entry point for every form of the EOS recurrence."""
 from __future__ import annotations
 
-import torch
-
 from .scan_inputs import check_initial_state, output_real, prepare
 
 FORMS = ("recurrent", "parallel", "chunked", "kernel", "auto")

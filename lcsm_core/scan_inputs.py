@@ -109,7 +109,8 @@ def check_initial_state(m0, inp: ScanInputs) -> torch.Tensor | None:
     try:
         torch.broadcast_shapes(m0.shape[:-2], inp.batch)
     except RuntimeError:
-        raise ValueError(f"initial_state leading dims {tuple(m0.shape[:-2])} do not broadcast with {inp.batch}") from None
+        raise ValueError(f"initial_state leading dims {tuple(m0.shape[:-2])} "
+                         f"do not broadcast with {inp.batch}") from None
     return m0
 
 

@@ -1,0 +1,166 @@
+"""The chunked form: blocks of C steps, parallel inside a block, the recurrence
+across blocks. Linear in T; the fast CPU training form.
+
+Inside a block, with L_t = Σ_{r≤t} log o_r (cumulative log-decay from the block
+start), the decay from step s to t is exp(L_t − L_s). When the oscillation has no
+zeros and is positive or complex, and the block's decay stays within floating
+range, that factorizes into matmuls:
+  - o = g 1ᵀ (k×1):   A = (s ⊙ e^{L}) (e ⊙ e^{−L})ᵀ masked, y = A i
+  - o = 1 gᵀ (1×d):   y = e^{L} ⊙ (mask ⊙ s eᵀ)(e^{−L} ⊙ i)
+  - o full k×d:       m_t = e^{L_t} ⊙ cumsum_s(e^{−L_s} ⊙ e_s i_sᵀ), y_t = m_tᵀ s_t
+Otherwise (zeros, negative reals, extreme decay) an exact path is used: decay
+products by cumulative product for k×1 / 1×d, or all blocks stepping side by
+side for full k×d and matrix psi.
+
+Matrix psi: a k×k oscillation has no attention-like block form, so blocks run
+side by side: every block scans its C steps from zero memory at once, keeping the
+running product P_t = o_t ⋯ o_1; then T/C sequential steps join the blocks
+(m_next = P_C m + local memory) and y_t gains (P_t m_start)ᵀ s_t.
+"""
+from __future__ import annotations
+
+import torch
+
+from .scan_blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix
+from .scan_inputs import ScanInputs
+from .scan_parallel import common_dtype
+
+# |cumulative log-decay| within one block beyond which exp(−L) could overflow.
+LOG_PATH_LIMIT = {torch.float16: 8.0, torch.bfloat16: 30.0, torch.float32: 60.0, torch.float64: 600.0,
+                  torch.complex64: 60.0, torch.complex128: 600.0}
+
+
+def split_blocks(x: torch.Tensor, C: int, time_dim: int, pad: torch.Tensor | float) -> torch.Tensor:
+    """Pad the time axis to a multiple of C and split it: (..., T, *rest) -> (..., N, C, *rest)."""
+    T = x.shape[time_dim]
+    n_pad = (-T) % C
+    if n_pad:
+        shape = list(x.shape)
+        shape[time_dim] = n_pad
+        filler = torch.as_tensor(pad, dtype=x.dtype, device=x.device).expand(shape)
+        x = torch.cat([x, filler], dim=time_dim)
+    new_shape = list(x.shape)
+    new_shape[time_dim:time_dim + 1] = [x.shape[time_dim] // C, C]
+    return x.reshape(new_shape)
+
+
+def join_blocks(y: torch.Tensor, T: int) -> torch.Tensor:
+    """(..., N, C, d) -> (..., T, d)."""
+    return y.reshape(*y.shape[:-3], -1, y.shape[-1])[..., :T, :]
+
+
+def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
+    C = min(chunk_size, inp.T)
+    i, e, o, s = common_dtype(inp)
+    batch = inp.batch
+    i, e, s = (x.expand(*batch, *x.shape[-2:]) for x in (i, e, s))
+    o = o.expand(*batch, inp.T, *o.shape[-2:])
+    # Padding steps carry an identity oscillation and zero expand: the memory is untouched.
+    identity = torch.eye(inp.k, dtype=o.dtype, device=o.device) if inp.psi == "matrix" else 1.0
+    ib, eb, sb = (split_blocks(x, C, -2, 0.0) for x in (i, e, s))     # (..., N, C, .)
+    ob = split_blocks(o, C, -3, identity)                              # (..., N, C, ko|k, do|k)
+    m = torch.zeros(*batch, inp.k, inp.d, dtype=ib.dtype, device=ib.device)
+    if m0 is not None:
+        m = m + m0.to(ib.dtype)
+    if inp.psi == "elementwise" and ob.shape[-1] > 1 and ob.shape[-2] > 1:
+        L = _log_decay(ob)
+        if L is not None:
+            return _scan_full_oscillation(ib, eb, sb, L, m, inp.T)
+    if inp.psi == "matrix":
+        y, P_last, U, carry = _blocks_side_by_side(ib, eb, ob, sb, matrix=True)
+    else:
+        y, P_last, U, carry = _blocks_elementwise(ib, eb, ob, sb)
+    starts = []
+    for n in range(ib.shape[-3]):                                      # the only sequential loop: T / C steps
+        starts.append(m)
+        m = (P_last[..., n, :, :] @ m if inp.psi == "matrix" else P_last[..., n, :, :] * m) + U[..., n, :, :]
+    y = y + carry(torch.stack(starts, dim=-3))                         # memory entering each block
+    return join_blocks(y, inp.T), m
+
+
+def _log_decay(ob: torch.Tensor):
+    """Cumulative log-decay per block, or None when the factorized path is unsafe.
+
+    log of a zero is −inf and of a negative real is NaN; both fail the range check
+    below, so one reduction decides.
+    """
+    L = torch.cumsum(torch.log(ob), dim=-3)                            # (..., N, C, ko, do)
+    if not bool(L.real.min() > -LOG_PATH_LIMIT.get(L.dtype, 60.0)):
+        return None
+    return L
+
+
+def _blocks_elementwise(i, e, o, s):
+    """Per-block outputs from zero memory, the block's decay P_C, what it adds U, and the carry reader."""
+    ko, do = o.shape[-2], o.shape[-1]
+    L = _log_decay(o)
+    if L is None:
+        if ko > 1 and do > 1:
+            return _blocks_side_by_side(i, e, o, s, matrix=False)
+        D = decay_matrix(o)                                            # (..., N, C, C, ko, do)
+        P = torch.cumprod(o, dim=-3)
+        y = block_outputs(i, e, o, s, D)
+        U = block_final_expand(i, e, D[..., -1, :, :, :])
+        return y, P[..., -1, :, :], U, lambda M: carried_outputs(s, P, M)
+    C = o.shape[-3]
+    causal = torch.ones(C, C, dtype=torch.bool, device=o.device).tril()
+    P = torch.exp(L)                                                   # decay from the block start
+    P_inv = torch.exp(-L)
+    to_end = P[..., -1:, :, :] * P_inv                                 # D[C-1, s]
+    if do == 1:
+        A = ((s * P[..., 0]) @ (e * P_inv[..., 0]).transpose(-1, -2)).masked_fill(~causal, 0)
+        y = A @ i
+        U = (e * to_end[..., 0]).transpose(-1, -2) @ i
+    elif ko == 1:
+        G = (s @ e.transpose(-1, -2)).masked_fill(~causal, 0)
+        y = P[..., 0, :] * (G @ (P_inv[..., 0, :] * i))
+        U = e.transpose(-1, -2) @ (to_end[..., 0, :] * i)
+    return y, P[..., -1, :, :], U, lambda M: carried_outputs(s, P, M)
+
+
+def _scan_full_oscillation(i, e, s, L, m, T: int):
+    """Full k×d oscillation: block by block, m_t = P_t ⊙ (m_enter + Σ_{s≤t} P_s⁻¹ ⊙ e_s i_sᵀ).
+
+    One block's (C, k, d) memory stays small enough to live in cache, which matters
+    more here than vectorizing across blocks. L (..., N, C, k, d).
+    """
+    ys = []
+    for n in range(L.shape[-4]):
+        Ln = L[..., n, :, :, :]                                        # (..., C, k, d)
+        expand = e[..., n, :, :, None] * i[..., n, :, None, :]         # e_s i_sᵀ  (..., C, k, d)
+        memory = torch.exp(Ln) * (m.unsqueeze(-3) + torch.cumsum(torch.exp(-Ln) * expand, dim=-3))
+        ys.append((memory * s[..., n, :, :, None]).sum(-2))            # (..., C, d)
+        m = memory[..., -1, :, :]
+    return join_blocks(torch.stack(ys, dim=-3), T), m
+
+
+def _blocks_side_by_side(i, e, o, s, matrix: bool):
+    """Every block scans its C steps from zero memory at once (exact for any o).
+
+    Keeps the running decay P_t (product of oscillations since the block start) and
+    the reader P_tᵀ s_t, so the memory entering the block is read in one matmul later.
+    """
+    C = o.shape[-3]
+    batch_n = torch.broadcast_shapes(i.shape[:-2], o.shape[:-3])
+    k, d = e.shape[-1], i.shape[-1]
+    local = torch.zeros(*batch_n, k, d, dtype=o.dtype, device=o.device)
+    if matrix:
+        P = torch.eye(k, dtype=o.dtype, device=o.device).expand(*batch_n, k, k)
+    else:
+        P = torch.ones(*batch_n, *o.shape[-2:], dtype=o.dtype, device=o.device)
+    ys, Ps, readers = [], [], []
+    for t in range(C):
+        o_t = o[..., t, :, :]
+        local = (o_t @ local if matrix else o_t * local) + e[..., t, :, None] * i[..., t, None, :]
+        P = o_t @ P if matrix else o_t * P
+        ys.append((local * s[..., t, :, None]).sum(-2))
+        if matrix:
+            readers.append((P * s[..., t, :, None]).sum(-2))           # P_tᵀ s_t  (..., N, k)
+        else:
+            Ps.append(P)
+    y = torch.stack(ys, dim=-2)
+    if matrix:
+        reader = torch.stack(readers, dim=-2)                          # (..., N, C, k)
+        return y, P, local, lambda M: reader @ M
+    P_all = torch.stack(Ps, dim=-3)
+    return y, P, local, lambda M: carried_outputs(s, P_all, M)
