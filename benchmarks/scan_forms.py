@@ -8,7 +8,6 @@ Prints the best time of each form and the ratio recurrent / chunked
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
