@@ -1,2 +1,9 @@
 """Triton kernels behind `eos_scan(form="kernel")`. The readable reference is
-`lcsm_core.eos_scan(form="recurrent")`; every kernel is tested against it."""
+`lcsm_core.eos_scan(form="recurrent")`; every kernel is tested against it.
+
+On CPU the kernels run only under Triton's interpreter: set TRITON_INTERPRET=1 before
+this package is first imported.
+"""
+from .fused_recurrent import fused_recurrent_eos
+
+__all__ = ["fused_recurrent_eos"]

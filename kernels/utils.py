@@ -1,0 +1,86 @@
+"""What every EOS kernel launcher shares: the interpreter check, flattening the
+leading batch dims, splitting complex states into real and imaginary parts."""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import torch
+import triton
+
+# Triton decides at decoration time whether a @triton.jit function is compiled or
+# interpreted, so what counts is the environment when `kernels` was first imported.
+INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
+
+
+def helper(fn):
+    """@triton.jit for a small function called from kernels. Under the interpreter every call of
+    a jitted helper re-patches triton.language (~3 ms), which dominates a per-step loop; there a
+    plain Python function does the same job, since the interpreted kernel is Python anyway."""
+    return fn if INTERPRET else triton.jit(fn)
+
+
+def check_device(*tensors: torch.Tensor) -> None:
+    """CPU tensors run only under the Triton interpreter; say so instead of failing deep in Triton."""
+    if INTERPRET:
+        return
+    for t in tensors:
+        if t is not None and not t.is_cuda:
+            raise RuntimeError(
+                "the Triton kernels need CUDA tensors; on CPU they run only under the Triton interpreter, "
+                "and TRITON_INTERPRET=1 must be set before `kernels` is first imported "
+                "(or use eos_scan(form='chunked'|'recurrent'))")
+
+
+def next_pow2(n: int) -> int:
+    return 1 << max(0, math.ceil(math.log2(max(1, n))))
+
+
+@dataclass
+class Flat:
+    """States with the leading batch dims flattened to one B.
+
+    i (B, T, d)   e, s (B, T, k)   o (Bo, T|1, k|1, d|1) elementwise or (Bo, T|1, k, k) matrix,
+    Bo = 1 when o is shared by the whole batch (a static parameter), else B.
+    m0 (B, k, d) or None.
+    """
+
+    i: torch.Tensor
+    e: torch.Tensor
+    o: torch.Tensor
+    s: torch.Tensor
+    m0: torch.Tensor | None
+    B: int
+
+
+def flatten(inp, m0: torch.Tensor | None) -> Flat:
+    """Flatten `ScanInputs` to one batch dim; expanded dims get their gradient summed by autograd."""
+    batch = tuple(inp.batch)
+    B = math.prod(batch)
+
+    def flat(x: torch.Tensor, tail: int) -> torch.Tensor:
+        x = x.expand(*batch, *x.shape[-tail:])
+        return x.reshape(B, *x.shape[-tail:])
+
+    o = inp.o
+    if math.prod(o.shape[:-3]) == 1:
+        o = o.reshape(1, *o.shape[-3:])   # shared by the batch: the kernel reads it with batch stride 0
+    else:
+        o = flat(o, 3)
+    return Flat(i=flat(inp.i, 2), e=flat(inp.e, 2), o=o, s=flat(inp.s, 2),
+                m0=None if m0 is None else flat(m0, 2), B=B)
+
+
+def split(x: torch.Tensor | None, complex_mode: bool):
+    """(real part, imaginary part) as contiguous real tensors; imag is None for a real x in real mode."""
+    if x is None:
+        return None, None
+    if x.is_complex():
+        return x.real.contiguous(), x.imag.contiguous()
+    x = x.contiguous()
+    return x, (torch.zeros_like(x) if complex_mode else None)
+
+
+def real_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.empty((), dtype=dtype).real.dtype if dtype.is_complex else dtype

@@ -1,0 +1,34 @@
+"""Fused recurrent kernel, elementwise oscillation: output, final state and every gradient
+against the fp64 reference, for every broadcast form of o, real and complex."""
+import pytest
+import torch
+
+from tests.kernels.kernel_check import case, check_against_reference, make_states, o_shape
+
+kernels = pytest.importorskip("kernels")
+
+F16 = torch.float16
+CASES = [
+    case(2, 37, 5, 7, "kxd"),
+    case(2, 37, 5, 40, "kx1"),                       # two d-blocks: partial sums over d
+    case(1, 70, 1, 7, "1xd", dtype=F16),
+    case(2, 1, 5, 7, "1x1"),
+    case(2, 37, 5, 7, "static-kxd", dtype=F16),
+    case(2, 70, 5, 7, "static-kx1"),
+    case(1, 37, 5, 40, "static-1xd", no_m0=True),
+    case(2, 37, 1, 7, "scalar"),
+    case(2, 37, 5, 7, "static-kx1", complex_o=True),  # LRPE / Cosformer
+    case(2, 70, 5, 7, "kxd", complex_o=True, complex_e=True),
+    case(1, 37, 5, 40, "static-kxd", complex_o=True, dtype=F16),   # LRU-like, fp16 inputs
+    case(2, 1, 1, 7, "1x1", complex_o=True),
+]
+
+
+@pytest.mark.parametrize("cfg", CASES)
+def test_fused_recurrent_matches_reference(cfg):
+    B, T, k, d = cfg["B"], cfg["T"], cfg["k"], cfg["d"]
+    states = make_states(B, T, k, d, o_shape(B, T, k, d, cfg["o_kind"]), dtype=cfg["dtype"],
+                         complex_o=cfg["complex_o"], complex_e=cfg.get("complex_e", False),
+                         initial_state=not cfg.get("no_m0", False))
+    check_against_reference(lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0),
+                            states, dtype=cfg["dtype"])
