@@ -1,0 +1,162 @@
+"""Typed configs of a training run: task + model + optimisation, and the size caps a
+shared server puts on them. A config round-trips through a plain dict (JSON in the
+run store)."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+from typing import Literal
+
+from lcsm_core.tasks import MQARConfig, SelectiveCopyingConfig, TaskConfig, task_config
+
+Device = Literal["auto", "cpu", "cuda"]
+Form = Literal["auto", "chunked", "recurrent", "parallel", "kernel"]
+
+CODE_PATTERN = re.compile(r"^\s*\d+(\s*-\s*\d+){3}\s*$|^\s*0\s*$")
+
+
+@dataclass
+class ModelConfig:
+    """embedding → n_layers × [norm → EOS layer → norm → MLP] → norm → head.
+
+    The EOS layer is a registered variant (`variant`, e.g. "gla") or, when `code` is
+    set, an LCSM model code "e-o-s-a" (e.g. "1-9-1-0") with temperature `tau`.
+    `expand_dim` is k, the rows of the memory m ∈ R^{k×d}. `short_conv` > 1 puts a causal
+    depthwise convolution of that width before each EOS layer (0 or 1: none).
+    """
+
+    variant: str = "gla"
+    code: str | None = None
+    d_model: int = 64
+    expand_dim: int = 64
+    n_layers: int = 2
+    mlp_ratio: int = 2
+    short_conv: int = 0
+    tau: float = 16.0
+    form: Form = "auto"
+
+    @property
+    def layer_label(self) -> str:
+        return f"code {self.code}" if self.code else self.variant
+
+    def validate(self) -> None:
+        if self.code is not None:
+            if not CODE_PATTERN.match(self.code):
+                raise ValueError(f"model code {self.code!r} is not of the form e-o-s-a (e.g. 1-9-1-0) or 0")
+            _check_code_with_core(self.code)
+        elif not self.variant:
+            raise ValueError("choose a variant or give a model code")
+        else:
+            _check_variant_with_core(self.variant)
+        if self.short_conv < 0:
+            raise ValueError(f"short_conv must be ≥ 0, got {self.short_conv}")
+        for name in ("d_model", "expand_dim", "n_layers", "mlp_ratio"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not self.tau > 0:
+            raise ValueError(f"tau must be positive, got {self.tau}")
+
+
+@dataclass
+class OptimConfig:
+    """AdamW on fresh batches; stops at `target_acc` test accuracy, `max_steps` or `max_seconds`
+    of training time (pauses excluded). Test accuracy every `eval_every` steps; every
+    layer's oscillation eigenvalues every `snapshot_every` steps."""
+
+    lr: float = 3e-3
+    weight_decay: float = 0.1
+    batch_size: int = 64
+    max_steps: int = 3000
+    max_seconds: float = 120.0
+    target_acc: float = 0.99
+    eval_every: int = 20
+    test_examples: int = 512
+    snapshot_every: int = 20
+    grad_clip: float = 1.0
+    seed: int = 0
+    device: Device = "auto"
+
+    def validate(self) -> None:
+        if not (0 < self.lr < 10):
+            raise ValueError(f"learning rate must be in (0, 10), got {self.lr}")
+        if self.weight_decay < 0:
+            raise ValueError(f"weight_decay must be ≥ 0, got {self.weight_decay}")
+        for name in ("batch_size", "max_steps", "eval_every", "test_examples", "snapshot_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not self.max_seconds > 0:
+            raise ValueError(f"max_seconds must be positive, got {self.max_seconds}")
+        if not (0 < self.target_acc <= 1):
+            raise ValueError(f"target_acc must be in (0, 1], got {self.target_acc}")
+
+
+@dataclass
+class RunConfig:
+    task: TaskConfig = field(default_factory=MQARConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+
+    def validate(self) -> RunConfig:
+        """Raise ValueError with a message a learner can act on; return self."""
+        self.task.validate()
+        self.model.validate()
+        self.optim.validate()
+        return self
+
+    def to_dict(self) -> dict:
+        return {"task": asdict(self.task), "model": asdict(self.model), "optim": asdict(self.optim)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RunConfig:
+        task = dict(d.get("task", {}))
+        name = task.pop("name", "mqar")
+        return cls(task=task_config(name, **_known(MQARConfig if name == "mqar" else SelectiveCopyingConfig, task)),
+                   model=ModelConfig(**_known(ModelConfig, d.get("model", {}))),
+                   optim=OptimConfig(**_known(OptimConfig, d.get("optim", {}))))
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """Caps per run on a shared server (the page); the CLI runs uncapped."""
+
+    max_d_model: int = 128
+    max_expand_dim: int = 128
+    max_layers: int = 4
+    max_seq_len: int = 256
+    max_vocab_size: int = 512
+    max_batch_size: int = 128
+    max_steps: int = 5000
+    max_seconds: float = 300.0
+
+    def check(self, config: RunConfig) -> None:
+        """Raise ValueError naming the first size over its cap."""
+        checks = [("d_model", config.model.d_model, self.max_d_model),
+                  ("expand dim k", config.model.expand_dim, self.max_expand_dim),
+                  ("layers", config.model.n_layers, self.max_layers),
+                  ("sequence length", config.task.seq_len, self.max_seq_len),
+                  ("vocabulary size", config.task.vocab_size, self.max_vocab_size),
+                  ("batch size", config.optim.batch_size, self.max_batch_size),
+                  ("max steps", config.optim.max_steps, self.max_steps),
+                  ("max seconds", config.optim.max_seconds, self.max_seconds)]
+        for label, value, cap in checks:
+            if value > cap:
+                raise ValueError(f"{label} {value} is over this server's cap of {cap}")
+
+
+def _known(cls, d: dict) -> dict:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in d.items() if k in names and k != "name"}
+
+
+def _check_code_with_core(code: str) -> None:
+    import lcsm_core
+    parse = getattr(lcsm_core, "parse_code", None)
+    if parse is not None:
+        parse(code)  # raises ValueError with the core's message
+
+
+def _check_variant_with_core(variant: str) -> None:
+    import lcsm_core
+    names = getattr(lcsm_core, "VARIANTS", None)
+    if names is not None and variant not in names:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(names)}")

@@ -1,0 +1,172 @@
+"""The training loop as an iterator of records: the CLI, the page's worker and the
+tests all drive this same code.
+
+    for record in train(config, control):   # one TrainRecord per optimiser step,
+        ...                                  # plus a heartbeat every ~0.5 s while paused
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import torch
+
+from lcsm_core.tasks import IGNORE
+
+from .config import RunConfig
+from .control import RunControl
+from .model import SequenceModel
+
+TRAIN_STREAM, TEST_STREAM = 1, 0
+PAUSE_HEARTBEAT_S = 0.5
+_INIT_LOCK = threading.Lock()  # torch's global RNG seeds the init; runs in threads take turns
+
+
+@dataclass
+class TrainRecord:
+    """What happened at one step. `status` is "running", "paused" or a final status
+    ("completed", "diverged", "stopped") on the last record. `wall_s` counts training
+    time only (pauses excluded). `test_acc` is set on evaluation steps, `eigenvalues`
+    (per layer, complex 1-D) on snapshot steps."""
+
+    step: int
+    status: str
+    wall_s: float
+    lr: float
+    loss: float | None = None
+    train_acc: float | None = None
+    test_acc: float | None = None
+    eigenvalues: list[torch.Tensor] | None = None
+    reason: str | None = None
+    is_heartbeat: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' was asked for but no CUDA device is available")
+    return torch.device(device)
+
+
+def masked_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
+    """Share of labelled positions (label ≠ -100) whose argmax is right. logits (B, T, V), labels (B, T)."""
+    mask = labels != IGNORE
+    if not mask.any():
+        return float("nan")
+    return (logits.argmax(-1)[mask] == labels[mask]).float().mean().item()
+
+
+class Trainer:
+    """Builds data, model and optimiser from a RunConfig; `records()` trains."""
+
+    def __init__(self, config: RunConfig, control: RunControl | None = None):
+        self.config = config.validate()
+        self.control = control or RunControl(lr=config.optim.lr)
+        if self.control.lr is None:
+            self.control.set_lr(config.optim.lr)
+        opt = config.optim
+        self.device = resolve_device(opt.device)
+        with _INIT_LOCK:
+            torch.manual_seed(opt.seed)
+            self.model = SequenceModel(config.model, config.task.vocab_size).to(self.device)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=opt.lr, weight_decay=opt.weight_decay)
+        test_x, test_y = config.task.build(opt.test_examples, (opt.seed, TEST_STREAM))
+        self.test_inputs, self.test_labels = test_x.to(self.device), test_y.to(self.device)
+        self.probe = self.test_inputs[: min(32, len(self.test_inputs))]   # (≤32, T) for eigenvalue snapshots
+        self.step = 0
+        self.train_s = 0.0
+
+    def batch(self, step: int):
+        x, y = self.config.task.build(self.config.optim.batch_size, (self.config.optim.seed, TRAIN_STREAM, step))
+        return x.to(self.device), y.to(self.device)
+
+    @torch.no_grad()
+    def test_accuracy(self) -> float:
+        self.model.eval()
+        correct = total = 0
+        for start in range(0, len(self.test_inputs), 256):
+            x, y = self.test_inputs[start:start + 256], self.test_labels[start:start + 256]
+            mask = y != IGNORE
+            correct += (self.model(x).argmax(-1)[mask] == y[mask]).sum().item()
+            total += mask.sum().item()
+        self.model.train()
+        return correct / max(total, 1)
+
+    def eigenvalues(self) -> list[torch.Tensor]:
+        self.model.eval()
+        eig = self.model.oscillation_eigenvalues(self.probe)
+        self.model.train()
+        return eig
+
+    def train_step(self) -> tuple[float, float]:
+        """One AdamW step on a fresh batch; returns (loss, batch accuracy)."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.control.lr
+        x, y = self.batch(self.step)
+        logits = self.model(x)                                    # (B, T, V)
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten(), ignore_index=IGNORE)
+        self.optimizer.zero_grad(set_to_none=True)
+        if torch.isfinite(loss):
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.optim.grad_clip)
+            self.optimizer.step()
+        return loss.item(), masked_accuracy(logits.detach(), y)
+
+    def records(self) -> Iterator[TrainRecord]:
+        opt, ctl = self.config.optim, self.control
+        if self.step == 0:
+            yield TrainRecord(step=0, status="paused" if ctl.paused else "running", wall_s=0.0, lr=ctl.lr,
+                              test_acc=self.test_accuracy(), eigenvalues=self.eigenvalues())
+        while True:
+            if ctl.stop_reason:
+                yield self._final("stopped", ctl.stop_reason)
+                return
+            if self.step >= opt.max_steps:
+                yield self._final("completed", f"reached max steps {opt.max_steps}")
+                return
+            if self.train_s >= opt.max_seconds:
+                yield self._final("completed", f"reached max seconds {opt.max_seconds:g}")
+                return
+            if not ctl.may_step(PAUSE_HEARTBEAT_S):
+                if not ctl.stop_reason:
+                    yield TrainRecord(step=self.step, status="paused", wall_s=self.train_s, lr=ctl.lr,
+                                      is_heartbeat=True)
+                continue
+            t0 = time.perf_counter()
+            loss, acc = self.train_step()
+            self.step += 1
+            record = TrainRecord(step=self.step, status="paused" if ctl.paused else "running",
+                                 wall_s=0.0, lr=ctl.lr, loss=loss, train_acc=acc)
+            if not math.isfinite(loss):
+                self.train_s += time.perf_counter() - t0
+                record.wall_s = self.train_s
+                record.status, record.reason = "diverged", f"loss became {loss} at step {self.step}"
+                yield record
+                return
+            if self.step % opt.eval_every == 0:
+                record.test_acc = self.test_accuracy()
+            if self.step % opt.snapshot_every == 0:
+                record.eigenvalues = self.eigenvalues()
+            self.train_s += time.perf_counter() - t0
+            record.wall_s = self.train_s
+            if record.test_acc is not None and record.test_acc >= opt.target_acc:
+                if record.eigenvalues is None:
+                    record.eigenvalues = self.eigenvalues()
+                record.status, record.reason = "completed", f"test accuracy {record.test_acc:.3f} ≥ target"
+                yield record
+                return
+            yield record
+
+    def _final(self, status: str, reason: str) -> TrainRecord:
+        return TrainRecord(step=self.step, status=status, wall_s=self.train_s, lr=self.control.lr,
+                           test_acc=self.test_accuracy(), eigenvalues=self.eigenvalues(), reason=reason)
+
+
+def train(config: RunConfig, control: RunControl | None = None) -> Iterator[TrainRecord]:
+    """Train `config`; yields one record per step (see TrainRecord)."""
+    return Trainer(config, control).records()

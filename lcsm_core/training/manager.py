@@ -1,0 +1,169 @@
+"""Background training for a shared server (the page): runs train in worker threads,
+never in the caller's thread; at most `max_concurrent` train at once (server-wide),
+the rest wait in a FIFO queue with a visible position; one active run per session;
+sizes capped by SizeLimits. Everything a page shows comes from the run store, so a
+refresh or a second tab sees the same runs; the manager only holds the live controls.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import RunConfig, SizeLimits
+from .control import RunControl
+from .recorder import record_run
+from .store import RunStore, default_db_path
+
+MAX_CONCURRENT_ENV = "LCSM_MAX_CONCURRENT_RUNS"
+
+
+def default_max_concurrent() -> int:
+    value = os.environ.get(MAX_CONCURRENT_ENV)
+    return max(1, int(value)) if value else max(1, (os.cpu_count() or 2) // 2)
+
+
+@dataclass
+class _ManagedRun:
+    run_id: int
+    session: str
+    config: RunConfig
+    control: RunControl
+    thread: threading.Thread | None = None
+
+
+class RunManager:
+    """Owns the worker threads of one store file. Thread-safe."""
+
+    def __init__(self, db_path: str | os.PathLike | None = None, max_concurrent: int | None = None,
+                 limits: SizeLimits | None = None, max_queue: int = 20, max_pause_s: float = 600.0):
+        self.db_path = Path(db_path) if db_path else default_db_path()
+        self.store = RunStore(self.db_path)
+        self.max_concurrent = max_concurrent or default_max_concurrent()
+        self.limits = limits or SizeLimits()
+        self.max_queue, self.max_pause_s = max_queue, max_pause_s
+        self._lock = threading.RLock()
+        self._runs: dict[int, _ManagedRun] = {}
+        self._queue: deque[int] = deque()
+        self._running: set[int] = set()
+
+    # --- submitting --------------------------------------------------------
+    def submit(self, config: RunConfig, session: str, start_paused: bool = False) -> int:
+        """Validate, cap and queue a run; returns its id. ValueError with a message for the learner."""
+        config.validate()
+        self.limits.check(config)
+        with self._lock:
+            active = self.active_run(session)
+            if active is not None:
+                raise ValueError(f"run {active} of this session is still active; pause-and-reset it first")
+            if len(self._queue) >= self.max_queue:
+                raise ValueError(f"the server queue is full ({self.max_queue} runs waiting); try again shortly")
+            run_id = self.store.create_run(config.to_dict(), label=describe(config), session=session)
+            control = RunControl(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s)
+            self._runs[run_id] = _ManagedRun(run_id, session, config, control)
+            self._queue.append(run_id)
+            self._dispatch()
+            return run_id
+
+    def _dispatch(self) -> None:
+        with self._lock:
+            while self._queue and len(self._running) < self.max_concurrent:
+                run = self._runs[self._queue.popleft()]
+                self._running.add(run.run_id)
+                run.thread = threading.Thread(target=self._work, args=(run,), daemon=True,
+                                              name=f"lcsm-train-{run.run_id}")
+                run.thread.start()
+
+    def _work(self, run: _ManagedRun) -> None:
+        store = RunStore(self.db_path)
+        try:
+            if run.control.stop_reason:
+                store.set_status(run.run_id, "stopped", run.control.stop_reason)
+            else:
+                record_run(store, run.run_id, run.config, run.control)
+        finally:
+            store.close()
+            with self._lock:
+                self._running.discard(run.run_id)
+                self._runs.pop(run.run_id, None)
+                self._dispatch()
+
+    # --- asking ------------------------------------------------------------
+    def active_run(self, session: str) -> int | None:
+        with self._lock:
+            return next((r.run_id for r in self._runs.values() if r.session == session), None)
+
+    def queue_position(self, run_id: int) -> int | None:
+        """0 while training (or paused), 1.. while waiting, None when not managed here."""
+        with self._lock:
+            if run_id in self._running:
+                return 0
+            if run_id in self._queue:
+                return list(self._queue).index(run_id) + 1
+            return None
+
+    def control(self, run_id: int) -> RunControl | None:
+        with self._lock:
+            run = self._runs.get(run_id)
+            return run.control if run else None
+
+    # --- driving -----------------------------------------------------------
+    def pause(self, run_id: int) -> None:
+        self._require(run_id).pause()
+
+    def resume(self, run_id: int) -> None:
+        self._require(run_id).resume()
+
+    def step(self, run_id: int, n: int = 1) -> None:
+        self._require(run_id).step(n)
+
+    def set_lr(self, run_id: int, lr: float) -> None:
+        self._require(run_id).set_lr(lr)
+
+    def stop(self, run_id: int, reason: str = "stopped by the user") -> None:
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is None:
+                return
+            run.control.stop(reason)
+            if run_id in self._queue:  # never started: end it here
+                self._queue.remove(run_id)
+                self._runs.pop(run_id)
+                self.store.set_status(run_id, "stopped", reason)
+
+    def _require(self, run_id: int) -> RunControl:
+        control = self.control(run_id)
+        if control is None:
+            raise ValueError(f"run {run_id} is not active on this server")
+        return control
+
+    def wait(self, run_id: int, timeout: float | None = None) -> bool:
+        """Block until run `run_id` has ended (tests, scripts); True if it has."""
+        with self._lock:
+            run = self._runs.get(run_id)
+        if run is None:
+            return True
+        while run.thread is None:
+            with self._lock:
+                if run_id not in self._runs:
+                    return True
+            threading.Event().wait(0.05)
+        run.thread.join(timeout)
+        return not run.thread.is_alive()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            ids = list(self._runs)
+        for run_id in ids:
+            self.stop(run_id, "server shutting down")
+        for run_id in ids:
+            self.wait(run_id, 10)
+
+
+def describe(config: RunConfig) -> str:
+    """A short label of a run for tables and legends."""
+    t, m, o = config.task, config.model, config.optim
+    size = f"T{t.seq_len}" + (f"·{t.num_kv_pairs}kv" if t.name == "mqar" else f"·{t.num_tokens}tok")
+    return f"{m.layer_label} · {t.name} {size} · d{m.d_model}×{m.n_layers} · lr {o.lr:g} · seed {o.seed}"

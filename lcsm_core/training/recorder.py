@@ -1,0 +1,61 @@
+"""Drive a training loop and keep what it yields in the run store: metric rows and
+eigenvalue snapshots are buffered and written in one transaction at least every
+`flush_s` seconds (and at every status change), with a heartbeat."""
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from .config import RunConfig
+from .control import RunControl
+from .loop import Trainer, TrainRecord
+from .store import RunStore
+
+MAX_EIGENVALUES_PER_LAYER = 256
+
+
+def thin_eigenvalues(values: np.ndarray, cap: int = MAX_EIGENVALUES_PER_LAYER) -> np.ndarray:
+    """At most `cap` evenly spaced entries (the same indices at every snapshot)."""
+    if len(values) <= cap:
+        return values
+    return values[np.linspace(0, len(values) - 1, cap).round().astype(int)]
+
+
+def record_run(store: RunStore, run_id: int, config: RunConfig, control: RunControl | None = None,
+               flush_s: float = 0.5, on_record: Callable[[TrainRecord], None] | None = None) -> TrainRecord | None:
+    """Train `config` as run `run_id` of `store` until it ends; returns the last record.
+    Any exception (bad config, missing registry, ...) ends the run as "failed" with its message."""
+    try:
+        trainer = Trainer(config, control)
+        store.start_run(run_id, device=str(trainer.device), status="paused" if trainer.control.paused else "running")
+        return _drain(store, run_id, trainer.records(), flush_s, on_record)
+    except Exception as err:  # noqa: BLE001 — the run must end with a readable status, whatever failed
+        store.set_status(run_id, "failed", f"{type(err).__name__}: {err}")
+        traceback.print_exc()
+        return None
+
+
+def _drain(store: RunStore, run_id: int, records: Iterator[TrainRecord], flush_s: float,
+           on_record: Callable[[TrainRecord], None] | None) -> TrainRecord | None:
+    metrics, snapshots = [], []
+    last, last_flush, last_status, test_acc = None, time.monotonic(), None, None
+    for record in records:
+        last = record
+        if on_record:
+            on_record(record)
+        if not record.is_heartbeat:
+            metrics.append((record.step, record.loss, record.train_acc, record.test_acc, record.lr, record.wall_s))
+        if record.test_acc is not None:
+            test_acc = record.test_acc
+        for layer, values in enumerate(record.eigenvalues or []):
+            snapshots.append((record.step, layer, thin_eigenvalues(values.numpy())))
+        due = time.monotonic() - last_flush >= flush_s or record.status != last_status
+        if due or record.reason:
+            store.write(run_id, metrics, snapshots, record.status, record.step, record.wall_s,
+                        test_acc, record.reason)
+            metrics, snapshots, test_acc = [], [], None
+            last_flush, last_status = time.monotonic(), record.status
+    return last

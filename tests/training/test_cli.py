@@ -1,0 +1,59 @@
+"""The CLI: last stdout line is JSON; a SIGKILLed run is left "interrupted" with its metrics."""
+import json
+import signal
+import subprocess
+import sys
+import time
+
+from lcsm_core.training import RunStore
+
+TINY = ["--task", "mqar", "--variant", "gla", "--seq-len", "16", "--kv-pairs", "2", "--vocab-size", "16",
+        "--d-model", "16", "--layers", "1", "--batch-size", "16", "--lr", "0.01", "--device", "cpu"]
+
+
+def run_cli(args, env, timeout=120):
+    return subprocess.run([sys.executable, "-m", "lcsm_core.train", *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_last_stdout_line_is_one_json_object_and_the_run_is_stored(tmp_path, subprocess_env):
+    db = tmp_path / "cli.sqlite"
+    out = run_cli([*TINY, "--max-steps", "15", "--max-seconds", "60", "--db", str(db)], subprocess_env)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"run_id", "status", "steps", "wall_s", "test_acc"} <= summary.keys()
+    assert summary["status"] == "completed" and summary["steps"] == 15 and 0 <= summary["test_acc"] <= 1
+    assert "step 15/" in out.stderr                                  # the progress bar
+    row = RunStore(db).get_run(summary["run_id"])
+    assert row.status == "completed" and row.steps == 15
+
+
+def test_bad_input_still_ends_with_a_json_line(tmp_path, subprocess_env):
+    out = run_cli([*TINY, "--code", "1-99-1-0", "--db", str(tmp_path / "x.sqlite")], subprocess_env)
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert out.returncode == 2 and summary["status"] == "invalid" and summary["error"]
+
+
+def test_a_killed_training_process_leaves_an_interrupted_run_with_its_metrics(tmp_path, subprocess_env):
+    db = tmp_path / "kill.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "lcsm_core.train", *TINY, "--max-steps", "100000",
+                             "--max-seconds", "300", "--no-progress", "--db", str(db)], env=subprocess_env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        steps = 0
+        while time.monotonic() < deadline and steps < 5:
+            time.sleep(0.3)
+            if db.exists():
+                runs = RunStore(db).list_runs()
+                steps = runs[0].steps if runs else 0
+        assert steps >= 5, "training never got going"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    store = RunStore(db)
+    [run] = store.list_runs()
+    metrics = store.metrics(run.id)
+    assert run.status == "interrupted" and run.ended_at is not None
+    assert len(metrics["step"]) >= 5 and metrics["step"].max() >= run.steps
+    assert store.integrity_ok()

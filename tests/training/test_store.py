@@ -1,0 +1,70 @@
+"""The SQLite run store: round-trip, interrupted runs, data-dir resolution."""
+import numpy as np
+
+from lcsm_core.training import RunStore, default_db_path, record_run
+from lcsm_core.training.store import process_owner
+from tests.training.tiny import tiny_config
+
+
+def test_round_trip_of_runs_metrics_and_snapshots(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    config = tiny_config()
+    run_id = store.create_run(config.to_dict(), label="tiny", session="s")
+    store.start_run(run_id, device="cpu")
+    eig = np.array([0.5 + 0.1j, -0.2j, 0.9])
+    store.write(run_id, [(1, 2.5, 0.25, None, 1e-2, 0.1), (2, 2.0, 0.5, 0.75, 1e-2, 0.2)],
+                [(2, 0, eig), (2, 1, eig * 0.5)], status="completed", steps=2, wall_s=0.2, test_acc=0.75,
+                reason="done")
+    store.close()
+
+    again = RunStore(tmp_path / "runs.sqlite")
+    [row] = again.list_runs()
+    assert (row.id, row.label, row.status, row.steps, row.test_acc, row.best_test_acc, row.reason) == \
+        (run_id, "tiny", "completed", 2, 0.75, 0.75, "done")
+    assert type(config).from_dict(row.config) == config
+    m = again.metrics(run_id)
+    assert m["step"].tolist() == [1, 2] and m["loss"].tolist() == [2.5, 2.0] and np.isnan(m["test_acc"][0])
+    [(step, layers)] = again.snapshots(run_id)
+    assert step == 2 and np.allclose(layers[0], eig) and np.allclose(layers[1], eig * 0.5)
+    assert again.integrity_ok()
+
+
+def test_recorded_run_keeps_every_step(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    config = tiny_config(max_steps=12, eval_every=4, snapshot_every=4)
+    run_id = store.create_run(config.to_dict(), label="tiny")
+    last = record_run(store, run_id, config, flush_s=0.0)
+    row = store.get_run(run_id)
+    assert last.status == row.status == "completed" and row.steps == 12 and row.device == "cpu"
+    assert store.metrics(run_id)["step"].tolist() == list(range(13)) + [12]
+    assert [s for s, _ in store.snapshots(run_id)] == [0, 4, 8, 12]
+
+
+def test_a_run_whose_owner_died_shows_interrupted_on_open(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = store.create_run({}, label="ghost")
+    store.start_run(run_id, device="cpu")
+    alive_id = store.create_run({}, label="alive")
+    store._db.execute("UPDATE runs SET owner=? WHERE id=?", (process_owner().rsplit(":", 1)[0] + ":1", run_id))
+    store.close()
+    reopened = RunStore(tmp_path / "runs.sqlite")
+    assert reopened.get_run(run_id).status == "interrupted"
+    assert reopened.get_run(alive_id).status == "queued"          # its owner (this process) lives
+
+
+def test_failed_build_ends_the_run_failed_with_its_message(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    config = tiny_config()
+    config.model.variant = "no-such-variant"
+    run_id = store.create_run({}, label="bad")
+    assert record_run(store, run_id, config) is None
+    row = store.get_run(run_id)
+    assert row.status == "failed" and "no-such-variant" in row.reason
+
+
+def test_data_dir_option_then_env_then_repo_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path / "env"))
+    assert default_db_path(tmp_path / "opt") == tmp_path / "opt" / "runs.sqlite"
+    assert default_db_path() == tmp_path / "env" / "runs.sqlite"
+    monkeypatch.delenv("LCSM_DATA_DIR")
+    assert default_db_path().parent.name == "data" and (default_db_path().parents[1] / "lcsm_core").is_dir()
