@@ -2,6 +2,10 @@
 
 Never imports streamlit or plotly: pages call into this package, not the reverse.
 """
-from .scan import eos_scan
+from .codes import ModelCode, all_codes, parse_code
+from .dispatch import device_summary
+from .scan import FORMS, eos_scan
+from .variants import VARIANTS, EOSLayer, EOSStates, build_layer, build_layer_from_code, variant_table
 
-__all__ = ["eos_scan"]
+__all__ = ["FORMS", "VARIANTS", "EOSLayer", "EOSStates", "ModelCode", "all_codes", "build_layer",
+           "build_layer_from_code", "device_summary", "eos_scan", "parse_code", "variant_table"]

@@ -1,0 +1,132 @@
+"""What every registered model variant shares: EOS states in, `eos_scan`, a readout.
+
+A variant only declares `states(x)` — how it computes (i, e, o, s) from x — and,
+if it needs one, a `readout`. It never writes its own recurrence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch import nn
+
+from ..scan import eos_scan
+
+Layout = Literal["sequence", "channels"]
+
+
+@dataclass
+class EOSStates:
+    """The four EOS states of a layer for one input batch.
+
+    layout "sequence": i (B, T, d), e/s (B, T, k), o (B, T, k|1, d|1) or static.
+    layout "channels": one small system per channel (or output head) c as a leading
+    dim: i (B|1, C, T, d), e/s (B|1, C, T, k), o (B|1, C, T|1, ...); y (B, C, T, 1)
+    is read back as (B, T, C).
+    """
+
+    i: torch.Tensor
+    e: torch.Tensor
+    o: torch.Tensor
+    s: torch.Tensor
+    psi: str = "elementwise"
+    layout: Layout = "sequence"
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    """One row of LCSM Table 1 (plus Longhorn and LRU), as the Home page shows it."""
+
+    name: str
+    label: str
+    family: str
+    i: str
+    e: str
+    o: str
+    s: str
+    psi: str
+    data_dependent: str  # which of e, o, s are computed from x_t ("" = none)
+    note: str = ""
+
+
+class EOSLayer(nn.Module):
+    """Base class: forward(x (B, T, d_model)) -> (B, T, d_model)."""
+
+    info: VariantInfo
+
+    def __init__(self, d_model: int, expand_dim: int, *, form: str = "auto", chunk_size: int = 64):
+        super().__init__()
+        if d_model < 1 or expand_dim < 1:
+            raise ValueError(f"d_model and expand_dim must be positive, got {d_model}, {expand_dim}")
+        self.d_model, self.expand_dim = d_model, expand_dim
+        self.form, self.chunk_size = form, chunk_size
+
+    # -- what a variant declares -------------------------------------------------
+    def states(self, x: torch.Tensor) -> EOSStates:
+        raise NotImplementedError
+
+    def readout(self, y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """y (B, T, d) from the shrink -> (B, T, d_model). Default: a linear map."""
+        return self.out_proj(y)
+
+    # -- shared machinery ---------------------------------------------------------
+    def mix(self, x: torch.Tensor, st: EOSStates | None = None) -> torch.Tensor:
+        """The EOS part alone: y (B, T, d)."""
+        st = self.states(x) if st is None else st
+        y = eos_scan(st.i, st.e, st.o, st.s, psi=st.psi, form=self.form, chunk_size=self.chunk_size)
+        if st.layout == "channels":
+            y = y.squeeze(-1).transpose(-1, -2)                # (B, C, T, 1) -> (B, T, C)
+        return y
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.ndim != 3 or x.shape[-1] != self.d_model:
+            raise ValueError(f"x must have shape (B, T, d_model={self.d_model}), got {tuple(x.shape)}")
+        return self.readout(self.mix(x), x)
+
+    @torch.no_grad()
+    def eigenvalues(self, x: torch.Tensor) -> torch.Tensor:
+        """Eigenvalues of the oscillation, complex 1-D on the CPU.
+
+        Elementwise psi: the entries of o (each is an eigenvalue of the diagonal
+        transition), averaged over batch and time when o depends on x.
+        Matrix psi: the eigenvalues of o averaged over batch and time.
+        """
+        st = self.states(x)
+        o = st.o
+        keep = 2 + (1 if st.layout == "channels" else 0)      # (k, d) plus the channel dim
+        if o.ndim > 2:
+            o = o.mean(dim=-3)                                 # over time
+        while o.ndim > keep:
+            o = o.mean(dim=0)                                  # over batch
+        o = o.detach().cpu().to(torch.complex128)
+        if st.psi == "matrix":
+            return torch.linalg.eigvals(o).reshape(-1)
+        return o.reshape(-1)
+
+    @torch.no_grad()
+    def spectral_radius(self, x: torch.Tensor) -> float:
+        """Largest |eigenvalue| of any step's transition: above 1 the memory can blow up."""
+        st = self.states(x)
+        o = st.o.detach().cpu().to(torch.complex128)
+        if st.psi == "matrix":
+            return float(torch.linalg.eigvals(o).abs().max())
+        return float(o.abs().max())
+
+
+def linear(d_in: int, d_out: int, bias: bool = False, std: float | None = None) -> nn.Linear:
+    layer = nn.Linear(d_in, d_out, bias=bias)
+    if std is not None:
+        nn.init.normal_(layer.weight, std=std)
+    return layer
+
+
+def alibi_decays(n: int) -> torch.Tensor:
+    """ALiBi-style decay rates: slopes 2^(−8j/n), j = 1..n, as decays exp(−slope) in (0, 1)."""
+    j = torch.arange(1, n + 1, dtype=torch.float32)
+    return torch.exp(-(2.0 ** (-8.0 * j / n)))
+
+
+def data_dependent_decay(logits: torch.Tensor, tau: float) -> torch.Tensor:
+    """sigmoid(logits)^(1/τ), in (0, 1), computed in log space so it never underflows to 0."""
+    return torch.exp(torch.nn.functional.logsigmoid(logits) / tau)

@@ -1,0 +1,90 @@
+"""Online-learner transitions: DeltaNet / FWP, M1–M3 (LCSM Table 7), Longhorn."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .attention import QKVLayer
+from .base import EOSStates, VariantInfo, linear
+from .registry import register
+
+
+def householder_like(k: torch.Tensor, beta: torch.Tensor | float = 1.0) -> torch.Tensor:
+    """I − β k kᵀ. k (..., n), beta (..., 1) or scalar -> (..., n, n)."""
+    eye = torch.eye(k.shape[-1], dtype=k.dtype, device=k.device)
+    return eye - (beta if isinstance(beta, float) else beta.unsqueeze(-1)) * k.unsqueeze(-1) * k.unsqueeze(-2)
+
+
+@register
+class DeltaNet(QKVLayer):
+    info = VariantInfo("deltanet", "FWP / DeltaNet", "online learner", "v_t", "β_t k_t", "I − β_t k_t k_tᵀ", "q_t",
+                       "matrix", "e, o, s",
+                       "eigenvalue 1 − β‖k‖² can fall below −1 (unstable) unless keys are normalized")
+
+    def __init__(self, d_model, expand_dim, *, normalize_keys: bool = True, **kw):
+        super().__init__(d_model, expand_dim, **kw)
+        self.normalize_keys = bool(normalize_keys)
+        self.beta_proj = linear(d_model, 1, bias=True)
+
+    def keys(self, x):
+        q, k, v = self.qkv(x)
+        if self.normalize_keys:
+            k = F.normalize(k, dim=-1)
+        return q, k, v, torch.sigmoid(self.beta_proj(x))               # β (B, T, 1)
+
+    def states(self, x):
+        q, k, v, beta = self.keys(x)
+        return EOSStates(i=v, e=beta * k, o=householder_like(k, beta), s=q, psi="matrix")
+
+
+@register
+class M1(QKVLayer):
+    info = VariantInfo("m1", "M1", "online learner", "v_t", "k_t", "I − k_t k_tᵀ", "q_t", "matrix", "e, o, s",
+                       "proposed in LCSM Table 7")
+
+    def states(self, x):
+        q, k, v = self.qkv(x)
+        return EOSStates(i=v, e=k, o=householder_like(k), s=q, psi="matrix")
+
+
+@register
+class M2(QKVLayer):
+    info = VariantInfo("m2", "M2", "online learner", "v_t", "k̂_t", "I − k̂_t k̂_tᵀ, k̂ = k/‖k‖", "q_t", "matrix",
+                       "e, o, s", "Table 7 prints M2 like M1; read here with unit keys, a projection (stable)")
+
+    def states(self, x):
+        q, k, v = self.qkv(x)
+        k = F.normalize(k, dim=-1)
+        return EOSStates(i=v, e=k, o=householder_like(k), s=q, psi="matrix")
+
+
+@register
+class M3(QKVLayer):
+    info = VariantInfo("m3", "M3", "online learner", "v_t", "k_t", "I − Diag{k_t}", "q_t", "matrix", "e, o, s",
+                       "proposed in LCSM Table 7; k_t = sigmoid(·) keeps 1 − k in (0, 1)")
+    feature = "sigmoid"
+
+    def states(self, x):
+        q, k, v = self.qkv(x)
+        return EOSStates(i=v, e=k, o=torch.diag_embed(1 - k), s=q, psi="matrix")
+
+
+@register
+class Longhorn(QKVLayer):
+    info = VariantInfo("longhorn", "Longhorn", "online learner", "ε_t ⊙ x_t", "k_t", "1 − (k_t⊙k_t) ε_tᵀ", "q_t",
+                       "elementwise", "e, o, s", "ε_t = β_t / (1 + β_t k_tᵀk_t), β_t = sigmoid(W x_t)")
+
+    def __init__(self, d_model, expand_dim, **kw):
+        super().__init__(d_model, expand_dim, **kw)
+        self.beta_proj = linear(d_model, d_model, bias=True)
+
+    def states(self, x):
+        q, k, v = self.qkv(x)
+        beta = torch.sigmoid(self.beta_proj(x))                          # (B, T, d)
+        k_sq = k * k                                                     # (B, T, n)
+        norm_sq = k_sq.sum(-1, keepdim=True)                             # kᵀk  (B, T, 1)
+        eps = beta / (1 + beta * norm_sq)                                # (B, T, d)
+        # 1 − k_n² ε_c written as (1 + β_c(‖k‖² − k_n²)) / (1 + β_c‖k‖²): positive in floating point too
+        num = 1 + beta.unsqueeze(-2) * (norm_sq.unsqueeze(-1) - k_sq.unsqueeze(-1))
+        o = num / (1 + beta * norm_sq).unsqueeze(-2)                     # (B, T, n, d)
+        return EOSStates(i=eps * v, e=k, o=o, s=q)
