@@ -42,3 +42,28 @@ def euler_stability_limit(poles: np.ndarray) -> float:
 def exact_pole_map(s: np.ndarray, dt: float) -> np.ndarray:
     """z = e^{sΔ}, elementwise: where ZOH sends a continuous pole s."""
     return np.exp(np.asarray(s, dtype=complex) * dt)
+
+
+def pole_map_grid(dt: float, sigmas: np.ndarray, omegas: np.ndarray, points: int = 120):
+    """Grid lines of the s-plane and their images under z = e^{sΔ}.
+
+    Returns a list of (s_line, z_line), each (points,) complex: a vertical line Re s = σ
+    (|Im s| ≤ π/Δ, one turn of the circle) per σ, and a horizontal line Im s = ω
+    (min σ ≤ Re s ≤ 0) per ω.
+    """
+    lines = []
+    w = np.linspace(-np.pi / dt, np.pi / dt, points)
+    for sigma in np.asarray(sigmas, dtype=float):
+        s = sigma + 1j * w
+        lines.append((s, exact_pole_map(s, dt)))
+    x = np.linspace(float(np.min(sigmas)), 0.0, points)
+    for omega in np.asarray(omegas, dtype=float):
+        s = x + 1j * omega
+        lines.append((s, exact_pole_map(s, dt)))
+    return lines
+
+
+def euler_stability_circle(dt: float, points: int = 200) -> np.ndarray:
+    """Boundary of Euler's stable region in the s-plane, |1 + sΔ| = 1: circle at -1/Δ, radius 1/Δ."""
+    phi = np.linspace(0, 2 * np.pi, points)
+    return (-1.0 + np.exp(1j * phi)) / dt

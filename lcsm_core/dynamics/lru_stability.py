@@ -32,8 +32,8 @@ class StabilityConfig:
     n_eigs: int = 8
     r_min: float = 0.9
     r_max: float = 0.999
-    seq_len: int = 48
-    batch: int = 8
+    seq_len: int = 32
+    batch: int = 4
     seed: int = 0
 
 

@@ -35,7 +35,8 @@ class PropagationTrace:
     y_ab: np.ndarray
     distance: np.ndarray        # (T_kept,) ‖state_aa − state_ab‖
     final_distance: float       # at the last kept step
-    exploded: bool
+    exploded: bool              # stopped at the display bound
+    growing: bool               # the state at the end is larger than right after the second token
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,16 @@ def _trace(name, t, y_aa, y_ab, states_aa, states_ab, bound) -> PropagationTrace
     both = np.concatenate([states_aa.reshape(len(t), -1), states_ab.reshape(len(t), -1)], axis=1)
     keep = stop_index(both, bound)
     dist = np.linalg.norm((states_aa - states_ab).reshape(len(t), -1), axis=1)[:keep]
+    size = np.linalg.norm(both, axis=1)
     return PropagationTrace(name=name, t=t[:keep], y_aa=y_aa[:keep], y_ab=y_ab[:keep], distance=dist,
-                            final_distance=float(dist[-1]), exploded=keep < len(t))
+                            final_distance=float(dist[-1]), exploded=keep < len(t),
+                            growing=bool(size[keep - 1] > 1.01 * size[gap_index(t, dist)]))
+
+
+def gap_index(t: np.ndarray, distance: np.ndarray) -> int:
+    """First step where the two sequences differ (the second token), 0 if they never do."""
+    hits = np.flatnonzero(distance > 0)
+    return int(hits[0]) if hits.size else 0
 
 
 def spring_traces(gap: int, length: int, bound: float = DISPLAY_BOUND) -> list[PropagationTrace]:

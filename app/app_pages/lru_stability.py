@@ -1,0 +1,83 @@
+"""Lesson 4 · Stability of the LRU parameterization: naive vs exponential λ under real gradient steps."""
+import numpy as np
+import streamlit as st
+
+from app.ui import cached_core
+from app.ui.charts import show_chart
+from app.ui.figures.stability_figures import eigen_trajectory_figure, loss_figure
+from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
+from app.ui.presets import Preset, preset_buttons
+from app.ui.query_params import PageParams, Param
+from app.ui.query_state import load_settings, save_settings
+
+LEARNING_RATES = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
+SETTINGS = PageParams("lru_stability", (
+    Param.choice("lr", 0.01, LEARNING_RATES), Param.int("steps", 60, 10, 150), Param.bool("gamma", True),
+    Param.float("r_max", 0.999, 0.5, 0.9999), Param.int("seed", 0, 0, 9)))
+PRESETS = [
+    Preset("🐢 Gentle steps", dict(lr=0.001, steps=60, gamma=True, r_max=0.95),
+           "Small steps from a ring well inside the circle: both parameterizations stay inside the disk."),
+    Preset("🚀 Large steps", dict(lr=0.03, steps=60, gamma=True, r_max=0.999),
+           "lr = 0.03: naive λ is pushed out of the unit disk within a few steps; exponential λ cannot leave."),
+    Preset("💥 Reckless steps", dict(lr=0.3, steps=60, gamma=True, r_max=0.999),
+           "lr = 0.3: the naive model explodes and training stops; the exponential one keeps learning."),
+    Preset("📏 No γ normalization", dict(lr=0.01, steps=60, gamma=False, r_max=0.9999),
+           "Without γ the modes near |λ| = 1 blow the output up by 1/√(1 − |λ|²)."),
+]
+
+lesson = cached_lesson("lru_stability")
+lesson_intro(lesson)
+load_settings(SETTINGS)
+key = SETTINGS.key
+with st.sidebar:
+    st.header("📉 Training")
+    st.select_slider("learning rate (Adam)", LEARNING_RATES, key=key("lr"))
+    st.slider("gradient steps", 10, 150, step=5, key=key("steps"))
+    st.toggle("γ normalization (γ = √(1 − |λ|²))", key=key("gamma"))
+    st.slider("init ring r_max", 0.5, 0.9999, step=0.0001, format="%.4f", key=key("r_max"))
+    st.slider("random seed", 0, 9, key=key("seed"))
+    preset_buttons(SETTINGS, PRESETS)
+v = save_settings(SETTINGS)
+
+with st.spinner("Running gradient steps through the EOS scan…"):
+    runs, scale = cached_core.stability_runs(v["lr"], v["steps"], v["gamma"], v["r_max"], v["seed"])
+naive, expo = runs["naive"], runs["exponential"]
+
+final_radius = {name: float(np.abs(run.eigenvalues[-1]).max()) for name, run in runs.items()}
+cols = st.columns(5)
+cols[0].metric("naive: largest |λ| now", f"{final_radius['naive']:.4f}",
+               "outside" if final_radius["naive"] >= 1 else "inside",
+               delta_color="inverse" if final_radius["naive"] >= 1 else "normal")
+cols[1].metric("exponential: largest |λ| now", f"{final_radius['exponential']:.4f}", "inside")
+cols[2].metric("naive |λ|¹⁰⁰⁰ (a 1000-step sequence)", f"{min(final_radius['naive'] ** 1000, 1e300):.3g}")
+cols[3].metric("output RMS at init, with γ", f"{scale['with γ']:.3g}")
+cols[4].metric("output RMS at init, without γ", f"{scale['without γ']:.3g}")
+for name, run in runs.items():
+    if run.left_disk_step is not None:
+        st.warning(f"{name}: an eigenvalue left the unit disk at step {run.left_disk_step}.", icon="🚪")
+    if run.diverged_step is not None:
+        st.error(f"{name}: the loss diverged at step {run.diverged_step}; training stopped there.", icon="💥")
+
+show_chart(eigen_trajectory_figure(runs), "lru-stability-eigenvalues")
+show_chart(loss_figure(runs), "lru-stability-loss")
+
+r = float(np.abs(naive.eigenvalues[0]).max())
+st.latex(r"\text{naive: } \lambda = a + ib \quad (a, b\ \text{learned; nothing keeps } |\lambda| < 1)"
+         r"\qquad \text{exponential: } \lambda = \exp(-e^{\nu^{\log}} + i e^{\theta^{\log}})")
+st.latex(rf"\text{{after {len(naive.loss) - 1} steps at lr}} = {v['lr']:g}:\quad "
+         rf"\max|\lambda_{{\text{{naive}}}}| = {np.abs(naive.eigenvalues[-1]).max():.4f},\quad "
+         rf"\max|\lambda_{{\exp}}| = {np.abs(expo.eigenvalues[-1]).max():.4f}"
+         rf"\qquad \frac{{1}}{{\sqrt{{1 - r^2}}}}\Big|_{{r = {r:.4f}}} = {1 / np.sqrt(max(1e-12, 1 - r * r)):.3g}")
+st.caption("Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
+           "Both students start from the same ring and run through the EOS scan with torch autograd.")
+
+lesson_body(lesson)
+quantities = dict(lr=v["lr"], steps=v["steps"], gamma=float(v["gamma"]), r_max=v["r_max"],
+                  naive_left_disk=float(naive.left_disk_step is not None),
+                  exponential_left_disk=float(expo.left_disk_step is not None),
+                  naive_max_radius=float(np.abs(naive.eigenvalues).max()),
+                  exponential_max_radius=float(np.abs(expo.eigenvalues).max()),
+                  naive_final_loss=float(naive.loss[-1]), exponential_final_loss=float(expo.loss[-1]),
+                  rms_with_gamma=scale["with γ"], rms_without_gamma=scale["without γ"],
+                  ratio_without_over_with=scale["without γ"] / scale["with γ"])
+lesson_exercises(lesson, quantities)

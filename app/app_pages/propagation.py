@@ -1,0 +1,89 @@
+"""Lesson 5 · Information propagation: "aa" vs "ab" through damped, undamped and unstable systems."""
+import math
+
+import numpy as np
+import streamlit as st
+
+from app.ui import cached_core
+from app.ui.charts import show_chart
+from app.ui.figures.propagation_figures import distance_figure, heatmap_figure, traces_figure
+from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
+from app.ui.presets import Preset, preset_buttons
+from app.ui.query_params import PageParams, Param
+from app.ui.query_state import load_settings, save_settings
+from lcsm_core.dynamics.propagation import EXPLODE_ABOVE, FORGET_BELOW
+
+SETTINGS = PageParams("propagation", (
+    Param.int("gap", 100, 1, 200), Param.int("length", 200, 1, 400), Param.float("nu", 0.01, -0.02, 0.3),
+    Param.int("theta", 15, 0, 180)))
+PRESETS = [
+    Preset("📰 Article setup", dict(gap=100, length=200, nu=0.01, theta=15),
+           "Pulses 10 s apart: the lightly damped spring keeps aa and ab apart, the heavily damped one cannot."),
+    Preset("🫥 Forgets", dict(gap=100, length=200, nu=0.1, theta=15),
+           "ν = 0.1: |λ|²⁰⁰ = e⁻²⁰ — the first token is gone."),
+    Preset("💥 Explodes", dict(gap=100, length=400, nu=-0.015, theta=15),
+           "ν < 0: |λ| > 1 and both states blow up."),
+    Preset("🧠 Long memory", dict(gap=50, length=400, nu=0.002, theta=5),
+           "ν = 0.002: horizon 500 steps, small phase — still distinguishable after 400 steps."),
+]
+
+lesson = cached_lesson("propagation")
+lesson_intro(lesson)
+load_settings(SETTINGS)
+key = SETTINGS.key
+with st.sidebar:
+    st.header("📡 Sequences")
+    st.slider("steps between the two tokens", 1, 200, key=key("gap"))
+    st.slider("steps after the second token", 1, 400, key=key("length"))
+    st.subheader("LRU eigenvalue λ = e^(−ν + iθ)")
+    st.slider("damping ν", -0.02, 0.3, step=0.001, format="%.3f", key=key("nu"))
+    st.slider("phase θ (degrees)", 0, 180, step=5, key=key("theta"))
+    preset_buttons(SETTINGS, PRESETS)
+v = save_settings(SETTINGS)
+theta = math.radians(v["theta"])
+
+springs = cached_core.propagation_springs(v["gap"], v["length"])
+lru = cached_core.propagation_lru(v["gap"], v["length"], v["nu"], theta)
+grid = cached_core.propagation_grid(v["gap"], v["length"])
+traces = springs + [lru]
+
+cols = st.columns(len(traces))
+for col, tr in zip(cols, traces):
+    verdict = ("exploded" if tr.exploded else "growing" if tr.growing
+               else "forgot" if tr.final_distance < FORGET_BELOW else "remembers")
+    col.metric(tr.name.split(" (")[0], f"{tr.final_distance:.3g}", verdict,
+               delta_color="normal" if verdict == "remembers" else "inverse",
+               help="final ‖state(aa) − state(ab)‖")
+exploded = [tr.name for tr in traces if tr.exploded]
+if exploded:
+    st.warning(f"Stopped where the state passed ±{EXPLODE_ABOVE:g}: {', '.join(exploded)}.", icon="💥")
+
+show_chart(traces_figure(traces), "propagation-traces")
+left, right = st.columns(2)
+dist_len, size_len = grid.by_length(theta)
+show_chart(heatmap_figure(grid.lengths, grid.nu, dist_len, size_len, forget_below=FORGET_BELOW,
+                          explode_above=EXPLODE_ABOVE, marker=(v["length"], v["nu"]),
+                          x_title="steps after the 2nd token", y_title="damping ν",
+                          title=f"Distance vs damping and length (θ = {v['theta']}°)"),
+           "propagation-heatmap-length", container=left)
+dist_th, size_th = grid.by_theta(v["length"])
+show_chart(heatmap_figure(np.degrees(grid.theta), grid.nu, dist_th, size_th, forget_below=FORGET_BELOW,
+                          explode_above=EXPLODE_ABOVE, marker=(v["theta"], v["nu"]), x_title="phase θ (°)",
+                          y_title="damping ν", title=f"Distance vs damping and phase ({v['length']} steps)"),
+           "propagation-heatmap-phase", container=right)
+show_chart(distance_figure(traces), "propagation-distance")
+
+lam = np.exp(-v["nu"] + 1j * theta)
+L = v["length"]
+st.latex(rf"\lambda = e^{{-\nu + i\theta}} = e^{{-{v['nu']:g} + {theta:.3f}i}} = {lam.real:.4f} {lam.imag:+.4f}i,"
+         rf"\quad |\lambda| = {abs(lam):.4f}")
+st.latex(rf"h_{{aa}} - h_{{ab}} = 2\lambda^{{L}}\ \Rightarrow\ \|h_{{aa}} - h_{{ab}}\| = 2|\lambda|^{{{L}}}"
+         rf" = {2 * abs(lam) ** L:.4g}")
+st.caption("Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid).")
+
+lesson_body(lesson)
+quantities = dict(gap=v["gap"], length=L, nu=v["nu"], theta_deg=v["theta"],
+                  lru_distance=lru.final_distance, lru_exploded=float(lru.exploded),
+                  low_distance=springs[0].final_distance, high_distance=springs[1].final_distance,
+                  negative_distance=springs[2].final_distance)
+lesson_exercises(lesson, quantities)

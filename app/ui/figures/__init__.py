@@ -1,0 +1,1 @@
+"""Plotly figure builders: pure functions from core results to go.Figure (no streamlit)."""

@@ -1,0 +1,76 @@
+"""Lesson 2 figures from a DiscretizationComparison."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .common import COLORS, log_safe, note_divergence, style, unit_circle_trace
+
+METHOD_LABELS = {"zoh": "ZOH", "bilinear": "bilinear", "euler": "Euler"}
+MARKERS = {"zoh": "circle-open", "bilinear": "diamond", "euler": "x"}
+
+
+def s_plane_map_figure(cmp, grid_lines, euler_circle) -> go.Figure:
+    """Continuous poles, the grid that gets mapped, and Euler's stable disk |1 + sΔ| < 1."""
+    fig = go.Figure()
+    for n, (s_line, _) in enumerate(grid_lines):
+        fig.add_trace(go.Scatter(x=s_line.real, y=s_line.imag, mode="lines", hoverinfo="skip", showlegend=n == 0,
+                                 name="grid (mapped →)", line=dict(color="#bbb", width=1)))
+    fig.add_trace(go.Scatter(x=euler_circle.real, y=euler_circle.imag, mode="lines", name="Euler stable disk",
+                             fill="toself", fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"],
+                                                                                         dash="dot")))
+    fig.add_trace(go.Scatter(x=cmp.s_poles.real, y=cmp.s_poles.imag, mode="markers", name="poles p",
+                             marker=dict(symbol="x", size=14, color="black", line=dict(width=2))))
+    reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
+    fig.add_vline(x=0, line=dict(color="#888", width=1))
+    fig.update_xaxes(range=[-reach, 0.5 * reach], title_text="Re s")
+    fig.update_yaxes(range=[-reach, reach], title_text="Im s", scaleanchor="x")
+    return style(fig, "s-plane (continuous)", height=400)
+
+
+def z_plane_figure(cmp, grid_lines) -> go.Figure:
+    """Unit circle, the image of the s-grid under z = e^{sΔ}, and each method's poles."""
+    fig = go.Figure()
+    for n, (_, z_line) in enumerate(grid_lines):
+        fig.add_trace(go.Scatter(x=z_line.real, y=z_line.imag, mode="lines", hoverinfo="skip", showlegend=n == 0,
+                                 name="e^{sΔ} of the grid", line=dict(color="#bbb", width=1)))
+    fig.add_trace(unit_circle_trace(color="black"))
+    fig.add_trace(go.Scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="e^{pΔ}",
+                             marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1))))
+    reach = 1.2
+    for method, res in cmp.methods.items():
+        z = res.poles
+        reach = max(reach, 1.1 * float(np.max(np.abs(z))))
+        fig.add_trace(go.Scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
+                                 marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
+                                             line=dict(width=2, color=COLORS[method])),
+                                 hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
+    reach = min(reach, 4.0)
+    fig.update_xaxes(range=[-reach, reach], title_text="Re z")
+    fig.update_yaxes(range=[-reach, reach], title_text="Im z", scaleanchor="x")
+    return style(fig, f"z-plane (Δ = {cmp.dt:g} s)", height=400)
+
+
+def responses_figure(cmp) -> go.Figure:
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=cmp.t, y=cmp.y_exact, name="exact (continuous)",
+                             line=dict(color=COLORS["exact"], width=4), opacity=0.35))
+    for method, res in cmp.methods.items():
+        fig.add_trace(go.Scatter(x=cmp.t[:len(res.y)], y=res.y, name=METHOD_LABELS[method], mode="lines+markers",
+                                 marker=dict(size=4), line=dict(color=COLORS[method], width=1.5)))
+    euler = cmp.methods["euler"]
+    note_divergence(fig, euler.diverged_at, "Euler")
+    fig.update_xaxes(title_text="t (s)")
+    fig.update_yaxes(title_text="x")
+    return style(fig, "Responses sampled every Δ")
+
+
+def error_figure(cmp) -> go.Figure:
+    """|y_method − y_exact| on a log axis (exact zeros drawn at 1e-16)."""
+    fig = go.Figure()
+    for method, res in cmp.methods.items():
+        fig.add_trace(go.Scatter(x=cmp.t[:len(res.error)], y=log_safe(res.error), name=METHOD_LABELS[method],
+                                 line=dict(color=COLORS[method])))
+    fig.update_xaxes(title_text="t (s)")
+    fig.update_yaxes(title_text="|error|", type="log", exponentformat="power")
+    return style(fig, "Error vs the exact response")

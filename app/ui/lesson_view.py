@@ -1,0 +1,43 @@
+"""Render a lesson (objectives, prose, exercises with code-checked feedback) on a page."""
+from __future__ import annotations
+
+import streamlit as st
+
+from .lesson_content import Lesson, check_answer, check_settings, load_lesson
+
+
+@st.cache_data(show_spinner=False)
+def cached_lesson(page: str) -> Lesson:
+    return load_lesson(page)
+
+
+def lesson_intro(lesson: Lesson) -> None:
+    """Title and objectives, at the top of the page."""
+    st.title(lesson.title)
+    if lesson.objectives:
+        st.markdown("**You will learn to** " + " · ".join(lesson.objectives))
+
+
+def lesson_body(lesson: Lesson) -> None:
+    with st.expander("📖 Lesson notes", expanded=False):
+        st.markdown(lesson.body)
+        for heading, text in lesson.extra.items():
+            st.markdown(f"#### {heading}\n\n{text}")
+
+
+def lesson_exercises(lesson: Lesson, quantities: dict) -> None:
+    """One block per exercise; the Check button grades the live settings or the typed number."""
+    st.subheader("✏️ Exercises")
+    for n, ex in enumerate(lesson.exercises):
+        with st.container(border=True):
+            st.markdown(f"**{n + 1}. {ex.title}** — {ex.prompt}")
+            key = f"{lesson.page}.exercise.{n}"
+            if ex.kind == "answer":
+                typed = st.number_input("Your answer", value=None, format="%.6g", key=f"{key}.answer")
+                clicked = st.button("Check", key=f"{key}.check")
+                feedback = check_answer(ex, typed, quantities) if clicked else None
+            else:
+                clicked = st.button("Check my settings", key=f"{key}.check")
+                feedback = check_settings(ex, quantities) if clicked else None
+            if feedback is not None:
+                (st.success if feedback.correct else st.error)(feedback.message)

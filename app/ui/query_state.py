@@ -1,0 +1,55 @@
+"""Page settings held in st.session_state (the widgets' keys) and mirrored in the URL.
+
+Usage on a page:
+
+    values = load_settings(SETTINGS)      # before the widgets: URL → session state, notes shown
+    ... widgets with key=SETTINGS.key(name), no value= argument ...
+    values = save_settings(SETTINGS)      # after the widgets: session state → URL
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from .query_params import PageParams
+
+
+def load_settings(spec: PageParams) -> None:
+    """Fill every missing widget key from the URL (or the default), and show a note for bad URL values.
+
+    A key already in session state (the widget exists) wins over the URL, so moving a
+    slider is never undone by the stale URL of the previous run.
+    """
+    missing = [p for p in spec.params if spec.key(p.name) not in st.session_state]
+    if not missing:
+        return
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    values, notes = spec.read(query)
+    for p in missing:
+        st.session_state[spec.key(p.name)] = values[p.name]
+    for p in spec.params:  # a value the widget cannot hold (stale state): reset it
+        if not p.valid(st.session_state[spec.key(p.name)]):
+            st.session_state[spec.key(p.name)] = p.default
+    if notes:
+        st.warning("This link had settings that could not be used:\n\n" + "\n".join(f"- {n}" for n in notes),
+                   icon="⚠️")
+
+
+def current_settings(spec: PageParams) -> dict[str, Any]:
+    return {p.name: st.session_state.get(spec.key(p.name), p.default) for p in spec.params}
+
+
+def save_settings(spec: PageParams) -> dict[str, Any]:
+    """Write every setting into the URL (only the ones that changed) and return the values."""
+    values = current_settings(spec)
+    for name, text in spec.encode(values).items():
+        if st.query_params.get(name) != text:
+            st.query_params[name] = text
+    return values
+
+
+def apply_values(spec: PageParams, values: dict[str, Any]) -> None:
+    """Set widget keys (use from an on_click callback, before the widgets are drawn)."""
+    for name, value in values.items():
+        st.session_state[spec.key(name)] = value
