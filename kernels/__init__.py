@@ -4,7 +4,8 @@
 On CPU the kernels run only under Triton's interpreter: set TRITON_INTERPRET=1 before
 this package is first imported.
 """
+from .chunk import chunk_eos
 from .fused_recurrent import fused_recurrent_eos
 from .fused_recurrent_matrix import fused_recurrent_eos_matrix
 
-__all__ = ["fused_recurrent_eos", "fused_recurrent_eos_matrix"]
+__all__ = ["chunk_eos", "fused_recurrent_eos", "fused_recurrent_eos_matrix"]

@@ -66,7 +66,7 @@ def _grads(fn, states, seed=1):
     return y, m, [None if x is None else next(it) for x in leaves]
 
 
-def reference(states, psi="elementwise"):
+def reference(states, psi="elementwise", o_map=None):
     """fp64 (complex128) reference outputs and gradients."""
     def up(x):
         if x is None:
@@ -74,15 +74,20 @@ def reference(states, psi="elementwise"):
         return x.detach().to(torch.complex128 if x.is_complex() else torch.float64)
 
     def fn(i, e, o, s, m0):
+        o = o if o_map is None else o_map(o)
         return eos_scan(i, e, o, s, psi=psi, form="recurrent", initial_state=m0, return_state=True)
 
     return _grads(fn, [up(x) for x in states])
 
 
-def check_against_reference(fn, states, psi="elementwise", dtype=torch.float32):
-    """fn(i, e, o, s, m0) -> (y, m_T); compare y, m_T and every gradient with the fp64 reference."""
+def check_against_reference(fn, states, psi="elementwise", dtype=torch.float32, o_map=None):
+    """fn(i, e, o, s, m0) -> (y, m_T); compare y, m_T and every gradient with the fp64 reference.
+    o_map: the states hold a parameter p and both sides scan with o = o_map(p)."""
+    if o_map is not None:
+        kernel_fn = fn
+        fn = lambda i, e, p, s, m0: kernel_fn(i, e, o_map(p), s, m0)  # noqa: E731
     y, m, grads = _grads(fn, states)
-    y_ref, m_ref, grads_ref = reference(states, psi)
+    y_ref, m_ref, grads_ref = reference(states, psi, o_map)
     state_dtype = states[0].dtype
     for x in states[1:4]:
         state_dtype = torch.promote_types(state_dtype, x.dtype)

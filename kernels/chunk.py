@@ -1,0 +1,258 @@
+"""Chunked EOS scan for the k-vector-decay family, o_t = g_t 1ᵀ with g_t > 0
+(GLA / GateLoop, RetNet / TNL, linear attention, HGRN with k = 1) — the training form.
+
+With a_t = log g_t and b_t the running sum of a inside a chunk of C steps starting from
+memory H (state before the chunk):
+
+    y_t  = (s_t ⊙ e^{b_t})ᵀ H + Σ_{j≤t} A_tj i_j,     A_tj = Σ_k s_tk e_jk e^{b_tk − b_jk}
+    H'   = e^{b_C} ⊙ H + Σ_j (e_j ⊙ e^{b_C − b_j}) i_jᵀ
+
+The inter-chunk parts are matmuls; A is built one column at a time so every exponent is
+b_t − b_j ≤ 0 for j ≤ t (never e^{−b}, which overflows for sharp gates). One program holds
+a (k, BV) slice of H in fp32 and walks the chunks in order.
+
+Backward: the same sums transposed, chunks in reverse from saved chunk-start memories; the
+gradient of the log-gate follows from the others (with dm the gradient of the memory):
+    ∂L/∂a_t = Σ_d dm_t ⊙ g_t m_{t−1} = Σ_{τ≥t} (s_τ ⊙ ds_τ − e_τ ⊙ de_τ) + Σ_d dm_T ⊙ m_T
+so it costs one reverse cumulative sum in torch; autograd of a = log o turns it into ∂L/∂o.
+"""
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+from .utils import Flat, check_device, flatten, next_pow2
+
+CHUNK = 16   # tl.dot needs >= 16; small chunks keep the intra-chunk column loop short
+
+
+@triton.jit
+def eos_chunk_fwd_kernel(
+    i, e, a, s, m0, y, mT, ck,
+    T, K, D, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr,
+    HAS_M0: tl.constexpr, SAVE: tl.constexpr,
+):
+    i_v, i_b = tl.program_id(0), tl.program_id(1)
+    ok = tl.arange(0, BK)
+    ov = i_v * BV + tl.arange(0, BV)
+    oc = tl.arange(0, C)
+    mk, mv = ok < K, ov < D
+    mkv = mk[:, None] & mv[None, :]
+    p_kv = ok[:, None] * D + ov[None, :]
+
+    b_h = tl.zeros([BK, BV], dtype=tl.float32)
+    if HAS_M0:
+        b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
+    for c in range(NC):
+        if SAVE:   # memory before the chunk: where the backward restarts
+            tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)
+        ot = c * C + oc
+        mt = ot < T
+        p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
+        m_tk = mt[:, None] & mk[None, :]
+        m_tv = mt[:, None] & mv[None, :]
+        b_q = tl.load(s + p_tk, mask=m_tk, other=0.).to(tl.float32)          # shrink  (C, BK)
+        b_k = tl.load(e + p_tk, mask=m_tk, other=0.).to(tl.float32)          # expand  (C, BK)
+        b_a = tl.load(a + p_tk, mask=m_tk, other=0.).to(tl.float32)          # log-gate, 0 past T
+        b_v = tl.load(i + (i_b * T + ot[:, None]) * D + ov[None, :], mask=m_tv, other=0.).to(tl.float32)
+        b_b = tl.cumsum(b_a, 0)
+        b_last = tl.sum(b_a, 0)                                               # b at the chunk's end
+
+        # intra-chunk scores, one column j at a time: exponents b_t - b_j <= 0 for t >= j
+        b_A = tl.zeros([C, C], dtype=tl.float32)
+        b_bj = tl.zeros([BK], dtype=tl.float32)
+        for j in range(C):
+            p_j = (i_b * T + c * C + j) * K + ok
+            m_j = mk & (c * C + j + ok * 0 < T)   # a vector mask: the interpreter refuses a scalar one
+            b_kj = tl.load(e + p_j, mask=m_j, other=0.).to(tl.float32)
+            b_bj += tl.load(a + p_j, mask=m_j, other=0.).to(tl.float32)
+            b_E = tl.exp(tl.where(oc[:, None] >= j, b_b - b_bj[None, :], float("-inf")))
+            b_A += tl.where(oc[None, :] == j, tl.sum(b_q * b_kj[None, :] * b_E, 1)[:, None], 0.)
+
+        b_y = tl.dot(b_q * tl.exp(b_b), b_h, input_precision="ieee") + tl.dot(b_A, b_v, input_precision="ieee")
+        tl.store(y + (i_b * T + ot[:, None]) * D + ov[None, :], b_y, mask=m_tv)
+        b_kd = b_k * tl.exp(b_last[None, :] - b_b)
+        b_h = tl.exp(b_last)[:, None] * b_h + tl.dot(tl.trans(b_kd), b_v, input_precision="ieee")
+    tl.store(mT + i_b * K * D + p_kv, b_h, mask=mkv)
+
+
+@triton.jit
+def eos_chunk_bwd_kernel(
+    i, e, a, s, ck, dy, dmT,
+    di, de, ds, dm0,
+    T, K, D, B, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, HAS_M0: tl.constexpr,
+):
+    i_v, i_b = tl.program_id(0), tl.program_id(1)
+    ok = tl.arange(0, BK)
+    ov = i_v * BV + tl.arange(0, BV)
+    oc = tl.arange(0, C)
+    mk, mv = ok < K, ov < D
+    mkv = mk[:, None] & mv[None, :]
+    p_kv = ok[:, None] * D + ov[None, :]
+
+    b_dh = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
+    for i_c in range(NC):
+        c = NC - 1 - i_c
+        b_h = tl.load(ck + (i_b * NC + c) * K * D + p_kv, mask=mkv, other=0.)
+        ot = c * C + oc
+        mt = ot < T
+        p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
+        p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+        m_tk = mt[:, None] & mk[None, :]
+        m_tv = mt[:, None] & mv[None, :]
+        b_q = tl.load(s + p_tk, mask=m_tk, other=0.).to(tl.float32)
+        b_k = tl.load(e + p_tk, mask=m_tk, other=0.).to(tl.float32)
+        b_a = tl.load(a + p_tk, mask=m_tk, other=0.).to(tl.float32)
+        b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(tl.float32)
+        b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(tl.float32)
+        b_b = tl.cumsum(b_a, 0)
+        b_last = tl.sum(b_a, 0)
+        # dA_tj = dy_t · i_j for j <= t (this d-block's share)
+        b_dA = tl.where(oc[:, None] >= oc[None, :], tl.dot(b_dy, tl.trans(b_v), input_precision="ieee"), 0.)
+
+        b_A = tl.zeros([C, C], dtype=tl.float32)
+        b_dq = tl.zeros([C, BK], dtype=tl.float32)
+        b_dk = tl.zeros([C, BK], dtype=tl.float32)
+        b_bj = tl.zeros([BK], dtype=tl.float32)
+        for j in range(C):
+            p_j = (i_b * T + c * C + j) * K + ok
+            m_j = mk & (c * C + j + ok * 0 < T)   # a vector mask: the interpreter refuses a scalar one
+            b_kj = tl.load(e + p_j, mask=m_j, other=0.).to(tl.float32)
+            b_qj = tl.load(s + p_j, mask=m_j, other=0.).to(tl.float32)
+            b_bj += tl.load(a + p_j, mask=m_j, other=0.).to(tl.float32)
+            # column j: e^{b_t - b_j} for t >= j;   row j: e^{b_j - b_t} for t <= j
+            b_E = tl.exp(tl.where(oc[:, None] >= j, b_b - b_bj[None, :], float("-inf")))
+            b_F = tl.exp(tl.where(oc[:, None] <= j, b_bj[None, :] - b_b, float("-inf")))
+            b_A += tl.where(oc[None, :] == j, tl.sum(b_q * b_kj[None, :] * b_E, 1)[:, None], 0.)
+            b_dA_col = tl.sum(tl.where(oc[None, :] == j, b_dA, 0.), 1)       # dA[:, j]
+            b_dA_row = tl.sum(tl.where(oc[:, None] == j, b_dA, 0.), 0)       # dA[j, :]
+            b_dq += b_dA_col[:, None] * b_kj[None, :] * b_E
+            b_dk += b_dA_row[:, None] * b_qj[None, :] * b_F
+
+        b_qg = b_q * tl.exp(b_b)
+        b_decay = tl.exp(b_last[None, :] - b_b)
+        b_dq += tl.dot(b_dy, tl.trans(b_h), input_precision="ieee") * tl.exp(b_b)
+        b_dk += tl.dot(b_v, tl.trans(b_dh), input_precision="ieee") * b_decay
+        b_dv = tl.dot(tl.trans(b_A), b_dy, input_precision="ieee") + tl.dot(b_k * b_decay, b_dh,
+                                                                             input_precision="ieee")
+        p_part = ((i_v * B + i_b) * T + ot[:, None]) * K + ok[None, :]      # partial over d-blocks
+        tl.store(ds + p_part, b_dq, mask=m_tk)
+        tl.store(de + p_part, b_dk, mask=m_tk)
+        tl.store(di + p_tv, b_dv, mask=m_tv)
+        b_dh = tl.exp(b_last)[:, None] * b_dh + tl.dot(tl.trans(b_qg), b_dy, input_precision="ieee")
+    if HAS_M0:
+        tl.store(dm0 + i_b * K * D + p_kv, b_dh, mask=mkv)
+
+
+def _blocks(K: int, D: int):
+    BK = max(16, next_pow2(K))
+    BV = max(16, min(next_pow2(D), 32))
+    return BK, BV, triton.cdiv(D, BV)
+
+
+def chunk_eos_fwd(i, e, a, s, m0, save: bool):
+    """i (B, T, d), e/s (B, T, k), a = log g (B, T, k) fp32, m0 (B, k, d) or None; contiguous.
+    Returns fp32 y (B, T, d), m_T (B, k, d), chunk-start memories (B, NC, k, d)."""
+    B, T, D = i.shape
+    K = e.shape[-1]
+    BK, BV, NV = _blocks(K, D)
+    NC = triton.cdiv(T, CHUNK)
+    f32 = dict(dtype=torch.float32, device=i.device)
+    y = torch.empty(B, T, D, **f32)
+    mT = torch.empty(B, K, D, **f32)
+    ck = torch.empty(B, NC, K, D, **f32) if save else mT
+    eos_chunk_fwd_kernel[(NV, B)](
+        i, e, a, s, m0 if m0 is not None else mT, y, mT, ck, T, K, D, NC,
+        C=CHUNK, BK=BK, BV=BV, HAS_M0=m0 is not None, SAVE=save,
+    )
+    return y, mT, ck
+
+
+def chunk_eos_bwd(i, e, a, s, has_m0: bool, ck, mT, dy, dmT):
+    """fp32 gradients (di, de, da, ds, dm0) of chunk_eos_fwd."""
+    B, T, D = i.shape
+    K = e.shape[-1]
+    BK, BV, NV = _blocks(K, D)
+    NC = triton.cdiv(T, CHUNK)
+    f32 = dict(dtype=torch.float32, device=i.device)
+    di = torch.empty(B, T, D, **f32)
+    de = torch.empty(NV, B, T, K, **f32)
+    ds = torch.empty(NV, B, T, K, **f32)
+    dm0 = torch.empty(B, K, D, **f32)
+    eos_chunk_bwd_kernel[(NV, B)](
+        i, e, a, s, ck, dy, dmT, di, de, ds, dm0, T, K, D, B, NC,
+        C=CHUNK, BK=BK, BV=BV, HAS_M0=has_m0,
+    )
+    de, ds = de.sum(0), ds.sum(0)
+    # log-gate gradient from the identity in the module docstring (reverse cumsum over time)
+    local = s.float() * ds - e.float() * de                                   # (B, T, k)
+    da = local.flip(1).cumsum(1).flip(1) + (dmT * mT).sum(-1)[:, None, :]
+    return di, de, da, ds, (dm0 if has_m0 else None)
+
+
+class ChunkEOSFunction(torch.autograd.Function):
+
+    @staticmethod
+    def forward(ctx, i, e, a, s, m0):
+        save = any(ctx.needs_input_grad)
+        y, mT, ck = chunk_eos_fwd(i, e, a, s, m0, save)
+        ctx.save_for_backward(i, e, a, s, ck, mT)
+        ctx.m0_dtype = None if m0 is None else m0.dtype
+        return y, mT
+
+    @staticmethod
+    def backward(ctx, dy, dmT):
+        i, e, a, s, ck, mT = ctx.saved_tensors
+        di, de, da, ds, dm0 = chunk_eos_bwd(i, e, a, s, ctx.m0_dtype is not None, ck, mT,
+                                            dy.float().contiguous(), dmT.float().contiguous())
+        return (di.to(i.dtype), de.to(e.dtype), da, ds.to(s.dtype),
+                None if dm0 is None else dm0.to(ctx.m0_dtype))
+
+
+def chunk_eligible(o: torch.Tensor, psi: str = "elementwise") -> bool:
+    """o = g 1ᵀ with real g > 0: decays along k only, and positive so log g exists.
+    (Reads o's values: one device sync on CUDA.)"""
+    return (psi == "elementwise" and not o.is_complex() and o.ndim >= 1 and o.shape[-1] == 1
+            and bool((o > 0).all()))
+
+
+def run_chunk(flat: Flat):
+    """Flattened real states with o (Bo, T|1, k|1, 1) > 0 → fp32 y (B, T, d), m_T (B, k, d)."""
+    check_device(flat.i, flat.e, flat.o, flat.s, flat.m0)
+    B, T, _ = flat.i.shape
+    K = flat.e.shape[-1]
+    # the log-gate in fp32, broadcast to (B, T, k); autograd of log/expand turns ∂L/∂a into ∂L/∂o
+    a = torch.log(flat.o.float()).squeeze(-1).expand(B, T, K).contiguous()
+    m0 = None if flat.m0 is None else flat.m0.contiguous()
+    return ChunkEOSFunction.apply(flat.i.contiguous(), flat.e.contiguous(), a, flat.s.contiguous(), m0)
+
+
+def chunk_eos(i, e, o, s, initial_state=None):
+    """Chunked EOS scan for o = g 1ᵀ (decay along k only, g > 0), in Triton.
+
+    Parameters
+    ----------
+    i : (..., T, d) input state (values).     e : (..., T, k) expand state (keys).
+    o : positive real decay broadcastable to (..., T, k, 1): per step (..., T, k|1, 1) or static
+        (k, 1) / scalar — GLA, RetNet, linear attention (o = 1), HGRN (k = 1).
+    s : (..., T, k) shrink state (queries).
+    initial_state : optional (..., k, d) memory before step 1.
+
+    Returns
+    -------
+    y (..., T, d) = m_tᵀ s_t in the inputs' dtype, and the final memory m_T (..., k, d).
+    """
+    from lcsm_core.scan_inputs import check_initial_state, prepare
+
+    from .fused_recurrent import finish
+
+    inp = prepare(i, e, o, s, "elementwise")
+    if not chunk_eligible(inp.o):
+        raise ValueError("chunk_eos needs a real, positive o that decays along k only (shape (..., T|1, k|1, 1)); "
+                         f"got o of shape {tuple(o.shape) if isinstance(o, torch.Tensor) else ()} — "
+                         "use fused_recurrent_eos for any other oscillation")
+    m0 = check_initial_state(initial_state, inp)
+    return finish(inp, *run_chunk(flatten(inp, m0)))
