@@ -31,7 +31,7 @@ class ModelConfig:
     expand_dim: int = 64
     n_layers: int = 2
     mlp_ratio: int = 2
-    short_conv: int = 0
+    short_conv: int = 4
     tau: float = 16.0
     form: Form = "auto"
 

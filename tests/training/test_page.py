@@ -1,0 +1,78 @@
+"""AppTest of the Train live page with a tiny config: start, pause, step, the run in the table,
+comparison overlay, reset, and a clear message for bad input."""
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lcsm_core.training import RunStore
+
+PAGE = str(Path(__file__).resolve().parents[2] / "app" / "app_pages" / "train_live.py")
+
+
+@pytest.fixture
+def page(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception
+    for key, value in {"d_model": 8, "seq_len": 16, "vocab_size": 16, "kv_pairs": 2, "batch_size": 8,
+                       "layers": 1}.items():
+        at.number_input(key=key).set_value(value)
+    yield at, RunStore(tmp_path / "runs.sqlite")
+    if at.session_state["train_live_run"] is not None:
+        at.button(key="reset").click().run()
+
+
+def rerun_until(at, predicate, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        at.run()
+        assert not at.exception
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_start_pause_step_and_the_run_appears_in_the_table(page):
+    at, store = page
+    at.button(key="play").click().run()
+    assert not at.exception and not at.error
+    run_id = at.session_state["train_live_run"]
+    assert rerun_until(at, lambda: store.get_run(run_id).steps > 0)
+
+    at.button(key="pause").click().run()
+    assert rerun_until(at, lambda: store.get_run(run_id).status == "paused")
+    paused_at = store.get_run(run_id).steps
+    assert "status **paused**" in " ".join(m.value for m in at.markdown)
+
+    at.button(key="step").click().run()
+    assert rerun_until(at, lambda: store.get_run(run_id).steps == paused_at + 1)
+    time.sleep(0.3)
+    assert store.get_run(run_id).steps == paused_at + 1          # one step, then paused again
+
+    at.run()
+    table = at.dataframe[0].value
+    assert run_id in table["run"].tolist() and "paused" in table["status"].tolist()
+    assert len(at.get("plotly_chart")) >= 1                       # live curves
+    at.multiselect(key="compare").set_value([run_id]).run()
+    assert not at.exception and len(at.get("plotly_chart")) >= 2  # + the overlay
+
+    at.button(key="reset").click().run()
+    assert at.session_state["train_live_run"] is None
+    assert rerun_until(at, lambda: store.get_run(run_id).status == "stopped")
+
+
+def test_bad_input_gets_a_clear_message(page):
+    at, _ = page
+    at.number_input(key="d_model").set_value(1024)
+    at.button(key="play").click().run()
+    assert not at.exception
+    assert any("over this server's cap" in e.value for e in at.error)
+    at.number_input(key="d_model").set_value(8)
+    at.radio(key="source").set_value("Model code").run()
+    at.text_input(key="code").set_value("1-99-1-0")
+    at.button(key="play").click().run()
+    assert not at.exception and any("Cannot start" in e.value for e in at.error)
