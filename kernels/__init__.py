@@ -7,5 +7,7 @@ this package is first imported.
 from .chunk import chunk_eos
 from .fused_recurrent import fused_recurrent_eos
 from .fused_recurrent_matrix import fused_recurrent_eos_matrix
+from .scan import eos_kernel_scan
+from .utils import INTERPRET
 
-__all__ = ["chunk_eos", "fused_recurrent_eos", "fused_recurrent_eos_matrix"]
+__all__ = ["INTERPRET", "chunk_eos", "eos_kernel_scan", "fused_recurrent_eos", "fused_recurrent_eos_matrix"]
