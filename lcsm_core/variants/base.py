@@ -79,9 +79,12 @@ class EOSLayer(nn.Module):
             y = y.squeeze(-1).transpose(-1, -2)                # (B, C, T, 1) -> (B, T, C)
         return y
 
+    def check_input(self, x: torch.Tensor) -> None:
+        if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model:
+            raise ValueError(f"x must have shape (B, T, d_model={self.d_model}), got {tuple(getattr(x, 'shape', ()))}")
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.ndim != 3 or x.shape[-1] != self.d_model:
-            raise ValueError(f"x must have shape (B, T, d_model={self.d_model}), got {tuple(x.shape)}")
+        self.check_input(x)
         return self.readout(self.mix(x), x)
 
     @torch.no_grad()

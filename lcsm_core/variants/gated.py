@@ -77,6 +77,7 @@ class Mamba(EOSLayer):
         return EOSStates(i=delta * u, e=self.B_proj(u), o=o, s=self.C_proj(u))
 
     def forward(self, x):
+        self.check_input(x)
         u, z, _, _ = self.parts(x)
         y = self.mix(x) + self.D * u
         return self.out_proj(y * F.silu(z))
