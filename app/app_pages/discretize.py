@@ -5,24 +5,10 @@ from app.ui import cached_core
 from app.ui.charts import show_chart
 from app.ui.figures.plane_figures import error_figure, responses_figure, s_plane_map_figure, z_plane_figure
 from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
-from app.ui.presets import Preset, preset_buttons
-from app.ui.query_params import PageParams, Param
+from app.ui.presets import preset_buttons
 from app.ui.query_state import load_settings, save_settings
+from app.ui.settings.discretize import PRESETS, SETTINGS
 from lcsm_core.dynamics.discretize_comparison import INPUTS
-
-SETTINGS = PageParams("discretize", (
-    Param.float("dt", 0.1, 0.02, 2.0), Param.float("m", 1.0, 0.1, 5.0), Param.float("k", 1.0, 0.1, 10.0),
-    Param.float("c", 0.2, 0.0, 5.0), Param.choice("input", "release", INPUTS), Param.float("freq", 1.0, 0.1, 5.0)))
-PRESETS = [
-    Preset("🔬 Fine Δ", dict(dt=0.05, m=1.0, k=1.0, c=0.2, input="release"),
-           "Small Δ: all three methods agree with the continuous system."),
-    Preset("🪜 Coarse Δ, ZOH exact", dict(dt=1.0, m=1.0, k=1.0, c=0.2, input="release"),
-           "A release (no input) is sampled exactly by ZOH at any Δ; bilinear and Euler are not."),
-    Preset("⚠️ Euler unstable", dict(dt=0.3, m=1.0, k=1.0, c=0.2, input="release"),
-           "Δ = 0.3 > 2ζ/ωn = 0.2: Euler's poles leave the unit circle although the spring is stable."),
-    Preset("〰️ Sine input", dict(dt=0.5, m=1.0, k=1.0, c=0.5, input="sine", freq=0.8),
-           "A sine is not piecewise constant: now ZOH has an error too, bilinear is usually closest."),
-]
 
 lesson = cached_lesson("discretize")
 lesson_intro(lesson)

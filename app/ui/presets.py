@@ -1,20 +1,12 @@
 """One-click presets: a named set of page settings that shows one key insight."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import streamlit as st
 
-from .query_params import PageParams
+from .query_params import PageParams, Preset
 from .query_state import apply_values
 
-
-@dataclass(frozen=True)
-class Preset:
-    label: str            # button text, e.g. "🌊 Underdamped"
-    values: dict[str, Any]
-    insight: str          # one sentence: what to look at
+__all__ = ["Preset", "preset_buttons"]
 
 
 def preset_buttons(spec: PageParams, presets: list[Preset], container=None) -> None:

@@ -132,3 +132,12 @@ class PageParams:
 
     def encode(self, values: Mapping[str, Any]) -> dict[str, str]:
         return {p.name: p.encode(values[p.name]) for p in self.params}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One click → a set of page settings that shows one key insight."""
+
+    label: str            # button text, e.g. "🌊 Underdamped"
+    values: dict          # setting name → value (a subset of the page's params)
+    insight: str          # one sentence: what to look at

@@ -1,0 +1,1 @@
+"""Each dynamics page's declared settings (URL parameters) and presets — pure data, no streamlit."""
