@@ -18,14 +18,51 @@ if str(ROOT) not in sys.path:  # AppTest / direct runs of this file
     sys.path.insert(0, str(ROOT))
 
 import lcsm_core  # noqa: E402
-from lcsm_core.tasks import task_config  # noqa: E402
+from app.ui.charts import show_chart  # noqa: E402
+from app.ui.presets import preset_buttons  # noqa: E402
+from app.ui.query_params import PageParams, Param, Preset  # noqa: E402
+from app.ui.query_state import load_settings, save_settings  # noqa: E402
+from lcsm_core.tasks import TASK_NAMES, task_config  # noqa: E402
 from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunManager, default_db_path  # noqa: E402
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
-LR_CHOICES = [1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2]
+LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
+VARIANTS = tuple(lcsm_core.VARIANTS)
+DEFAULT_CODE = "1-9-1-0"
 POLL_S = 1.0
 REPLAY = {"frame": {"duration": 150, "redraw": True}, "fromcurrent": False}
 LAYER_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+
+# Widget ranges are wide on purpose: the server's SizeLimits say clearly what is too big.
+SETTINGS = PageParams("train_live", (
+    Param.choice("task", "mqar", TASK_NAMES),
+    Param.choice("layer", "variant", ("variant", "code")),
+    Param.choice("variant", "gla", VARIANTS),
+    Param.float("tau", 16.0, 0.5, 128.0),
+    Param.int("seq_len", 64, 4, 4096),
+    Param.int("kv_pairs", 4, 1, 256),
+    Param.int("copy_tokens", 8, 1, 256),
+    Param.int("vocab", 64, 4, 65536),
+    Param.int("d_model", 64, 4, 4096),
+    Param.int("layers", 2, 1, 64),
+    Param.int("conv", 4, 0, 16),
+    Param.choice("lr", 3e-3, LR_CHOICES),
+    Param.int("batch", 64, 1, 4096),
+    Param.int("seed", 0, 0, 2**31 - 1),
+    Param.float("budget", 90.0, 1.0, 3600.0),
+))
+PRESETS = [
+    Preset("⚡ GLA learns recall", {"task": "mqar", "layer": "variant", "variant": "gla", "lr": 3e-3},
+           "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values."),
+    Preset("🧪 Code 1-9-1-0", {"task": "mqar", "layer": "code"},
+           "LCSM's best o type: a data-dependent k-vector times a learned d-vector (outer product)."),
+    Preset("🐢 S4 on recall", {"task": "mqar", "layer": "variant", "variant": "s4"},
+           "A time-invariant oscillation: its eigenvalues cannot react to which token is a key."),
+    Preset("✂️ Selective copying, Mamba", {"task": "selective_copying", "layer": "variant", "variant": "mamba"},
+           "Copy the scattered tokens in order: a selective (data-dependent) state can skip the blanks."),
+]
+KEY = SETTINGS.key
+CODE_KEY = KEY("code")
 
 
 @st.cache_resource(show_spinner=False)
@@ -116,26 +153,24 @@ def show_run(run_id: int | None) -> None:
         st.query_params["run"] = str(run_id)
 
 
-def config_from_widgets() -> RunConfig:
-    s = st.session_state
-    sizes = {"seq_len": int(s.seq_len), "vocab_size": int(s.vocab_size)}
-    if s.task == "mqar":
-        sizes["num_kv_pairs"] = int(s.kv_pairs)
+def config_from_settings(v: dict) -> RunConfig:
+    sizes = {"seq_len": v["seq_len"], "vocab_size": v["vocab"]}
+    if v["task"] == "mqar":
+        sizes["num_kv_pairs"] = v["kv_pairs"]
     else:
-        sizes["num_tokens"] = int(s.copy_tokens)
-    code = s.code.strip() if s.source == "Model code" else None
-    model = ModelConfig(variant=s.variant, code=code, d_model=int(s.d_model), expand_dim=int(s.d_model),
-                        n_layers=int(s.layers), short_conv=int(s.short_conv), tau=float(s.tau))
-    optim = OptimConfig(lr=float(s.lr), seed=int(s.seed), max_seconds=float(s.max_seconds),
-                        batch_size=int(s.batch_size))
-    return RunConfig(task=task_config(s.task, **sizes), model=model, optim=optim)
+        sizes["num_tokens"] = v["copy_tokens"]
+    code = st.session_state[CODE_KEY].strip() if v["layer"] == "code" else None
+    model = ModelConfig(variant=v["variant"], code=code, d_model=v["d_model"], expand_dim=v["d_model"],
+                        n_layers=v["layers"], short_conv=v["conv"], tau=v["tau"])
+    optim = OptimConfig(lr=v["lr"], seed=v["seed"], max_seconds=v["budget"], batch_size=v["batch"])
+    return RunConfig(task=task_config(v["task"], **sizes), model=model, optim=optim)
 
 
 def on_lr_change() -> None:
     run_id = current_run()
     control = run_manager(str(default_db_path())).control(run_id) if run_id else None
     if control is not None:
-        control.set_lr(float(st.session_state.lr))
+        control.set_lr(float(st.session_state[KEY("lr")]))
 
 
 # --- page ----------------------------------------------------------------------------
@@ -145,39 +180,40 @@ st.caption("A two-layer EOS model learns multi-query associative recall: keys an
            "each layer's oscillation state move inside the unit disk.")
 
 manager = run_manager(str(default_db_path()))
-variants = tuple(getattr(lcsm_core, "VARIANTS", ())) or ("gla",)
+load_settings(SETTINGS)
+if CODE_KEY not in st.session_state:
+    st.session_state[CODE_KEY] = st.query_params.get("code", DEFAULT_CODE)
 
 with st.sidebar:
     st.header("Run settings")
-    st.selectbox("Task", list(TASK_LABELS), format_func=TASK_LABELS.get, key="task")
-    st.radio("Layer", ["Variant", "Model code"], key="source", horizontal=True)
-    if st.session_state.source == "Variant":
-        st.selectbox("Variant", variants, index=variants.index("gla") if "gla" in variants else 0, key="variant")
+    st.selectbox("Task", TASK_NAMES, format_func=TASK_LABELS.get, key=KEY("task"))
+    st.radio("Layer", ("variant", "code"), format_func={"variant": "Variant", "code": "Model code"}.get,
+             key=KEY("layer"), horizontal=True)
+    if st.session_state[KEY("layer")] == "variant":
+        st.selectbox("Variant", VARIANTS, key=KEY("variant"))
     else:
-        st.session_state.setdefault("variant", "gla")
-        st.text_input("Model code e-o-s-a", value="1-9-1-0", key="code",
+        st.text_input("Model code e-o-s-a", key=CODE_KEY,
                       help="LCSM §2.5: e, s ∈ {0,1}; o ∈ 0..11 (Table 3); a ∈ 0..7 (Table 2). 1-9-1-0 learns fast.")
-        st.number_input("τ (temperature of a data-dependent o)", 0.5, 128.0, 16.0, key="tau")
-    st.session_state.setdefault("code", "1-9-1-0")
-    st.session_state.setdefault("tau", 16.0)
-    st.number_input("Sequence length", 4, 4096, 64, step=2, key="seq_len")
-    if st.session_state.task == "mqar":
-        st.number_input("Key–value pairs", 1, 256, 4, key="kv_pairs")
+        st.number_input("τ (temperature of a data-dependent o)", 0.5, 128.0, key=KEY("tau"))
+    st.number_input("Sequence length", 4, 4096, step=2, key=KEY("seq_len"))
+    if st.session_state[KEY("task")] == "mqar":
+        st.number_input("Key–value pairs", 1, 256, key=KEY("kv_pairs"))
     else:
-        st.number_input("Tokens to copy", 1, 256, 8, key="copy_tokens")
-    st.number_input("Vocabulary size", 4, 65536, 64 if st.session_state.task == "mqar" else 16, step=2,
-                    key="vocab_size")
-    st.number_input("d_model (= expand dim k)", 4, 4096, 64, step=8, key="d_model")
-    st.number_input("Layers", 1, 64, 2, key="layers")
-    st.number_input("Short conv width (0 = none)", 0, 16, 4, key="short_conv",
+        st.number_input("Tokens to copy", 1, 256, key=KEY("copy_tokens"))
+    st.number_input("Vocabulary size", 4, 65536, step=2, key=KEY("vocab"))
+    st.number_input("d_model (= expand dim k)", 4, 4096, step=8, key=KEY("d_model"))
+    st.number_input("Layers", 1, 64, key=KEY("layers"))
+    st.number_input("Short conv width (0 = none)", 0, 16, key=KEY("conv"),
                     help="A causal depthwise convolution before each EOS layer: it lets the key reach its value.")
-    st.select_slider("Learning rate", LR_CHOICES, value=3e-3, key="lr", on_change=on_lr_change,
+    st.select_slider("Learning rate", LR_CHOICES, key=KEY("lr"), on_change=on_lr_change,
                      help="Changes a running run too.")
-    st.number_input("Batch size", 1, 4096, 64, key="batch_size")
-    st.number_input("Seed", 0, 2**31 - 1, 0, key="seed")
-    st.number_input("Time budget (s)", 1.0, 3600.0, 90.0, step=10.0, key="max_seconds")
-    st.session_state.setdefault("copy_tokens", 8)
-    st.session_state.setdefault("kv_pairs", 4)
+    st.number_input("Batch size", 1, 4096, key=KEY("batch"))
+    st.number_input("Seed", 0, 2**31 - 1, key=KEY("seed"))
+    st.number_input("Time budget (s)", 1.0, 3600.0, step=10.0, key=KEY("budget"))
+    preset_buttons(SETTINGS, PRESETS)
+settings = save_settings(SETTINGS)
+if settings["layer"] == "code":
+    st.query_params["code"] = st.session_state[CODE_KEY]
 
 run_id = current_run()
 control = manager.control(run_id) if run_id else None
@@ -190,7 +226,7 @@ clicked_reset = reset.button("↺ Reset", key="reset", width="stretch")
 try:
     if clicked_play or clicked_step:
         if control is None:
-            run_id = manager.submit(config_from_widgets(), session_id(), start_paused=clicked_step)
+            run_id = manager.submit(config_from_settings(settings), session_id(), start_paused=clicked_step)
             show_run(run_id)
             control = manager.control(run_id)
         if clicked_play:
@@ -232,10 +268,10 @@ def live_panel() -> None:
         metrics = manager.store.metrics(run.id)
         left, right = st.columns([3, 2])
         if len(metrics["step"]):
-            left.plotly_chart(curves_figure(metrics, "training curves"), width="stretch")
+            show_chart(curves_figure(metrics, "training curves"), "train-live-curves", container=left)
         snapshots = manager.store.snapshots(run.id)
         if snapshots:
-            right.plotly_chart(eigen_figure(snapshots), width="stretch")
+            show_chart(eigen_figure(snapshots), "train-live-eigenvalues", container=right)
 
     st.subheader("Past runs")
     runs = manager.store.list_runs(limit=100)
@@ -249,7 +285,7 @@ def live_panel() -> None:
     chosen = st.multiselect("Compare runs (overlay)", list(labels), format_func=labels.get, key="compare")
     if len(chosen) >= 1:
         series = [(labels[i], manager.store.metrics(i)) for i in chosen]
-        st.plotly_chart(overlay_figure(series), width="stretch")
+        show_chart(overlay_figure(series), "train-live-compare")
     st.selectbox("Show run", [None, *labels], format_func=lambda i: "—" if i is None else labels[i],
                  key="show_run", on_change=lambda: show_run(st.session_state.show_run))
 

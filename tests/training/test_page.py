@@ -17,9 +17,8 @@ def page(tmp_path, monkeypatch):
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.run()
     assert not at.exception
-    for key, value in {"d_model": 8, "seq_len": 16, "vocab_size": 16, "kv_pairs": 2, "batch_size": 8,
-                       "layers": 1}.items():
-        at.number_input(key=key).set_value(value)
+    for key, value in {"d_model": 8, "seq_len": 16, "vocab": 16, "kv_pairs": 2, "batch": 8, "layers": 1}.items():
+        at.number_input(key=f"train_live.{key}").set_value(value)
     yield at, RunStore(tmp_path / "runs.sqlite")
     if at.session_state["train_live_run"] is not None:
         at.button(key="reset").click().run()
@@ -67,12 +66,25 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
 
 def test_bad_input_gets_a_clear_message(page):
     at, _ = page
-    at.number_input(key="d_model").set_value(1024)
+    at.number_input(key="train_live.d_model").set_value(1024)
     at.button(key="play").click().run()
     assert not at.exception
     assert any("over this server's cap" in e.value for e in at.error)
-    at.number_input(key="d_model").set_value(8)
-    at.radio(key="source").set_value("Model code").run()
-    at.text_input(key="code").set_value("1-99-1-0")
+    at.number_input(key="train_live.d_model").set_value(8)
+    at.radio(key="train_live.layer").set_value("code").run()
+    at.text_input(key="train_live.code").set_value("1-99-1-0")
     at.button(key="play").click().run()
-    assert not at.exception and any("Cannot start" in e.value for e in at.error)
+    assert not at.exception and any("Cannot start" in e.value and "99" in e.value for e in at.error)
+
+
+def test_a_link_restores_settings_and_the_shown_run(page, tmp_path):
+    at, store = page
+    run_id = store.create_run({}, label="from a link", status="completed")
+    linked = AppTest.from_file(PAGE, default_timeout=60)
+    linked.query_params.update({"variant": "mamba", "d_model": "32", "run": str(run_id), "layers": "oops"})
+    linked.run()
+    assert not linked.exception
+    assert linked.selectbox(key="train_live.variant").value == "mamba"
+    assert linked.number_input(key="train_live.d_model").value == 32
+    assert any("layers=oops" in w.value for w in linked.warning)
+    assert f"**Run {run_id}**" in " ".join(m.value for m in linked.markdown)
