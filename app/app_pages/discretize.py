@@ -35,14 +35,15 @@ cols = st.columns(3)
 for col, (name, label) in zip(cols, (("zoh", "ZOH"), ("bilinear", "bilinear"), ("euler", "Euler"))):
     res = cmp.methods[name]
     col.metric(f"{label}: largest |z|", f"{radius[name]:.4f}", "stable" if res.stable else "unstable",
-               delta_color="normal" if res.stable else "inverse")
+               delta_color="normal" if res.stable else "inverse", delta_arrow="off")
 if cmp.methods["euler"].diverged_at is not None:
     st.warning(f"Euler's response passed ±1000 at t = {cmp.methods['euler'].diverged_at:.3g} s; its curve stops "
                "there.", icon="💥")
 
-left, right = st.columns(2)
+left, middle, right = st.columns(3)
 show_chart(s_plane_map_figure(cmp, grid, euler_circle), "discretize-s-plane", container=left)
-show_chart(z_plane_figure(cmp, grid), "discretize-z-plane", container=right)
+show_chart(z_plane_figure(cmp, grid), "discretize-z-plane", container=middle)
+show_chart(z_plane_figure(cmp, grid, zoom=True), "discretize-z-plane-zoom", container=right)
 left, right = st.columns(2)
 show_chart(responses_figure(cmp), "discretize-responses", container=left)
 show_chart(error_figure(cmp), "discretize-error", container=right)

@@ -22,7 +22,7 @@ with st.sidebar:
     st.slider("steps between the two tokens", 1, 200, key=key("gap"))
     st.slider("steps after the second token", 1, 400, key=key("length"))
     st.subheader("LRU eigenvalue λ = e^(−ν + iθ)")
-    st.slider("damping ν", -0.02, 0.3, step=0.001, format="%.3f", key=key("nu"))
+    st.slider("damping ν", -0.05, 0.3, step=0.001, format="%.3f", key=key("nu"))
     st.slider("phase θ (degrees)", 0, 180, step=5, key=key("theta"))
     preset_buttons(SETTINGS, PRESETS)
 v = save_settings(SETTINGS)
@@ -39,7 +39,7 @@ for col, tr in zip(cols, traces):
                else "forgot" if tr.final_distance < FORGET_BELOW else "remembers")
     col.metric(tr.name.split(" (")[0], f"{tr.final_distance:.3g}", verdict,
                delta_color="normal" if verdict == "remembers" else "inverse",
-               help="final ‖state(aa) − state(ab)‖")
+               delta_arrow="off", help="final ‖state(aa) − state(ab)‖")
 exploded = [tr.name for tr in traces if tr.exploded]
 if exploded:
     st.warning(f"Stopped where the state passed ±{EXPLODE_ABOVE:g}: {', '.join(exploded)}.", icon="💥")

@@ -21,7 +21,7 @@ SPRING_DT = 0.1                       # s per step for the spring systems
 SPRING_CASES = {"low damping": 0.1, "high damping": 3.0, "negative damping": -0.2}   # c, with m = k = 1
 FORGET_BELOW = 1e-3                   # final-state distance under this: the first token is forgotten
 EXPLODE_ABOVE = DISPLAY_BOUND         # final-state size above this: the system exploded
-NU_GRID = np.linspace(-0.02, 0.3, 33)
+NU_GRID = np.linspace(-0.05, 0.3, 36)
 THETA_GRID = np.radians(np.arange(0, 181, 5))   # the page's θ slider steps
 
 

@@ -10,17 +10,16 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 LOG_FLOOR = 1e-16
 
 
-def style(fig: go.Figure, title: str, *, height: int = 340, legend: bool = True) -> go.Figure:
+LEGENDS = {"top": dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+           "right": dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02)}
+
+
+def style(fig: go.Figure, title: str, *, height: int = 340, legend: bool = True, legend_side: str = "top") -> go.Figure:
+    """Shared layout; legend_side "top" (short legends above the plot) or "right" (beside it)."""
     fig.update_layout(title=dict(text=title, x=0.01, font=dict(size=16)), height=height, template="plotly_white",
-                      margin=dict(l=55, r=15, t=45, b=45), showlegend=legend,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
-                      font=dict(size=13))
+                      margin=dict(l=55, r=15, t=60 if legend_side == "top" else 45, b=45), showlegend=legend,
+                      legend=LEGENDS[legend_side], font=dict(size=13))
     return fig
-
-
-def equal_axes(fig: go.Figure, row=None, col=None) -> None:
-    kw = {} if row is None else dict(row=row, col=col)
-    fig.update_yaxes(scaleanchor="x" if row is None else None, **kw)
 
 
 def circle(radius: float = 1.0, points: int = 200) -> tuple[np.ndarray, np.ndarray]:

@@ -23,13 +23,16 @@ def s_plane_map_figure(cmp, grid_lines, euler_circle) -> go.Figure:
                              marker=dict(symbol="x", size=14, color="black", line=dict(width=2))))
     reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
     fig.add_vline(x=0, line=dict(color="#888", width=1))
-    fig.update_xaxes(range=[-reach, 0.5 * reach], title_text="Re s")
+    fig.update_xaxes(range=[-reach, 0.5 * reach], title_text="Re s", constrain="domain")
     fig.update_yaxes(range=[-reach, reach], title_text="Im s", scaleanchor="x")
-    return style(fig, "s-plane (continuous)", height=400)
+    return style(fig, "s-plane (continuous)", height=400, legend_side="right")
 
 
-def z_plane_figure(cmp, grid_lines) -> go.Figure:
-    """Unit circle, the image of the s-grid under z = e^{sΔ}, and each method's poles."""
+def z_plane_figure(cmp, grid_lines, *, zoom: bool = False) -> go.Figure:
+    """Unit circle, the image of the s-grid under z = e^{sΔ}, and each method's poles.
+
+    zoom=True frames the poles (poles of a fine Δ crowd near z = 1, where the differences are).
+    """
     fig = go.Figure()
     for n, (_, z_line) in enumerate(grid_lines):
         fig.add_trace(go.Scatter(x=z_line.real, y=z_line.imag, mode="lines", hoverinfo="skip", showlegend=n == 0,
@@ -46,9 +49,16 @@ def z_plane_figure(cmp, grid_lines) -> go.Figure:
                                              line=dict(width=2, color=COLORS[method])),
                                  hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
     reach = min(reach, 4.0)
-    fig.update_xaxes(range=[-reach, reach], title_text="Re z")
-    fig.update_yaxes(range=[-reach, reach], title_text="Im z", scaleanchor="x")
-    return style(fig, f"z-plane (Δ = {cmp.dt:g} s)", height=400)
+    x_range = y_range = [-reach, reach]
+    if zoom:
+        z = np.concatenate([cmp.z_exact] + [res.poles for res in cmp.methods.values()])
+        half = max(0.02, 0.6 * max(np.ptp(z.real), np.ptp(z.imag)))
+        cx, cy = float(np.mean([z.real.min(), z.real.max()])), float(np.mean([z.imag.min(), z.imag.max()]))
+        x_range, y_range = [cx - half, cx + half], [cy - half, cy + half]
+    fig.update_xaxes(range=x_range, title_text="Re z", constrain="domain")
+    fig.update_yaxes(range=y_range, title_text="Im z", scaleanchor="x")
+    title = "zoom on the poles" if zoom else f"z-plane (Δ = {cmp.dt:g} s)"
+    return style(fig, title, height=400, legend=not zoom, legend_side="right")
 
 
 def responses_figure(cmp) -> go.Figure:

@@ -12,7 +12,7 @@ CLIP = (-8.0, 4.0)   # log10 distance drawn within this range
 
 def traces_figure(traces) -> go.Figure:
     """One panel per system: the readout for "aa" and for "ab"."""
-    fig = make_subplots(rows=2, cols=2, subplot_titles=[t.name for t in traces], vertical_spacing=0.14,
+    fig = make_subplots(rows=2, cols=2, subplot_titles=[t.name for t in traces], vertical_spacing=0.16,
                         horizontal_spacing=0.08)
     for n, tr in enumerate(traces):
         row, col = divmod(n, 2)
@@ -26,8 +26,6 @@ def traces_figure(traces) -> go.Figure:
                                xref=f"x{n + 1 if n else ''}", yref=f"y{n + 1 if n else ''} domain")
     fig.update_xaxes(title_text="time (s)", row=2, col=1)
     fig.update_xaxes(title_text="step", row=2, col=2)
-    fig.update_xaxes(title_text="time (s)", row=1, col=1)
-    fig.update_xaxes(title_text="time (s)", row=1, col=2)
     return style(fig, 'Readout for "aa" and "ab"', height=520)
 
 
@@ -35,8 +33,10 @@ def distance_figure(traces) -> go.Figure:
     """‖state_aa − state_ab‖ from the second pulse on, per system (log axis)."""
     fig = go.Figure()
     for n, tr in enumerate(traces):
-        x = np.arange(len(tr.distance))
-        fig.add_trace(go.Scatter(x=x, y=log_safe(tr.distance), name=tr.name, line=dict(color=PALETTE[n])))
+        differs = np.flatnonzero(tr.distance > 0)
+        start = int(differs[0]) if differs.size else 0           # identical until the second token
+        x = np.arange(start, len(tr.distance))
+        fig.add_trace(go.Scatter(x=x, y=log_safe(tr.distance[start:]), name=tr.name, line=dict(color=PALETTE[n])))
     fig.update_xaxes(title_text="step")
     fig.update_yaxes(title_text="‖Δ state‖", type="log", exponentformat="power")
     return style(fig, "How far apart the two states are")

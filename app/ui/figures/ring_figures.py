@@ -24,9 +24,9 @@ def eigenvalue_ring_figure(study) -> go.Figure:
         fig.add_trace(go.Scatter(x=[lam[idx].real], y=[lam[idx].imag], mode="markers", name=label,
                                  marker=dict(size=14, symbol="star", color=PALETTE[n + 1],
                                              line=dict(color="black", width=1))))
-    fig.update_xaxes(range=[-1.1, 1.1], title_text="Re λ")
+    fig.update_xaxes(range=[-1.1, 1.1], title_text="Re λ", constrain="domain")
     fig.update_yaxes(range=[-1.1, 1.1], title_text="Im λ", scaleanchor="x")
-    return style(fig, f"{len(lam)} eigenvalues", height=430)
+    return style(fig, f"{len(lam)} eigenvalues", height=430, legend_side="right")
 
 
 def radius_histogram_figure(study) -> go.Figure:

@@ -60,6 +60,6 @@ def s_plane_figure(poles: np.ndarray, title: str = "Poles in the s-plane") -> go
                        font=dict(color="#2ca02c"))
     fig.add_annotation(x=reach, y=reach, xanchor="right", yanchor="top", showarrow=False, text="unstable",
                        font=dict(color="#d62728"))
-    fig.update_xaxes(range=[-reach, reach], title_text="Re s", zeroline=False)
+    fig.update_xaxes(range=[-reach, reach], title_text="Re s", zeroline=False, constrain="domain")
     fig.update_yaxes(range=[-reach, reach], title_text="Im s", scaleanchor="x", zeroline=False)
     return style(fig, title, legend=False)

@@ -49,7 +49,7 @@ def eigen_trajectory_figure(runs: dict, frames: int = 30) -> go.Figure:
                                  showlegend=False), 1, col)
     for col, name in enumerate(names, 1):
         xs, ys = _trails(runs[name].eigenvalues, last[name])
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=COLORS[name], width=1), opacity=0.5,
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=COLORS[name], width=1.5), opacity=0.6,
                                  hoverinfo="skip", showlegend=False), 1, col)
     for col, name in enumerate(names, 1):
         z = _clip(runs[name].eigenvalues[last[name]])
@@ -67,11 +67,13 @@ def eigen_trajectory_figure(runs: dict, frames: int = 30) -> go.Figure:
         sliders=[dict(x=0.12, y=-0.05, len=0.88, currentvalue=dict(prefix="step "), active=len(marks) - 1,
                       steps=[dict(label=str(s), method="animate", args=[[str(s)], jump]) for s in marks])])
     for col in range(1, len(names) + 1):
-        fig.update_xaxes(range=[-DISPLAY_RADIUS - 0.05, DISPLAY_RADIUS + 0.05], title_text="Re λ", row=1, col=col)
+        fig.update_xaxes(range=[-DISPLAY_RADIUS - 0.05, DISPLAY_RADIUS + 0.05], title_text="Re λ", constrain="domain",
+                         row=1, col=col)
         fig.update_yaxes(range=[-DISPLAY_RADIUS - 0.05, DISPLAY_RADIUS + 0.05], title_text="Im λ", row=1, col=col,
                          scaleanchor=f"x{'' if col == 1 else col}")
+    fig.update_layout(title_y=0.98, margin_t=90)
     return style(fig, f"Eigenvalues during training (beyond |λ| = {DISPLAY_RADIUS} drawn on that circle)",
-                 height=520)
+                 height=540, legend=False)
 
 
 def loss_figure(runs: dict) -> go.Figure:

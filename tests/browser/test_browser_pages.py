@@ -1,0 +1,120 @@
+"""Real browser: start the app as the README does, open every page in the sidebar navigation,
+check for exceptions, move a slider on each dynamics page and see its plots change.
+Screenshots land in tests/screenshots/ (gitignored)."""
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "tests" / "screenshots"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# dynamics page → the slider moved to check that the plots follow
+SLIDERS = {"spring": "damping c", "discretize": "sample time Δ (s)", "rings": "r_max",
+           "lru_stability": "gradient steps", "propagation": "damping ν"}
+CHART_DATA = """() => JSON.stringify([...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
+                  .map(d => (d.data || []).map(t => [t.x, t.y, t.z])))"""
+SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
+                  return a ? a.getAttribute('data-test-script-state') : null }"""
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    port = free_port()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(SHOTS / "app-server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app/streamlit_app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                pytest.fail("streamlit did not answer /_stcore/health within 60 s")
+            time.sleep(0.3)
+        yield url
+    finally:
+        log.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_idle(page, timeout=90.0):
+    """Until the script finished and no element is stale (three calm polls in a row)."""
+    deadline, calm = time.monotonic() + timeout, 0
+    while calm < 3:
+        assert time.monotonic() < deadline, f"{page.url} did not finish running"
+        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
+        calm = 0 if busy else calm + 1
+        time.sleep(0.15)
+
+
+def test_every_page_renders_and_dynamics_plots_follow_their_sliders(app_url):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 2800})  # tall: the whole page in one shot
+            page.goto(app_url)
+            page.wait_for_selector('[data-testid="stSidebarNav"] a', timeout=60_000)
+            links = [a.get_attribute("href") for a in page.locator('[data-testid="stSidebarNav"] a').all()]
+            assert len(links) >= 1 + len(SLIDERS), links
+            for href in links:
+                page.goto(href)
+                wait_idle(page)
+                name = href.rstrip("/").rsplit("/", 1)[-1] or "home"
+                if name == f"127.0.0.1:{app_url.rsplit(':', 1)[-1]}":
+                    name = "home"
+                page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+                errors = page.locator('[data-testid="stException"]')
+                assert errors.count() == 0, f"{href}: {errors.first.inner_text()[:500]}"
+                if name in SLIDERS:
+                    check_slider_moves_plots(page, name)
+        finally:
+            browser.close()
+
+
+def check_slider_moves_plots(page, name):
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .js-plotly-plot', timeout=60_000)
+    before = page.evaluate(CHART_DATA)
+    url_before = page.url
+    slider = page.get_by_role("slider", name=SLIDERS[name])
+    slider.focus()
+    slider.press("ArrowRight")
+    slider.press("ArrowRight")
+    deadline = time.monotonic() + 60
+    while page.evaluate(CHART_DATA) == before:
+        assert time.monotonic() < deadline, f"{name}: plots did not change after moving '{SLIDERS[name]}'"
+        time.sleep(0.2)
+    wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.url != url_before, "the URL did not record the new setting"
+    assert json.loads(page.evaluate(CHART_DATA))
+    page.screenshot(path=str(SHOTS / f"{name}-moved.png"), full_page=True)
