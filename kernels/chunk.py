@@ -34,7 +34,9 @@ def eos_chunk_fwd_kernel(
     C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr,
     HAS_M0: tl.constexpr, SAVE: tl.constexpr,
 ):
-    i_v, i_b = tl.program_id(0), tl.program_id(1)
+    # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
+    # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
     oc = tl.arange(0, C)
@@ -85,7 +87,9 @@ def eos_chunk_bwd_kernel(
     T, K, D, B, NC,
     C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    i_v, i_b = tl.program_id(0), tl.program_id(1)
+    # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
+    # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
     oc = tl.arange(0, C)
@@ -147,6 +151,11 @@ def eos_chunk_bwd_kernel(
         tl.store(dm0 + i_b * K * D + p_kv, b_dh, mask=mkv)
 
 
+def _warps(BK: int) -> int:
+    # a program holds several (C, BK) tiles at once; more warps keep them in registers at k = 128
+    return 8 if BK >= 128 else 4
+
+
 def _blocks(K: int, D: int):
     BK = max(16, next_pow2(K))
     BV = max(16, min(next_pow2(D), 32))
@@ -164,9 +173,9 @@ def chunk_eos_fwd(i, e, a, s, m0, save: bool):
     y = torch.empty(B, T, D, **f32)
     mT = torch.empty(B, K, D, **f32)
     ck = torch.empty(B, NC, K, D, **f32) if save else mT
-    eos_chunk_fwd_kernel[(NV, B)](
+    eos_chunk_fwd_kernel[(B, NV)](
         i, e, a, s, m0 if m0 is not None else mT, y, mT, ck, T, K, D, NC,
-        C=CHUNK, BK=BK, BV=BV, HAS_M0=m0 is not None, SAVE=save,
+        C=CHUNK, BK=BK, BV=BV, HAS_M0=m0 is not None, SAVE=save, num_warps=_warps(BK),
     )
     return y, mT, ck
 
@@ -182,9 +191,9 @@ def chunk_eos_bwd(i, e, a, s, has_m0: bool, ck, mT, dy, dmT):
     de = torch.empty(NV, B, T, K, **f32)
     ds = torch.empty(NV, B, T, K, **f32)
     dm0 = torch.empty(B, K, D, **f32)
-    eos_chunk_bwd_kernel[(NV, B)](
+    eos_chunk_bwd_kernel[(B, NV)](
         i, e, a, s, ck, dy, dmT, di, de, ds, dm0, T, K, D, B, NC,
-        C=CHUNK, BK=BK, BV=BV, HAS_M0=has_m0,
+        C=CHUNK, BK=BK, BV=BV, HAS_M0=has_m0, num_warps=_warps(BK),
     )
     de, ds = de.sum(0), ds.sum(0)
     # log-gate gradient from the identity in the module docstring (reverse cumsum over time)

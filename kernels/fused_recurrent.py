@@ -59,7 +59,9 @@ def eos_fused_recurrent_fwd_kernel(
     O_T: tl.constexpr, O_K: tl.constexpr, O_D: tl.constexpr,
     COMPLEX: tl.constexpr, HAS_M0: tl.constexpr, SAVE: tl.constexpr,
 ):
-    i_v, i_b = tl.program_id(0), tl.program_id(1)
+    # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
+    # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
     mk, mv = ok < K, ov < D
@@ -126,8 +128,10 @@ def eos_fused_recurrent_bwd_kernel(
     O_T: tl.constexpr, O_K: tl.constexpr, O_D: tl.constexpr,
     COMPLEX: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    i_v, i_b = tl.program_id(0), tl.program_id(1)
-    NV = tl.num_programs(0)
+    # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
+    # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    NV = tl.num_programs(1)
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
     mk, mv = ok < K, ov < D
@@ -277,7 +281,7 @@ def fused_recurrent_eos_fwd(i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, m0_r
     stride_ob = 0 if o_re.shape[0] == 1 else o_re[0].numel()
 
     def grid(meta):
-        return (triton.cdiv(D, meta["BV"]), B)
+        return (B, triton.cdiv(D, meta["BV"]))
 
     eos_fused_recurrent_fwd_kernel[grid](
         i_re, i_im if cplx else i_re, e_re, e_im if cplx else e_re, o_re, o_im if cplx else o_re,
@@ -317,7 +321,7 @@ def fused_recurrent_eos_bwd(i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, has_
     sc = pair(B * NV, checkpoint + 1, BK, BV)
     dmT_im = dmT_im if cplx else dmT_re
     stride_ob = 0 if Bo == 1 else o_re[0].numel()
-    eos_fused_recurrent_bwd_kernel[(NV, B)](
+    eos_fused_recurrent_bwd_kernel[(B, NV)](
         i_re, i_im if cplx else i_re, e_re, e_im if cplx else e_re, o_re, o_im if cplx else o_re,
         s_re, s_im if cplx else s_re,
         ck_re, ck_im if cplx else ck_re, dy, dmT_re, dmT_im, sc[0], sc[1],

@@ -25,7 +25,9 @@ def eos_fused_recurrent_matrix_fwd_kernel(
     BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr,
     O_T: tl.constexpr, HAS_M0: tl.constexpr, SAVE: tl.constexpr,
 ):
-    i_v, i_b = tl.program_id(0), tl.program_id(1)
+    # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
+    # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
     mk, mv = ok < K, ov < D
@@ -62,8 +64,10 @@ def eos_fused_recurrent_matrix_bwd_kernel(
     BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr,
     O_T: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    i_v, i_b = tl.program_id(0), tl.program_id(1)
-    NV = tl.num_programs(0)
+    # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
+    # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    NV = tl.num_programs(1)
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
     mk, mv = ok < K, ov < D
@@ -141,7 +145,7 @@ def fused_recurrent_eos_matrix_fwd(i, e, o, s, m0, checkpoint: int, save: bool):
     mT = torch.empty(B, K, D, **f32)
     ck = torch.empty(B, NC, K, D, **f32) if save else mT
     stride_ob = 0 if o.shape[0] == 1 else o[0].numel()
-    eos_fused_recurrent_matrix_fwd_kernel[(NV, B)](
+    eos_fused_recurrent_matrix_fwd_kernel[(B, NV)](
         i, e, o, s, m0 if m0 is not None else mT, y, mT, ck,
         T, K, D, stride_ob, NC,
         BK=BK, BV=BV, CK=checkpoint, O_T=o.shape[1] != 1, HAS_M0=m0 is not None, SAVE=save,
@@ -164,7 +168,7 @@ def fused_recurrent_eos_matrix_bwd(i, e, o, s, has_m0: bool, ck, dy, dmT, checkp
     dm0 = torch.empty(B, K, D, **f32)
     sc = torch.empty(B * NV, checkpoint + 1, BK, BV, **f32)
     stride_ob = 0 if Bo == 1 else o[0].numel()
-    eos_fused_recurrent_matrix_bwd_kernel[(NV, B)](
+    eos_fused_recurrent_matrix_bwd_kernel[(B, NV)](
         i, e, o, s, ck, dy, dmT, sc, di, de, ds, do, dm0,
         T, K, D, B, stride_ob, NC,
         BK=BK, BV=BV, CK=checkpoint, O_T=TO != 1, HAS_M0=has_m0,

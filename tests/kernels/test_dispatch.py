@@ -109,3 +109,10 @@ def test_compiled_kernels_on_cuda():
     env["PYTHONPATH"] = str(ROOT)
     out = subprocess.run([sys.executable, "-c", CUDA_CHECK], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="on a GPU the benchmark runs for real")
+def test_kernel_benchmark_skips_cleanly_without_cuda():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "kernels.py")], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and "no CUDA: skipped" in out.stdout, out.stdout + out.stderr
