@@ -32,7 +32,7 @@ with left:
         if page.ready:
             st.page_link(str(page.path), label=f"{page.title} — {page.summary}", icon=page.icon)
         else:
-            st.markdown(f"{page.icon} {page.title} — {page.summary} *(coming)*")
+            st.caption(f"{page.icon} {page.title} — {page.summary} (coming)")
 with right:
     st.subheader("Where the core runs")
     info = lcsm_core.device_summary()
