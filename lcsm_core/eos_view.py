@@ -1,0 +1,194 @@
+"""Everything the "EOS view" page shows about one layer on one input, as numpy arrays.
+
+A layer is built from a registered variant or a model code, fed a small input,
+and opened up: its four states over time, the memory m_t, the parallel-form
+weights W (y_t[c] = Σ_s W_c[t, s] i_s[c]), and the oscillation's eigenvalues.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+
+from .codes import parse_code
+from .scan import eos_scan
+from .scan_inputs import prepare
+from .variants import VARIANTS, build_layer, build_layer_from_code
+
+Signal = Literal["random", "impulse", "sine", "repeated pattern"]
+SIGNALS: tuple[str, ...] = ("random", "impulse", "sine", "repeated pattern")
+DISPLAY_LIMIT = 1e6    # memories beyond this are reported as diverged and clipped for display
+
+
+@dataclass
+class LayerInspection:
+    """Batch element 0 and, for per-channel variants, channel `channel` of the layer's states.
+
+    x (T, D); i (T, d); e, s (T, k); o_abs, o_phase (T, k) (mean over d); memory (T, k, d) (real part);
+    memory_norm (T,); weights (T, T) for output channel `channel`; y (T, d) (the EOS part);
+    eigenvalues (T, n) complex: the oscillation's eigenvalues at every step; spectral_radius (T,).
+    """
+
+    title: str
+    psi: str
+    layout: str
+    complex_memory: bool
+    data_dependent: str
+    recurrence: dict
+    x: np.ndarray
+    i: np.ndarray
+    e: np.ndarray
+    s: np.ndarray
+    o_abs: np.ndarray
+    o_phase: np.ndarray
+    memory: np.ndarray
+    memory_norm: np.ndarray
+    weights: np.ndarray
+    y: np.ndarray
+    eigenvalues: np.ndarray
+    spectral_radius: np.ndarray
+    channel: int
+    diverged_at: int | None
+
+
+def make_input(signal: str, T: int, d_model: int, scale: float, seed: int) -> torch.Tensor:
+    """x (1, T, d_model) in float64."""
+    if signal not in SIGNALS:
+        raise ValueError(f"signal must be one of {SIGNALS}, got {signal!r}")
+    g = torch.Generator().manual_seed(seed)
+    if signal == "random":
+        x = torch.randn(T, d_model, generator=g, dtype=torch.float64)
+    elif signal == "impulse":
+        x = torch.zeros(T, d_model, dtype=torch.float64)
+        x[0] = torch.randn(d_model, generator=g, dtype=torch.float64)
+    elif signal == "sine":
+        t = torch.arange(T, dtype=torch.float64)[:, None]
+        phase = torch.rand(d_model, generator=g, dtype=torch.float64) * 2 * math.pi
+        x = torch.sin(2 * math.pi * t / 16 + phase)
+    else:
+        pattern = torch.randn(4, d_model, generator=g, dtype=torch.float64)
+        x = pattern.repeat(T // 4 + 1, 1)[:T]
+    return (x * scale).unsqueeze(0)
+
+
+def build_for_view(source: str, name: str, code: str, d_model: int, expand_dim: int, seed: int):
+    """The layer a view inspects (fp64, recurrent reference form)."""
+    torch.manual_seed(seed)
+    if source == "variant":
+        if name not in VARIANTS:
+            raise ValueError(f"unknown variant {name!r}")
+        layer = build_layer(name, d_model, expand_dim, form="recurrent")
+        if name == "deltanet":     # show the raw FWP transition, whose spectrum can leave the disk
+            layer = build_layer(name, d_model, expand_dim, form="recurrent", normalize_keys=False)
+    elif source == "model code":
+        parse_code(code)           # a clear ValueError for a malformed code
+        layer = build_layer_from_code(code, d_model, expand_dim, form="recurrent")
+    else:
+        raise ValueError(f"source must be 'variant' or 'model code', got {source!r}")
+    return layer.double().eval()
+
+
+def _pick(x: torch.Tensor, layout: str, channel: int) -> torch.Tensor:
+    """Batch element 0 (and channel `channel` for per-channel layouts) of a state (..., T, n)."""
+    while x.ndim > 2 + (1 if layout == "channels" else 0):
+        x = x[0]
+    if layout == "channels":
+        x = x[min(channel, x.shape[0] - 1)] if x.ndim == 3 else x
+    return x
+
+
+def _oscillation_per_step(o: torch.Tensor, psi: str, T: int, k: int, d: int) -> torch.Tensor:
+    """o as (T, k, d) (elementwise) or (T, k, k) (matrix) for one sequence."""
+    o = o.expand(*o.shape[:-3], T, *o.shape[-2:]) if o.ndim >= 3 else o.expand(T, *o.shape)
+    while o.ndim > 3:
+        o = o[0]
+    return o.expand(T, k, d) if psi == "elementwise" else o
+
+
+def inspect_layer(source: str = "variant", name: str = "gla", code: str = "1-9-1-0", d_model: int = 8,
+                  expand_dim: int = 8, T: int = 48, signal: str = "random", scale: float = 1.0, seed: int = 0,
+                  channel: int = 0) -> LayerInspection:
+    for label, value, lo, hi in (("T", T, 1, 512), ("d_model", d_model, 1, 64), ("expand_dim", expand_dim, 1, 64)):
+        if not lo <= int(value) <= hi:
+            raise ValueError(f"{label} must be between {lo} and {hi}, got {value}")
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"input scale must be a positive number, got {scale}")
+    layer = build_for_view(source, name, code, d_model, expand_dim, seed)
+    x = make_input(signal, T, d_model, scale, seed)
+    with torch.no_grad():
+        st = layer.states(x)
+        inp = prepare(st.i, st.e, st.o, st.s, st.psi)
+        y_full, memories = _memories(inp)
+        weights = _parallel_weights(st, inp)                                     # (T, T, channels)
+    layout = st.layout
+    n_channels = inp.batch[-1] if layout == "channels" else inp.d
+    c_out = min(int(channel), n_channels - 1)
+
+    def select(t: torch.Tensor, tail: int) -> torch.Tensor:
+        """Batch element 0 (and channel c_out for per-channel layouts) of a (*batch, *tail) tensor."""
+        t = t.expand(*inp.batch, *t.shape[-tail:])[0]
+        return t[c_out] if layout == "channels" else t
+
+    i, e, s = (select(t, 2) for t in (inp.i, inp.e, inp.s))
+    o_seq = select(inp.o, 3).expand(T, *inp.o.shape[-2:])
+    if st.psi == "elementwise":
+        o_seq = o_seq.expand(T, inp.k, inp.d)
+    mem = select(memories, 3)                                                    # (T, k, d)
+    if st.psi == "matrix":
+        eig = torch.linalg.eigvals(o_seq.to(torch.complex128))                  # (T, k)
+        o_abs, o_phase = torch.diagonal(o_seq, dim1=-2, dim2=-1).abs(), torch.zeros(T, inp.k)
+    else:
+        eig = o_seq.to(torch.complex128).reshape(T, -1)
+        o_mean = o_seq.to(torch.complex128).mean(-1)
+        o_abs, o_phase = o_mean.abs(), torch.angle(o_mean)
+    norms = torch.linalg.vector_norm(mem.reshape(T, -1), dim=-1)
+    bad = (~torch.isfinite(norms)) | (norms > DISPLAY_LIMIT)
+    diverged_at = int(bad.nonzero()[0]) if bool(bad.any()) else None
+    y_eos = y_full.expand(*inp.batch, T, inp.d)[0]
+    y_eos = y_eos[..., 0].transpose(0, 1) if layout == "channels" else y_eos      # (T, channels)
+    clip = lambda t: np.clip(np.nan_to_num(t.detach().numpy(), nan=0.0, posinf=DISPLAY_LIMIT,
+                                           neginf=-DISPLAY_LIMIT), -DISPLAY_LIMIT, DISPLAY_LIMIT)
+    info = layer.info
+    return LayerInspection(
+        title=info.label, psi=st.psi, layout=layout, complex_memory=memories.is_complex(),
+        data_dependent=info.data_dependent or "none",
+        recurrence={"i": info.i, "e": info.e, "o": info.o, "s": info.s, "note": info.note},
+        x=x[0].numpy(), i=clip(i.real), e=clip(e.real), s=clip(s.real), o_abs=clip(o_abs),
+        o_phase=o_phase.detach().numpy(), memory=clip(mem.real), memory_norm=clip(norms),
+        weights=clip(weights[..., c_out]), y=clip(y_eos), eigenvalues=eig.detach().numpy(),
+        spectral_radius=eig.abs().max(-1).values.detach().numpy(), channel=c_out,
+        diverged_at=diverged_at)
+
+
+def _memories(inp):
+    """The reference recurrence keeping every memory: y (*batch, T, d), M (*batch, T, k, d)."""
+    from .scan_recurrent import step
+    m = torch.zeros(*inp.batch, inp.k, inp.d, dtype=inp.state_dtype)
+    ms, ys = [], []
+    for t in range(inp.T):
+        o_t = inp.o[..., min(t, inp.o.shape[-3] - 1), :, :]
+        m, y_t = step(m, inp.i[..., t, :], inp.e[..., t, :], o_t, inp.s[..., t, :], inp.psi)
+        ms.append(m)
+        ys.append(y_t)
+    y = torch.stack(ys, dim=-2)
+    return (y.real if y.is_complex() else y), torch.stack(ms, dim=-3)
+
+
+def _parallel_weights(st, inp) -> torch.Tensor:
+    """W (T, T, channels): y_t[c] = Σ_s W[t, s, c] i_s[c], found by feeding one-hot-in-time inputs.
+
+    The recurrence is linear in i and the memory's columns never mix, so one scan
+    over a batch of T impulses (a new leading dim) gives every column of W at once.
+    """
+    T = inp.T
+    lead = inp.i.shape[:-2]
+    impulses = torch.eye(T, dtype=inp.i.dtype).reshape(T, *(1,) * len(lead), T, 1)
+    impulses = impulses.expand(T, *lead, T, inp.d)
+    y = eos_scan(impulses, st.e, st.o, st.s, psi=st.psi)          # (T_probe, *batch, T, d)
+    y = y[:, 0]                                                   # batch element 0
+    if st.layout == "channels":                                   # (T_probe, C, T, 1)
+        return y[..., 0].permute(2, 0, 1)                         # (T, T_probe, C)
+    return y.transpose(0, 1)                                      # (T, T_probe, d)
