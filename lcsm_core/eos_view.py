@@ -91,23 +91,6 @@ def build_for_view(source: str, name: str, code: str, d_model: int, expand_dim: 
     return layer.double().eval()
 
 
-def _pick(x: torch.Tensor, layout: str, channel: int) -> torch.Tensor:
-    """Batch element 0 (and channel `channel` for per-channel layouts) of a state (..., T, n)."""
-    while x.ndim > 2 + (1 if layout == "channels" else 0):
-        x = x[0]
-    if layout == "channels":
-        x = x[min(channel, x.shape[0] - 1)] if x.ndim == 3 else x
-    return x
-
-
-def _oscillation_per_step(o: torch.Tensor, psi: str, T: int, k: int, d: int) -> torch.Tensor:
-    """o as (T, k, d) (elementwise) or (T, k, k) (matrix) for one sequence."""
-    o = o.expand(*o.shape[:-3], T, *o.shape[-2:]) if o.ndim >= 3 else o.expand(T, *o.shape)
-    while o.ndim > 3:
-        o = o[0]
-    return o.expand(T, k, d) if psi == "elementwise" else o
-
-
 def inspect_layer(source: str = "variant", name: str = "gla", code: str = "1-9-1-0", d_model: int = 8,
                   expand_dim: int = 8, T: int = 48, signal: str = "random", scale: float = 1.0, seed: int = 0,
                   channel: int = 0) -> LayerInspection:
