@@ -18,7 +18,8 @@ def build_eos_layer(config: ModelConfig) -> nn.Module:
     if not hasattr(lcsm_core, "build_layer"):
         raise RuntimeError("the variant registry (lcsm_core.build_layer) is not available yet")
     if config.code:
-        return lcsm_core.build_layer_from_code(config.code, config.d_model, config.expand_dim, tau=config.tau)
+        return lcsm_core.build_layer_from_code(config.code, config.d_model, config.expand_dim, tau=config.tau,
+                                               form=config.form)
     return lcsm_core.build_layer(config.variant, config.d_model, config.expand_dim, form=config.form)
 
 

@@ -1,0 +1,23 @@
+"""Every registered variant, and a few model codes, can be trained by the loop and snapshotted."""
+import math
+
+import pytest
+
+import lcsm_core
+from lcsm_core.training import Trainer
+from tests.training.tiny import tiny_config
+
+
+@pytest.mark.parametrize("layer", [*lcsm_core.VARIANTS, "code:1-9-1-0", "code:1-3-1-2", "code:0"])
+def test_two_steps_and_a_snapshot(layer):
+    config = tiny_config(max_steps=2, eval_every=2, snapshot_every=2, batch_size=4, test_examples=8)
+    config.model.d_model = config.model.expand_dim = 8
+    if layer.startswith("code:"):
+        config.model.code = layer[5:]
+    else:
+        config.model.variant = layer
+    records = list(Trainer(config).records())
+    assert all(math.isfinite(r.loss) for r in records if r.loss is not None)
+    last = records[-1]
+    assert last.status == "completed" and last.step == 2
+    assert len(last.eigenvalues) == 2 and all(e.is_complex() and e.ndim == 1 and len(e) for e in last.eigenvalues)
