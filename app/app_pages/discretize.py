@@ -1,9 +1,8 @@
 """Lesson 2 · Continuous → discrete: Δ and method; s-plane, z-plane, responses, error."""
 import streamlit as st
 
-from app.ui import cached_core
+from app.ui import cached_core, page_figures
 from app.ui.charts import show_chart
-from app.ui.figures.plane_figures import error_figure, responses_figure, s_plane_map_figure, z_plane_figure
 from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
 from app.ui.presets import preset_buttons
 from app.ui.query_state import load_settings, save_settings
@@ -28,7 +27,6 @@ with st.sidebar:
 v = save_settings(SETTINGS)
 
 cmp = cached_core.discretization_comparison(v["m"], v["c"], v["k"], v["dt"], v["input"], v["freq"])
-grid, euler_circle = cached_core.pole_map(v["dt"], float(min(cmp.s_poles.real.min(), -0.5) * 1.5))
 radius = {name: float(abs(res.poles).max()) for name, res in cmp.methods.items()}
 
 cols = st.columns(3)
@@ -40,13 +38,14 @@ if cmp.methods["euler"].diverged_at is not None:
     st.warning(f"Euler's response passed ±1000 at t = {cmp.methods['euler'].diverged_at:.3g} s; its curve stops "
                "there.", icon="💥")
 
+figs = page_figures.discretize(v["m"], v["c"], v["k"], v["dt"], v["input"], v["freq"])
 left, middle, right = st.columns(3)
-show_chart(s_plane_map_figure(cmp, grid, euler_circle), "discretize-s-plane", container=left)
-show_chart(z_plane_figure(cmp, grid), "discretize-z-plane", container=middle)
-show_chart(z_plane_figure(cmp, grid, zoom=True), "discretize-z-plane-zoom", container=right)
+show_chart(figs["s_plane"], "discretize-s-plane", container=left)
+show_chart(figs["z_plane"], "discretize-z-plane", container=middle)
+show_chart(figs["z_zoom"], "discretize-z-plane-zoom", container=right)
 left, right = st.columns(2)
-show_chart(responses_figure(cmp), "discretize-responses", container=left)
-show_chart(error_figure(cmp), "discretize-error", container=right)
+show_chart(figs["responses"], "discretize-responses", container=left)
+show_chart(figs["error"], "discretize-error", container=right)
 
 p = cmp.s_poles[-1]
 dt = v["dt"]

@@ -2,9 +2,8 @@
 import numpy as np
 import streamlit as st
 
-from app.ui import cached_core
+from app.ui import cached_core, page_figures
 from app.ui.charts import show_chart
-from app.ui.figures.stability_figures import eigen_trajectory_figure, loss_figure
 from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
 from app.ui.presets import preset_buttons
 from app.ui.query_state import load_settings, save_settings
@@ -45,8 +44,9 @@ for name, run in runs.items():
     if run.diverged_step is not None:
         st.error(f"{name}: the loss diverged at step {run.diverged_step}; training stopped there.", icon="💥")
 
-show_chart(eigen_trajectory_figure(runs), "lru-stability-eigenvalues")
-show_chart(loss_figure(runs), "lru-stability-loss")
+figs = page_figures.lru_stability(v["lr"], v["steps"], v["gamma"], v["r_max"], v["seed"])
+show_chart(figs["eigenvalues"], "lru-stability-eigenvalues")
+show_chart(figs["loss"], "lru-stability-loss")
 
 r = float(np.abs(naive.eigenvalues[0]).max())
 st.latex(r"\text{naive: } \lambda = a + ib \quad (a, b\ \text{learned; nothing keeps } |\lambda| < 1)"

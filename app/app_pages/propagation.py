@@ -4,9 +4,8 @@ import math
 import numpy as np
 import streamlit as st
 
-from app.ui import cached_core
+from app.ui import cached_core, page_figures
 from app.ui.charts import show_chart
-from app.ui.figures.propagation_figures import distance_figure, heatmap_figure, traces_figure
 from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
 from app.ui.presets import preset_buttons
 from app.ui.query_state import load_settings, save_settings
@@ -30,7 +29,6 @@ theta = math.radians(v["theta"])
 
 springs = cached_core.propagation_springs(v["gap"], v["length"])
 lru = cached_core.propagation_lru(v["gap"], v["length"], v["nu"], theta)
-grid = cached_core.propagation_grid(v["gap"], v["length"])
 traces = springs + [lru]
 
 cols = st.columns(len(traces))
@@ -44,20 +42,12 @@ exploded = [tr.name for tr in traces if tr.exploded]
 if exploded:
     st.warning(f"Stopped where the state passed ±{EXPLODE_ABOVE:g}: {', '.join(exploded)}.", icon="💥")
 
-show_chart(traces_figure(traces), "propagation-traces")
+figs = page_figures.propagation(v["gap"], v["length"], v["nu"], v["theta"], FORGET_BELOW, EXPLODE_ABOVE)
+show_chart(figs["traces"], "propagation-traces")
 left, right = st.columns(2)
-dist_len, size_len = grid.by_length(theta)
-show_chart(heatmap_figure(grid.lengths, grid.nu, dist_len, size_len, forget_below=FORGET_BELOW,
-                          explode_above=EXPLODE_ABOVE, marker=(v["length"], v["nu"]),
-                          x_title="steps after the 2nd token", y_title="damping ν",
-                          title=f"Distance vs damping and length (θ = {v['theta']}°)"),
-           "propagation-heatmap-length", container=left)
-dist_th, size_th = grid.by_theta(v["length"])
-show_chart(heatmap_figure(np.degrees(grid.theta), grid.nu, dist_th, size_th, forget_below=FORGET_BELOW,
-                          explode_above=EXPLODE_ABOVE, marker=(v["theta"], v["nu"]), x_title="phase θ (°)",
-                          y_title="damping ν", title=f"Distance vs damping and phase ({v['length']} steps)"),
-           "propagation-heatmap-phase", container=right)
-show_chart(distance_figure(traces), "propagation-distance")
+show_chart(figs["by_length"], "propagation-heatmap-length", container=left)
+show_chart(figs["by_theta"], "propagation-heatmap-phase", container=right)
+show_chart(figs["distance"], "propagation-distance")
 
 lam = np.exp(-v["nu"] + 1j * theta)
 L = v["length"]

@@ -4,9 +4,8 @@ import math
 import numpy as np
 import streamlit as st
 
-from app.ui import cached_core
+from app.ui import cached_core, page_figures
 from app.ui.charts import show_chart
-from app.ui.figures.ring_figures import eigenvalue_ring_figure, impulse_response_figure, radius_histogram_figure
 from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
 from app.ui.presets import preset_buttons
 from app.ui.query_state import load_settings, save_settings
@@ -36,11 +35,11 @@ cols[1].metric("largest |λ|", f"{study.radii.max():.5f}")
 cols[2].metric("median memory horizon", f"{np.median(h):,.4g} steps")
 cols[3].metric("longest memory horizon", f"{h.max():,.4g} steps")
 
+figs = page_figures.rings(v["n"], v["r_min"], v["r_max"], v["phase"] * math.pi, v["seed"])
 left, right = st.columns([1.1, 1])
-show_chart(eigenvalue_ring_figure(study), "rings-eigenvalues", container=left)
-with right:
-    show_chart(radius_histogram_figure(study), "rings-radius-histogram")
-show_chart(impulse_response_figure(study), "rings-impulse-responses")
+show_chart(figs["eigenvalues"], "rings-eigenvalues", container=left)
+show_chart(figs["histogram"], "rings-radius-histogram", container=right)
+show_chart(figs["impulse"], "rings-impulse-responses")
 
 j = study.picked[-1]
 lam = study.eigenvalues[j]

@@ -3,9 +3,8 @@ import math
 
 import streamlit as st
 
-from app.ui import cached_core
+from app.ui import cached_core, page_figures
 from app.ui.charts import show_chart
-from app.ui.figures.spring_figures import energy_figure, phase_portrait_figure, s_plane_figure, time_response_figure
 from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
 from app.ui.presets import preset_buttons
 from app.ui.query_state import load_settings, save_settings
@@ -46,12 +45,13 @@ if sim.diverged_at is not None:
     st.warning(f"The response grew past ±{sim.bound:g} at t = {sim.diverged_at:.3g} s; the plots stop there.",
                icon="💥")
 
+figs = page_figures.spring(v["m"], v["c"], v["k"], v["forcing"], v["freq"], v["period"])
 left, right = st.columns(2)
-show_chart(time_response_figure(sim), "spring-time-response", container=left)
-show_chart(phase_portrait_figure(sim), "spring-phase-portrait", container=right)
+show_chart(figs["response"], "spring-time-response", container=left)
+show_chart(figs["phase"], "spring-phase-portrait", container=right)
 left, right = st.columns(2)
-show_chart(energy_figure(sim), "spring-energy", container=left)
-show_chart(s_plane_figure(r.poles), "spring-poles", container=right)
+show_chart(figs["energy"], "spring-energy", container=left)
+show_chart(figs["poles"], "spring-poles", container=right)
 
 p1, p2 = r.poles
 st.latex(rf"{v['m']:.3g}\,\ddot x + {v['c']:.3g}\,\dot x + {v['k']:.3g}\,x = f(t)"

@@ -16,7 +16,7 @@ LEGENDS = {"top": dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right"
 
 def style(fig: go.Figure, title: str, *, height: int = 340, legend: bool = True, legend_side: str = "top") -> go.Figure:
     """Shared layout; legend_side "top" (short legends above the plot) or "right" (beside it)."""
-    fig.update_layout(title=dict(text=title, x=0.01, font=dict(size=16)), height=height, template="plotly_white",
+    fig.update_layout(title=dict(text=title, x=0.01, font=dict(size=16)), height=height,
                       margin=dict(l=55, r=15, t=60 if legend_side == "top" else 45, b=45), showlegend=legend,
                       legend=LEGENDS[legend_side], font=dict(size=13))
     return fig

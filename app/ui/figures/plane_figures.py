@@ -10,12 +10,18 @@ METHOD_LABELS = {"zoh": "ZOH", "bilinear": "bilinear", "euler": "Euler"}
 MARKERS = {"zoh": "circle-open", "bilinear": "diamond", "euler": "x"}
 
 
+def _lines(grid_lines, which: int, name: str) -> go.Scatter:
+    """All grid lines (s side: which=0, z side: which=1) as one trace, separated by gaps."""
+    pieces = [np.append(line[which], np.nan) for line in grid_lines]
+    z = np.concatenate(pieces) if pieces else np.array([])
+    return go.Scatter(x=z.real, y=z.imag, mode="lines", hoverinfo="skip", name=name, connectgaps=False,
+                      line=dict(color="#bbb", width=1))
+
+
 def s_plane_map_figure(cmp, grid_lines, euler_circle) -> go.Figure:
     """Continuous poles, the grid that gets mapped, and Euler's stable disk |1 + sΔ| < 1."""
     fig = go.Figure()
-    for n, (s_line, _) in enumerate(grid_lines):
-        fig.add_trace(go.Scatter(x=s_line.real, y=s_line.imag, mode="lines", hoverinfo="skip", showlegend=n == 0,
-                                 name="grid (mapped →)", line=dict(color="#bbb", width=1)))
+    fig.add_trace(_lines(grid_lines, 0, "grid (mapped →)"))
     fig.add_trace(go.Scatter(x=euler_circle.real, y=euler_circle.imag, mode="lines", name="Euler stable disk",
                              fill="toself", fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"],
                                                                                          dash="dot")))
@@ -34,9 +40,7 @@ def z_plane_figure(cmp, grid_lines, *, zoom: bool = False) -> go.Figure:
     zoom=True frames the poles (poles of a fine Δ crowd near z = 1, where the differences are).
     """
     fig = go.Figure()
-    for n, (_, z_line) in enumerate(grid_lines):
-        fig.add_trace(go.Scatter(x=z_line.real, y=z_line.imag, mode="lines", hoverinfo="skip", showlegend=n == 0,
-                                 name="e^{sΔ} of the grid", line=dict(color="#bbb", width=1)))
+    fig.add_trace(_lines(grid_lines, 1, "e^{sΔ} of the grid"))
     fig.add_trace(unit_circle_trace(color="black"))
     fig.add_trace(go.Scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="e^{pΔ}",
                              marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1))))

@@ -26,19 +26,17 @@ def _trails(eigs: np.ndarray, upto: int):
 
 
 def _frame(runs: dict, names: list, last: dict, step: int) -> go.Frame:
-    """Trails and current points of every panel at `step` (trace ids after the circles)."""
-    trails, points = [], []
+    """The current eigenvalues of every panel at `step` (the marker traces, after circles and trails)."""
+    points = []
     for n in names:
-        upto = min(step, last[n])
-        xs, ys = _trails(runs[n].eigenvalues, upto)
-        z = _clip(runs[n].eigenvalues[upto])
-        trails.append(go.Scatter(x=xs, y=ys))
+        z = _clip(runs[n].eigenvalues[min(step, last[n])])
         points.append(go.Scatter(x=z.real, y=z.imag))
-    return go.Frame(name=str(step), traces=list(range(len(names), 3 * len(names))), data=trails + points)
+    return go.Frame(name=str(step), traces=list(range(2 * len(names), 3 * len(names))), data=points)
 
 
 def eigen_trajectory_figure(runs: dict, frames: int = 30) -> go.Figure:
-    """One panel per parameterization: the unit circle, paths of λ, current λ; ▶ animates the steps."""
+    """One panel per parameterization: the unit circle, each λ's whole path (faint) and λ at the chosen
+    step; ▶ animates λ moving along its path."""
     names = list(runs)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[f"{n} parameterization" for n in names],
                         horizontal_spacing=0.08)
