@@ -94,9 +94,14 @@ def parse_lesson(text: str) -> Lesson:
                   exercises=tuple(exercises), extra={k: v.strip() for k, v in sections.items()})
 
 
+def lesson_files(directory: Path = LESSONS_DIR) -> list[Path]:
+    """Lesson files are named NN-<name>.md (README.md and other notes are skipped)."""
+    return sorted(directory.glob("[0-9]*.md"))
+
+
 def load_lesson(page: str, directory: Path = LESSONS_DIR) -> Lesson:
     """The lesson whose front matter says `page: <page>`."""
-    for path in sorted(directory.glob("*.md")):
+    for path in lesson_files(directory):
         lesson = parse_lesson(path.read_text(encoding="utf-8"))
         if lesson.page == page:
             return lesson

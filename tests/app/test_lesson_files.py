@@ -16,7 +16,7 @@ def test_lesson_file_parses_with_objectives_body_and_two_exercises(page):
 
 
 def test_every_lesson_file_has_a_page():
-    pages = {lc.parse_lesson(p.read_text()).page for p in lc.LESSONS_DIR.glob("*.md")}
+    pages = {lc.parse_lesson(p.read_text()).page for p in lc.lesson_files()}
     assert set(PAGES) <= pages
 
 

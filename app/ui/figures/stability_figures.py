@@ -7,6 +7,7 @@ from plotly.subplots import make_subplots
 
 from .common import COLORS, circle, log_safe, style
 
+LOSS_CEILING = 1e8     # losses above this are drawn at it (the run is marked as diverged)
 DISPLAY_RADIUS = 1.6   # eigenvalues farther out are drawn on this circle (and said so)
 
 
@@ -79,7 +80,8 @@ def loss_figure(runs: dict) -> go.Figure:
     fig = make_subplots(rows=1, cols=2, subplot_titles=["loss (normalized MSE)", "largest |λ|"])
     for name, run in runs.items():
         steps = np.arange(len(run.loss))
-        fig.add_trace(go.Scatter(x=steps, y=log_safe(run.loss), name=name, line=dict(color=COLORS[name])), 1, 1)
+        loss = np.minimum(log_safe(run.loss), LOSS_CEILING)      # a diverged step may be 1e30 or inf
+        fig.add_trace(go.Scatter(x=steps, y=loss, name=name, line=dict(color=COLORS[name])), 1, 1)
         fig.add_trace(go.Scatter(x=np.arange(len(run.eigenvalues)), y=np.abs(run.eigenvalues).max(axis=1),
                                  name=name, showlegend=False, line=dict(color=COLORS[name])), 1, 2)
         if run.diverged_step is not None:
