@@ -19,12 +19,16 @@ def load_settings(spec: PageParams) -> None:
     """Fill every missing widget key from the URL (or the default), and show a note for bad URL values.
 
     A key already in session state (the widget exists) wins over the URL, so moving a
-    slider is never undone by the stale URL of the previous run.
+    slider is never undone by the stale URL of the previous run. Coming back to a page
+    through the navigation (a URL without its settings) restores the last values seen in
+    this session.
     """
     missing = [p for p in spec.params if spec.key(p.name) not in st.session_state]
     if not missing:
         return
     query = {name: st.query_params.get_all(name) for name in st.query_params}
+    if not any(p.name in query for p in spec.params):
+        query = spec.encode({**spec.defaults, **st.session_state.get(_saved_key(spec), {})})
     values, notes = spec.read(query)
     for p in missing:
         st.session_state[spec.key(p.name)] = values[p.name]
@@ -43,6 +47,7 @@ def current_settings(spec: PageParams) -> dict[str, Any]:
 def save_settings(spec: PageParams) -> dict[str, Any]:
     """Write every setting into the URL (only the ones that changed) and return the values."""
     values = current_settings(spec)
+    st.session_state[_saved_key(spec)] = dict(values)
     for name, text in spec.encode(values).items():
         if st.query_params.get(name) != text:
             st.query_params[name] = text
@@ -53,3 +58,7 @@ def apply_values(spec: PageParams, values: dict[str, Any]) -> None:
     """Set widget keys (use from an on_click callback, before the widgets are drawn)."""
     for name, value in values.items():
         st.session_state[spec.key(name)] = value
+
+
+def _saved_key(spec: PageParams) -> str:
+    return f"{spec.page}.__last_settings"

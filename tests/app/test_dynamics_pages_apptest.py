@@ -113,3 +113,16 @@ def test_exercises_check_and_give_feedback(page):
         fresh.number_input(key=f"{page}.exercise.{n}.answer").set_value(answer).run()
         fresh.button(key=f"{page}.exercise.{n}.check").click().run()
         assert fresh.success, [e.value for e in fresh.error]
+
+
+def test_settings_survive_navigating_away_and_back():
+    at = AppTest.from_file(str(ROOT / "app" / "streamlit_app.py"), default_timeout=120).run()
+    at.switch_page("app_pages/spring.py").run()
+    at.slider(key="spring.m").set_value(2.5).run()
+    at.switch_page("app_pages/rings.py").run()
+    assert_clean(at, "rings")
+    at.query_params.clear()                      # the browser drops a page's settings on navigation
+    at.switch_page("app_pages/spring.py").run()
+    assert_clean(at, "spring again")
+    assert at.slider(key="spring.m").value == 2.5
+    assert url_value(at, "m") == "2.5"
