@@ -25,6 +25,8 @@ import triton.language as tl
 from .utils import Flat, check_device, flatten, next_pow2
 
 CHUNK = 16   # tl.dot needs >= 16; small chunks keep the intra-chunk column loop short
+# The matmuls here are 16-wide: exact fp32 ("ieee", FMA) fits in registers at k = 128, where
+# tf32x3 spills (tests/kernels/compile_check.py), so this kernel always uses "ieee".
 
 
 @triton.jit
@@ -153,12 +155,12 @@ def eos_chunk_bwd_kernel(
 
 def _warps(BK: int) -> int:
     # a program holds several (C, BK) tiles at once; more warps keep them in registers at k = 128
-    return 8 if BK >= 128 else 4
+    return 8 if BK >= 64 else 4
 
 
 def _blocks(K: int, D: int):
     BK = max(16, next_pow2(K))
-    BV = max(16, min(next_pow2(D), 32))
+    BV = 16   # with 8 warps the k=128 forward stays in registers (tests/kernels/compile_check.py)
     return BK, BV, triton.cdiv(D, BV)
 
 

@@ -19,7 +19,7 @@ import torch
 import triton
 import triton.language as tl
 
-from .utils import Flat, check_device, flatten, helper, next_pow2, real_dtype, split
+from .utils import Flat, check_device, flatten, helper, next_pow2, num_warps, real_dtype, split
 
 
 @helper
@@ -259,7 +259,7 @@ def eos_fused_recurrent_bwd_kernel(
 
 def _blocks(K: int, D: int):
     BK = next_pow2(K)
-    BV = min(next_pow2(D), 32)
+    BV = min(next_pow2(D), 16)   # k=128: a 128×16 slice per program stays in registers
     return BK, BV, triton.cdiv(D, BV)
 
 
@@ -291,7 +291,7 @@ def fused_recurrent_eos_fwd(i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, m0_r
         T, K, D, stride_ob, NC,
         BK=BK, BV=BV, CK=checkpoint,
         O_T=o_re.shape[1] != 1, O_K=o_re.shape[2] != 1, O_D=o_re.shape[3] != 1,
-        COMPLEX=cplx, HAS_M0=m0_re is not None, SAVE=save,
+        COMPLEX=cplx, HAS_M0=m0_re is not None, SAVE=save, num_warps=num_warps(BK * BV),
     )
     return y, mT_re, (mT_im if cplx else None), ck_re, (ck_im if cplx else None)
 
@@ -328,7 +328,7 @@ def fused_recurrent_eos_bwd(i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, has_
         di[0], di[1], de[0], de[1], ds[0], ds[1], do[0], do[1], dm0[0], dm0[1],
         T, K, D, B, stride_ob, NC,
         BK=BK, BV=BV, CK=checkpoint, O_T=O_T, O_K=KO != 1, O_D=DO != 1,
-        COMPLEX=cplx, HAS_M0=has_m0,
+        COMPLEX=cplx, HAS_M0=has_m0, num_warps=num_warps(BK * BV),
     )
 
     def o_grad(g):

@@ -15,14 +15,14 @@ import torch
 import triton
 import triton.language as tl
 
-from .utils import Flat, check_device, flatten, next_pow2
+from .utils import DOT_PRECISION, Flat, check_device, flatten, next_pow2, num_warps
 
 
 @triton.jit
 def eos_fused_recurrent_matrix_fwd_kernel(
     i, e, o, s, m0, y, mT, ck,
     T, K, D, stride_ob, NC,
-    BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr,
+    BK: tl.constexpr, BV: tl.constexpr, PREC: tl.constexpr, CK: tl.constexpr,
     O_T: tl.constexpr, HAS_M0: tl.constexpr, SAVE: tl.constexpr,
 ):
     # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
@@ -51,7 +51,7 @@ def eos_fused_recurrent_matrix_fwd_kernel(
         b_e = tl.load(e + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
         b_s = tl.load(s + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
         # oscillation × then expand; "ieee" keeps fp32 exact (no tf32) in and out of the interpreter
-        b_m = tl.dot(b_o, b_m, input_precision="ieee") + b_e[:, None] * b_i[None, :]
+        b_m = tl.dot(b_o, b_m, input_precision=PREC) + b_e[:, None] * b_i[None, :]
         tl.store(y + (i_b * T + t) * D + ov, tl.sum(b_m * b_s[:, None], 0), mask=mv)
     tl.store(mT + i_b * K * D + p_kv, b_m, mask=mkv)
 
@@ -61,7 +61,7 @@ def eos_fused_recurrent_matrix_bwd_kernel(
     i, e, o, s, ck, dy, dmT, sc,
     di, de, ds, do, dm0,
     T, K, D, B, stride_ob, NC,
-    BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr,
+    BK: tl.constexpr, BV: tl.constexpr, PREC: tl.constexpr, CK: tl.constexpr,
     O_T: tl.constexpr, HAS_M0: tl.constexpr,
 ):
     # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
@@ -95,7 +95,7 @@ def eos_fused_recurrent_matrix_bwd_kernel(
                 b_o = tl.load(o + i_b * stride_ob + t * K * K + p_kk, mask=mkk, other=0.).to(tl.float32)
             b_i = tl.load(i + (i_b * T + t) * D + ov, mask=mv, other=0.).to(tl.float32)
             b_e = tl.load(e + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
-            b_m = tl.dot(b_o, b_m, input_precision="ieee") + b_e[:, None] * b_i[None, :]
+            b_m = tl.dot(b_o, b_m, input_precision=PREC) + b_e[:, None] * b_i[None, :]
             tl.store(sc + p_sc + (j + 1) * BK * BV, b_m)
         # adjoint recurrence, last step first; b_m holds m_t
         for jj in range(L):
@@ -113,12 +113,12 @@ def eos_fused_recurrent_matrix_bwd_kernel(
             tl.store(ds + p_gk, tl.sum(b_m * b_dy[None, :], 1), mask=mk)
             tl.store(de + p_gk, tl.sum(b_dm * b_i[None, :], 1), mask=mk)
             tl.store(di + (i_b * T + t) * D + ov, tl.sum(b_dm * b_e[:, None], 0), mask=mv)
-            b_do = tl.dot(b_dm, tl.trans(b_p), input_precision="ieee")   # dm_t m_{t-1}ᵀ
+            b_do = tl.dot(b_dm, tl.trans(b_p), input_precision=PREC)   # dm_t m_{t-1}ᵀ
             if O_T:
                 tl.store(do + ((i_v * B + i_b) * TO + t) * K * K + p_kk, b_do, mask=mkk)
             else:
                 b_do_acc += b_do
-            b_dm = tl.dot(tl.trans(b_o), b_dm, input_precision="ieee")
+            b_dm = tl.dot(tl.trans(b_o), b_dm, input_precision=PREC)
             b_m = b_p
     if not O_T:
         tl.store(do + (i_v * B + i_b) * K * K + p_kk, b_do_acc, mask=mkk)
@@ -129,7 +129,7 @@ def eos_fused_recurrent_matrix_bwd_kernel(
 def _blocks(K: int, D: int):
     # tl.dot needs every dim >= 16
     BK = max(16, next_pow2(K))
-    BV = max(16, min(next_pow2(D), 32))
+    BV = 16
     return BK, BV, triton.cdiv(D, BV)
 
 
@@ -148,7 +148,8 @@ def fused_recurrent_eos_matrix_fwd(i, e, o, s, m0, checkpoint: int, save: bool):
     eos_fused_recurrent_matrix_fwd_kernel[(B, NV)](
         i, e, o, s, m0 if m0 is not None else mT, y, mT, ck,
         T, K, D, stride_ob, NC,
-        BK=BK, BV=BV, CK=checkpoint, O_T=o.shape[1] != 1, HAS_M0=m0 is not None, SAVE=save,
+        BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=o.shape[1] != 1, HAS_M0=m0 is not None,
+        SAVE=save, num_warps=num_warps(BK * BK),
     )
     return y, mT, ck
 
@@ -171,7 +172,8 @@ def fused_recurrent_eos_matrix_bwd(i, e, o, s, has_m0: bool, ck, dy, dmT, checkp
     eos_fused_recurrent_matrix_bwd_kernel[(B, NV)](
         i, e, o, s, ck, dy, dmT, sc, di, de, ds, do, dm0,
         T, K, D, B, stride_ob, NC,
-        BK=BK, BV=BV, CK=checkpoint, O_T=TO != 1, HAS_M0=has_m0,
+        BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=TO != 1, HAS_M0=has_m0,
+        num_warps=num_warps(BK * BK),
     )
     do = do.sum(0)                                    # partial sums over d-blocks
     if Bo == 1:

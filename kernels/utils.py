@@ -14,6 +14,18 @@ import triton
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 
 
+# fp32 matmuls: exact "ieee" under the interpreter (the tests' tolerance is fp32 round-off);
+# on a GPU "tf32x3" — three tensor-core passes, about fp32 accuracy — because the FMA path of
+# "ieee" spills a 128×128 oscillation tile to local memory (tests/kernels/compile_check.py).
+DOT_PRECISION = "ieee" if INTERPRET else "tf32x3"
+
+
+def num_warps(tile_elements: int) -> int:
+    """4 warps for small tiles, 8 from 2048 fp32 elements per tile (keeps k=128 tiles in registers,
+    per tests/kernels/compile_check.py on sm_90)."""
+    return 8 if tile_elements >= 2048 else 4
+
+
 def helper(fn):
     """@triton.jit for a small function called from kernels. Under the interpreter every call of
     a jitted helper re-patches triton.language (~3 ms), which dominates a per-step loop; there a

@@ -1,0 +1,117 @@
+"""Compile every EOS kernel for a CUDA target without a GPU (Triton's ahead-of-time path:
+source → TTIR → TTGIR → LLVM → PTX → cubin with the bundled ptxas). Catches what the
+interpreter cannot: type errors in loop-carried values, unsupported ops, register spills.
+
+    python tests/kernels/compile_check.py [--arch 90] [--all]
+
+Must run WITHOUT TRITON_INTERPRET (the kernels have to be compiled functions).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+INTS = {"T", "K", "D", "B", "stride_ob", "NC"}
+INPUTS = {"i", "e", "o", "s", "a", "i_re", "i_im", "e_re", "e_im", "o_re", "o_im", "s_re", "s_im"}
+
+
+def compile_kernel(kernel, constexprs: dict, in_dtype: str = "bf16", arch: int = 90):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    num_warps = constexprs.pop("_num_warps", 4)
+    sig = {}
+    for name in kernel.arg_names:
+        if name in constexprs:
+            sig[name] = "constexpr"
+        elif name in INTS:
+            sig[name] = "i32"
+        else:
+            sig[name] = f"*{in_dtype}" if name in INPUTS else "*fp32"
+    src = ASTSource(kernel, signature=sig, constexprs=constexprs)
+    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"num_warps": num_warps})
+
+
+def resource_usage(compiled) -> str:
+    """Registers and spills from the cubin, read with the cuobjdump bundled with Triton."""
+    import subprocess
+    import tempfile
+
+    import triton
+    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(compiled.asm["cubin"])
+        f.flush()
+        out = subprocess.run([str(tool), "-res-usage", f.name], capture_output=True, text=True).stdout
+    line = next((ln.strip() for ln in out.splitlines() if "REG:" in ln), out.strip()[-200:])
+    return line
+
+
+def variants(full: bool, K: int = 128, D: int = 128):
+    """(name, kernel, constexprs) with the block sizes, warps and matmul precision the launchers
+    pick for k = K, d = D on a GPU."""
+    from kernels import chunk, fused_recurrent, fused_recurrent_matrix
+    from kernels.utils import DOT_PRECISION, num_warps
+
+    flags = [True, False]
+    out = []
+    BK, BV, _ = fused_recurrent._blocks(K, D)
+    for o_t, o_k, o_d, cplx in itertools.product(flags, flags, flags, flags):
+        if not full and (o_k != o_d or (cplx and o_t)):
+            continue
+        common = dict(BK=BK, BV=BV, CK=32, O_T=o_t, O_K=o_k, O_D=o_d, COMPLEX=cplx, HAS_M0=True,
+                      _num_warps=num_warps(BK * BV))
+        tag = f"O_T={o_t} O_K={o_k} O_D={o_d} complex={cplx}"
+        out.append((f"fused_recurrent fwd {tag}", fused_recurrent.eos_fused_recurrent_fwd_kernel,
+                    dict(common, SAVE=True)))
+        out.append((f"fused_recurrent bwd {tag}", fused_recurrent.eos_fused_recurrent_bwd_kernel, dict(common)))
+    BK, BV, _ = fused_recurrent_matrix._blocks(K, D)
+    for o_t in flags:
+        common = dict(BK=BK, BV=BV, PREC=DOT_PRECISION, CK=32, O_T=o_t, HAS_M0=True, _num_warps=num_warps(BK * BK))
+        out.append((f"matrix fwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_fwd_kernel,
+                    dict(common, SAVE=True)))
+        out.append((f"matrix bwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_bwd_kernel, common))
+    BK, BV, _ = chunk._blocks(K, D)
+    common = dict(C=chunk.CHUNK, BK=BK, BV=BV, HAS_M0=True, _num_warps=chunk._warps(BK))
+    out.append(("chunk fwd", chunk.eos_chunk_fwd_kernel, dict(common, SAVE=True)))
+    out.append(("chunk bwd", chunk.eos_chunk_bwd_kernel, common))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", type=int, default=90)
+    ap.add_argument("--all", action="store_true", help="every constexpr combination of the fused kernel")
+    ap.add_argument("--only", default="", help="comma-separated substrings of the variant names to compile")
+    ap.add_argument("--max-spill", type=int, default=None, help="fail a variant whose stack frame exceeds this")
+    args = ap.parse_args()
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        print("unset TRITON_INTERPRET: compiling needs jitted kernels")
+        return 2
+    failed = 0
+    for name, kernel, constexprs in variants(args.all):
+        if args.only and not any(part in name for part in args.only.split(",")):
+            continue
+        try:
+            c = compile_kernel(kernel, dict(constexprs), arch=args.arch)
+            usage = resource_usage(c)
+            stack = int(usage.split("STACK:")[1].split()[0]) if "STACK:" in usage else 0
+            if args.max_spill is not None and stack > args.max_spill:
+                failed += 1
+                print(f"SPILL {name}: {usage}")
+                continue
+            print(f"ok   {name}: {usage}")
+        except Exception as err:   # noqa: BLE001 - report every variant, then fail
+            failed += 1
+            print(f"FAIL {name}: {type(err).__name__}: {str(err)[:2000]}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
