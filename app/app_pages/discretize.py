@@ -11,6 +11,7 @@ from lcsm_core.dynamics.discretize_comparison import INPUTS
 
 lesson = cached_lesson("discretize")
 lesson_intro(lesson)
+lesson_body(lesson)
 load_settings(SETTINGS)
 key = SETTINGS.key
 with st.sidebar:
@@ -58,7 +59,6 @@ st.latex(rf"\text{{bilinear}}\ z = \frac{{1 + p\Delta/2}}{{1 - p\Delta/2}} = {z_
 st.caption("All four curves (the exact one too) are computed by the EOS scan on diagonalized discrete systems; "
            "the exact samples come from ZOH of the spring together with the signal generator of its input.")
 
-lesson_body(lesson)
 quantities = dict(dt=dt, m=v["m"], c=v["c"], k=v["k"], euler_limit=cmp.euler_limit, zoh_radius=radius["zoh"],
                   bilinear_radius=radius["bilinear"], euler_radius=radius["euler"],
                   zoh_error=float(cmp.methods["zoh"].error.max()),

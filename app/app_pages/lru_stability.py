@@ -11,6 +11,7 @@ from app.ui.settings.lru_stability import LEARNING_RATES, PRESETS, SETTINGS
 
 lesson = cached_lesson("lru_stability")
 lesson_intro(lesson)
+lesson_body(lesson)
 load_settings(SETTINGS)
 key = SETTINGS.key
 with st.sidebar:
@@ -58,7 +59,6 @@ st.latex(rf"\text{{after {len(naive.loss) - 1} steps at lr}} = {v['lr']:g}:\quad
 st.caption("Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
            "Both students start from the same ring and run through the EOS scan with torch autograd.")
 
-lesson_body(lesson)
 quantities = dict(lr=v["lr"], steps=v["steps"], gamma=float(v["gamma"]), r_max=v["r_max"],
                   naive_left_disk=float(naive.left_disk_step is not None),
                   exponential_left_disk=float(expo.left_disk_step is not None),

@@ -14,6 +14,7 @@ from lcsm_core.dynamics.propagation import EXPLODE_ABOVE, FORGET_BELOW
 
 lesson = cached_lesson("propagation")
 lesson_intro(lesson)
+lesson_body(lesson)
 load_settings(SETTINGS)
 key = SETTINGS.key
 with st.sidebar:
@@ -57,7 +58,6 @@ st.latex(rf"h_{{aa}} - h_{{ab}} = 2\lambda^{{L}}\ \Rightarrow\ \|h_{{aa}} - h_{{
          rf" = {2 * abs(lam) ** L:.4g}")
 st.caption("Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid).")
 
-lesson_body(lesson)
 quantities = dict(gap=v["gap"], length=L, nu=v["nu"], theta_deg=v["theta"],
                   lru_distance=lru.final_distance, lru_exploded=float(lru.exploded),
                   low_distance=springs[0].final_distance, high_distance=springs[1].final_distance,

@@ -13,6 +13,7 @@ from app.ui.settings.rings import PRESETS, SETTINGS
 
 lesson = cached_lesson("rings")
 lesson_intro(lesson)
+lesson_body(lesson)
 load_settings(SETTINGS)
 key = SETTINGS.key
 with st.sidebar:
@@ -53,7 +54,6 @@ st.latex(rf"|\lambda|^2 \sim \mathcal U[r_{{\min}}^2, r_{{\max}}^2] = \mathcal U
          rf" {study.r_max ** 2:.6g}],\qquad \theta \sim \mathcal U[0, {v['phase']:g}\pi]")
 st.caption("The impulse responses λᵗ are computed by the EOS scan (o = λ, e = 1, i = δ, s = 1 and −i).")
 
-lesson_body(lesson)
 quantities = dict(r_min=study.r_min, r_max=study.r_max, max_phase=v["phase"] * math.pi, phase_pi=v["phase"],
                   n=v["n"], min_horizon=float(h.min()), median_horizon=float(np.median(h)),
                   max_horizon=float(h.max()), min_radius=float(study.radii.min()))

@@ -13,6 +13,7 @@ from lcsm_core.dynamics.forcing import FORCINGS
 
 lesson = cached_lesson("spring")
 lesson_intro(lesson)
+lesson_body(lesson)
 load_settings(SETTINGS)
 key = SETTINGS.key
 with st.sidebar:
@@ -62,7 +63,6 @@ st.latex(rf"p_{{1,2}} = \frac{{-c \pm \sqrt{{c^2 - 4mk}}}}{{2m}} = {p1.real:.4g}
 st.caption("Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s), "
            "m_t = λ ⊙ m_{t−1} + e_t i_tᵀ with complex λ = e^{pΔ}.")
 
-lesson_body(lesson)
 quantities = dict(m=v["m"], c=v["c"], k=v["k"], zeta=r.zeta, omega_n=r.omega_n, half_life=r.half_life,
                   decay_rate=r.decay_rate, c_critical=2 * math.sqrt(v["m"] * v["k"]),
                   pole_real=float(r.poles.real.max()))

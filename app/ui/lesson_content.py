@@ -94,13 +94,14 @@ def parse_lesson(text: str) -> Lesson:
                   exercises=tuple(exercises), extra={k: v.strip() for k, v in sections.items()})
 
 
-def lesson_files(directory: Path = LESSONS_DIR) -> list[Path]:
-    """Lesson files are named NN-<name>.md (README.md and other notes are skipped)."""
-    return sorted(directory.glob("[0-9]*.md"))
+def lesson_files(directory: Path | None = None) -> list[Path]:
+    """Lesson files are named NN-<name>.md (README.md and other notes are skipped); default: LESSONS_DIR."""
+    return sorted((directory or LESSONS_DIR).glob("[0-9]*.md"))
 
 
-def load_lesson(page: str, directory: Path = LESSONS_DIR) -> Lesson:
+def load_lesson(page: str, directory: Path | None = None) -> Lesson:
     """The lesson whose front matter says `page: <page>`."""
+    directory = directory or LESSONS_DIR
     for path in lesson_files(directory):
         lesson = parse_lesson(path.read_text(encoding="utf-8"))
         if lesson.page == page:

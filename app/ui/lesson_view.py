@@ -3,11 +3,24 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .lesson_content import Lesson, check_answer, check_settings, load_lesson
+from .lesson_content import Lesson, LessonFormatError, check_answer, check_settings, lesson_files, load_lesson
 
 
-@st.cache_data(show_spinner=False)
 def cached_lesson(page: str) -> Lesson:
+    """The page's lesson, re-read whenever a lesson file changes (a teacher's edit shows on the next rerun).
+
+    A lesson file with a mistake does not break the page: it says what is wrong and the page runs on.
+    """
+    stamp = max((f.stat().st_mtime_ns for f in lesson_files()), default=0)
+    try:
+        return _load(page, stamp)
+    except (LessonFormatError, FileNotFoundError) as why:
+        st.error(f"The lesson text for this page could not be read: {why}", icon="📄")
+        return Lesson(page=page, title=page, objectives=(), body="", exercises=())
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _load(page: str, stamp: int) -> Lesson:
     return load_lesson(page)
 
 

@@ -126,3 +126,13 @@ def test_settings_survive_navigating_away_and_back():
     assert_clean(at, "spring again")
     assert at.slider(key="spring.m").value == 2.5
     assert url_value(at, "m") == "2.5"
+
+
+def test_a_broken_lesson_file_is_reported_not_raised(tmp_path, monkeypatch):
+    from app.ui import lesson_content
+    (tmp_path / "01-spring.md").write_text("---\npage: spring\ntitle: t\n---\n## Exercise: x\nno check\n")
+    monkeypatch.setattr(lesson_content, "LESSONS_DIR", tmp_path)
+    at = open_page("spring")
+    assert not at.exception
+    assert any("could not be read" in e.value for e in at.error)
+    assert at.get("plotly_chart")
