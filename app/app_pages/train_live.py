@@ -21,7 +21,7 @@ import lcsm_core  # noqa: E402
 from app.ui.charts import show_chart  # noqa: E402
 from app.ui.presets import preset_buttons  # noqa: E402
 from app.ui.query_params import PageParams, Param, Preset  # noqa: E402
-from app.ui.query_state import load_settings, save_settings  # noqa: E402
+from app.ui.query_state import current_settings, load_settings, save_settings  # noqa: E402
 from lcsm_core.tasks import TASK_NAMES, task_config  # noqa: E402
 from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunManager, default_db_path  # noqa: E402
 
@@ -63,6 +63,7 @@ PRESETS = [
 ]
 KEY = SETTINGS.key
 CODE_KEY = KEY("code")
+ERROR_KEY = "train_live_error"
 
 
 @st.cache_resource(show_spinner=False)
@@ -87,9 +88,10 @@ def curves_figure(metrics: dict[str, np.ndarray], title: str) -> go.Figure:
     return fig
 
 
-def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]]) -> go.Figure:
-    """Eigenvalues of every layer's oscillation on the unit disk, one animation frame per snapshot."""
-    theta = np.linspace(0, 2 * np.pi, 181)
+def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]], zoom: bool = False) -> go.Figure:
+    """Eigenvalues of every layer's oscillation on the unit disk, one animation frame per snapshot;
+    `zoom` frames the eigenvalues (all snapshots) instead of the whole disk."""
+    theta = np.linspace(0, 2 * np.pi, 721)
     circle = go.Scatter(x=np.cos(theta), y=np.sin(theta), mode="lines", line={"color": "grey", "width": 1},
                         name="|λ| = 1", hoverinfo="skip")
 
@@ -99,19 +101,25 @@ def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]]) -> go.Figure:
                 for j, v in enumerate(layers)]
 
     last_step, last_layers = snapshots[-1]
-    radius = max([1.05] + [float(np.abs(v).max()) * 1.05 for _, layers in snapshots for v in layers if len(v)])
+    every = np.concatenate([v for _, layers in snapshots for v in layers] + [np.zeros(0, complex)])
+    if zoom and len(every):
+        pad = max(0.02, 0.1 * max(np.ptp(every.real), np.ptp(every.imag)))
+        x_range = [every.real.min() - pad, every.real.max() + pad]
+        y_range = [every.imag.min() - pad, every.imag.max() + pad]
+    else:
+        radius = max(1.05, 1.05 * float(np.abs(every).max(initial=0)))
+        x_range = y_range = [-radius, radius]
     fig = go.Figure(data=[circle, *layer_traces(last_layers)],
                     frames=[go.Frame(data=[circle, *layer_traces(layers)], name=str(step))
                             for step, layers in snapshots])
     fig.update_layout(
-        title=f"oscillation eigenvalues (step {last_step})", height=430, margin={"t": 50, "b": 10},
-        xaxis={"range": [-radius, radius], "title": "Re λ", "constrain": "domain"},
-        yaxis={"range": [-radius, radius], "title": "Im λ", "scaleanchor": "x"},
-        sliders=[{"active": len(snapshots) - 1, "currentvalue": {"prefix": "step "},
+        title=f"oscillation eigenvalues (step {last_step})", height=470, margin={"t": 80, "b": 20},
+        xaxis={"range": x_range, "title": "Re λ"}, yaxis={"range": y_range, "title": "Im λ", "scaleanchor": "x"},
+        sliders=[{"active": len(snapshots) - 1, "currentvalue": {"prefix": "step "}, "y": -0.12, "pad": {"t": 30},
                   "steps": [{"label": str(step), "method": "animate",
                              "args": [[str(step)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
                             for step, _ in snapshots]}],
-        updatemenus=[{"type": "buttons", "showactive": False, "x": 0, "y": -0.05, "xanchor": "left",
+        updatemenus=[{"type": "buttons", "showactive": False, "x": 0, "y": 1.13, "xanchor": "left",
                       "buttons": [{"label": "▶ replay", "method": "animate", "args": [None, REPLAY]}]}])
     return fig
 
@@ -166,6 +174,32 @@ def config_from_settings(v: dict) -> RunConfig:
     return RunConfig(task=task_config(v["task"], **sizes), model=model, optim=optim)
 
 
+def command(action: str) -> None:
+    """Button callback (runs before the page redraws, so the buttons show the new state)."""
+    manager = run_manager(str(default_db_path()))
+    run_id = current_run()
+    control = manager.control(run_id) if run_id else None
+    try:
+        if action in ("play", "step"):
+            if control is None:
+                run_id = manager.submit(config_from_settings(current_settings(SETTINGS)), session_id(),
+                                        start_paused=action == "step")
+                show_run(run_id)
+                control = manager.control(run_id)
+            if action == "play":
+                control.resume()
+            else:
+                control.step(1)
+        elif action == "pause" and control is not None:
+            control.pause()
+        elif action == "reset":
+            if control is not None:
+                manager.stop(run_id, "reset by the user")
+            show_run(None)
+    except ValueError as err:
+        st.session_state[ERROR_KEY] = f"Cannot start this run: {err}"
+
+
 def on_lr_change() -> None:
     run_id = current_run()
     control = run_manager(str(default_db_path())).control(run_id) if run_id else None
@@ -218,30 +252,12 @@ if settings["layer"] == "code":
 run_id = current_run()
 control = manager.control(run_id) if run_id else None
 play, pause, step, reset = st.columns(4)
-clicked_play = play.button("▶ Play", key="play", width="stretch")
-clicked_pause = pause.button("⏸ Pause", key="pause", width="stretch", disabled=control is None)
-clicked_step = step.button("⏭ Step", key="step", width="stretch")
-clicked_reset = reset.button("↺ Reset", key="reset", width="stretch")
-
-try:
-    if clicked_play or clicked_step:
-        if control is None:
-            run_id = manager.submit(config_from_settings(settings), session_id(), start_paused=clicked_step)
-            show_run(run_id)
-            control = manager.control(run_id)
-        if clicked_play:
-            control.resume()
-        else:
-            control.step(1)
-    elif clicked_pause and control is not None:
-        control.pause()
-    elif clicked_reset:
-        if control is not None:
-            manager.stop(run_id, "reset by the user")
-        show_run(None)
-        run_id = None
-except ValueError as err:
-    st.error(f"Cannot start this run: {err}")
+play.button("▶ Play", key="play", width="stretch", on_click=command, args=("play",))
+pause.button("⏸ Pause", key="pause", width="stretch", disabled=control is None, on_click=command, args=("pause",))
+step.button("⏭ Step", key="step", width="stretch", on_click=command, args=("step",))
+reset.button("↺ Reset", key="reset", width="stretch", on_click=command, args=("reset",))
+if ERROR_KEY in st.session_state:
+    st.error(st.session_state.pop(ERROR_KEY))
 
 stored = manager.store.get_run(run_id) if run_id else None
 live = stored is not None and stored.active
@@ -271,7 +287,8 @@ def live_panel() -> None:
             show_chart(curves_figure(metrics, "training curves"), "train-live-curves", container=left)
         snapshots = manager.store.snapshots(run.id)
         if snapshots:
-            show_chart(eigen_figure(snapshots), "train-live-eigenvalues", container=right)
+            zoom = right.toggle("zoom in on the eigenvalues", key="train_live_zoom")
+            show_chart(eigen_figure(snapshots, zoom), "train-live-eigenvalues", container=right)
 
     st.subheader("Past runs")
     runs = manager.store.list_runs(limit=100)

@@ -70,7 +70,7 @@ class OptimConfig:
     max_seconds: float = 120.0
     target_acc: float = 0.99
     eval_every: int = 20
-    test_examples: int = 512
+    test_examples: int = 256
     snapshot_every: int = 20
     grad_clip: float = 1.0
     seed: int = 0

@@ -47,10 +47,12 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
     paused_at = store.get_run(run_id).steps
     assert "status **paused**" in " ".join(m.value for m in at.markdown)
 
+    at.select_slider(key="train_live.lr").set_value(1e-3).run()  # learning rate changed while the run lives
     at.button(key="step").click().run()
     assert rerun_until(at, lambda: store.get_run(run_id).steps == paused_at + 1)
     time.sleep(0.3)
     assert store.get_run(run_id).steps == paused_at + 1          # one step, then paused again
+    assert store.metrics(run_id)["lr"][-1] == 1e-3
 
     at.run()
     table = at.dataframe[0].value
