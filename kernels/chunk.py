@@ -21,6 +21,7 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
+from torch.autograd.function import once_differentiable
 
 from .utils import Flat, check_device, flatten, next_pow2
 
@@ -175,10 +176,11 @@ def chunk_eos_fwd(i, e, a, s, m0, save: bool):
     y = torch.empty(B, T, D, **f32)
     mT = torch.empty(B, K, D, **f32)
     ck = torch.empty(B, NC, K, D, **f32) if save else mT
-    eos_chunk_fwd_kernel[(B, NV)](
-        i, e, a, s, m0 if m0 is not None else mT, y, mT, ck, T, K, D, NC,
-        C=CHUNK, BK=BK, BV=BV, HAS_M0=m0 is not None, SAVE=save, num_warps=_warps(BK),
-    )
+    if B > 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        eos_chunk_fwd_kernel[(B, NV)](
+            i, e, a, s, m0 if m0 is not None else mT, y, mT, ck, T, K, D, NC,
+            C=CHUNK, BK=BK, BV=BV, HAS_M0=m0 is not None, SAVE=save, num_warps=_warps(BK),
+        )
     return y, mT, ck
 
 
@@ -193,10 +195,11 @@ def chunk_eos_bwd(i, e, a, s, has_m0: bool, ck, mT, dy, dmT):
     de = torch.empty(NV, B, T, K, **f32)
     ds = torch.empty(NV, B, T, K, **f32)
     dm0 = torch.empty(B, K, D, **f32)
-    eos_chunk_bwd_kernel[(B, NV)](
-        i, e, a, s, ck, dy, dmT, di, de, ds, dm0, T, K, D, B, NC,
-        C=CHUNK, BK=BK, BV=BV, HAS_M0=has_m0, num_warps=_warps(BK),
-    )
+    if B > 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        eos_chunk_bwd_kernel[(B, NV)](
+            i, e, a, s, ck, dy, dmT, di, de, ds, dm0, T, K, D, B, NC,
+            C=CHUNK, BK=BK, BV=BV, HAS_M0=has_m0, num_warps=_warps(BK),
+        )
     de, ds = de.sum(0), ds.sum(0)
     # log-gate gradient from the identity in the module docstring (reverse cumsum over time)
     local = s.float() * ds - e.float() * de                                   # (B, T, k)
@@ -215,6 +218,7 @@ class ChunkEOSFunction(torch.autograd.Function):
         return y, mT
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, dy, dmT):
         i, e, a, s, ck, mT = ctx.saved_tensors
         di, de, da, ds, dm0 = chunk_eos_bwd(i, e, a, s, ctx.m0_dtype is not None, ck, mT,

@@ -18,8 +18,9 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
+from torch.autograd.function import once_differentiable
 
-from .utils import Flat, check_device, flatten, helper, next_pow2, num_warps, real_dtype, split
+from .utils import Flat, check_checkpoint, check_device, flatten, helper, next_pow2, num_warps, real_dtype, split
 
 
 @helper
@@ -283,16 +284,17 @@ def fused_recurrent_eos_fwd(i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, m0_r
     def grid(meta):
         return (B, triton.cdiv(D, meta["BV"]))
 
-    eos_fused_recurrent_fwd_kernel[grid](
-        i_re, i_im if cplx else i_re, e_re, e_im if cplx else e_re, o_re, o_im if cplx else o_re,
-        s_re, s_im if cplx else s_re, m0_re if m0_re is not None else mT_re,
-        m0_im if (cplx and m0_im is not None) else mT_re,
-        y, mT_re, mT_im, ck_re, ck_im,
-        T, K, D, stride_ob, NC,
-        BK=BK, BV=BV, CK=checkpoint,
-        O_T=o_re.shape[1] != 1, O_K=o_re.shape[2] != 1, O_D=o_re.shape[3] != 1,
-        COMPLEX=cplx, HAS_M0=m0_re is not None, SAVE=save, num_warps=num_warps(BK * BV),
-    )
+    if B > 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        eos_fused_recurrent_fwd_kernel[grid](
+            i_re, i_im if cplx else i_re, e_re, e_im if cplx else e_re, o_re, o_im if cplx else o_re,
+            s_re, s_im if cplx else s_re, m0_re if m0_re is not None else mT_re,
+            m0_im if (cplx and m0_im is not None) else mT_re,
+            y, mT_re, mT_im, ck_re, ck_im,
+            T, K, D, stride_ob, NC,
+            BK=BK, BV=BV, CK=checkpoint,
+            O_T=o_re.shape[1] != 1, O_K=o_re.shape[2] != 1, O_D=o_re.shape[3] != 1,
+            COMPLEX=cplx, HAS_M0=m0_re is not None, SAVE=save, num_warps=num_warps(BK * BV),
+        )
     return y, mT_re, (mT_im if cplx else None), ck_re, (ck_im if cplx else None)
 
 
@@ -321,15 +323,16 @@ def fused_recurrent_eos_bwd(i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, has_
     sc = pair(B * NV, checkpoint + 1, BK, BV)
     dmT_im = dmT_im if cplx else dmT_re
     stride_ob = 0 if Bo == 1 else o_re[0].numel()
-    eos_fused_recurrent_bwd_kernel[(B, NV)](
-        i_re, i_im if cplx else i_re, e_re, e_im if cplx else e_re, o_re, o_im if cplx else o_re,
-        s_re, s_im if cplx else s_re,
-        ck_re, ck_im if cplx else ck_re, dy, dmT_re, dmT_im, sc[0], sc[1],
-        di[0], di[1], de[0], de[1], ds[0], ds[1], do[0], do[1], dm0[0], dm0[1],
-        T, K, D, B, stride_ob, NC,
-        BK=BK, BV=BV, CK=checkpoint, O_T=O_T, O_K=KO != 1, O_D=DO != 1,
-        COMPLEX=cplx, HAS_M0=has_m0, num_warps=num_warps(BK * BV),
-    )
+    if B > 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        eos_fused_recurrent_bwd_kernel[(B, NV)](
+            i_re, i_im if cplx else i_re, e_re, e_im if cplx else e_re, o_re, o_im if cplx else o_re,
+            s_re, s_im if cplx else s_re,
+            ck_re, ck_im if cplx else ck_re, dy, dmT_re, dmT_im, sc[0], sc[1],
+            di[0], di[1], de[0], de[1], ds[0], ds[1], do[0], do[1], dm0[0], dm0[1],
+            T, K, D, B, stride_ob, NC,
+            BK=BK, BV=BV, CK=checkpoint, O_T=O_T, O_K=KO != 1, O_D=DO != 1,
+            COMPLEX=cplx, HAS_M0=has_m0, num_warps=num_warps(BK * BV),
+        )
 
     def o_grad(g):
         g = g.sum(0)                                   # partial sums over d-blocks
@@ -338,11 +341,11 @@ def fused_recurrent_eos_bwd(i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, has_
         return g.reshape(o_re.shape)
 
     out = []
-    for g, finish in ((di, None), (de, "sum0"), (ds, "sum0"), (do, "o"), (dm0, None)):
+    for g, how in ((di, None), (de, "sum0"), (ds, "sum0"), (do, "o"), (dm0, None)):
         parts = []
         for p in (g[0], g[1] if cplx else None):
             if p is not None:
-                p = p.sum(0) if finish == "sum0" else o_grad(p) if finish == "o" else p
+                p = p.sum(0) if how == "sum0" else o_grad(p) if how == "o" else p
             parts.append(p)
         out.append(parts)
     return out
@@ -367,6 +370,7 @@ class FusedRecurrentEOSFunction(torch.autograd.Function):
         return y, mT_re, mT_im
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, dy, dmT_re, dmT_im):
         i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, ck_re, ck_im = ctx.saved_tensors
         cplx = i_im is not None
@@ -381,8 +385,9 @@ class FusedRecurrentEOSFunction(torch.autograd.Function):
 
 
 def run_fused_recurrent(flat: Flat, checkpoint: int = 32):
-    """Flattened states (see `utils.Flat`) → y (B, T, d) fp32-or-input dtype, m_T (B, k, d) fp32/complex64."""
+    """Flattened states (see `utils.Flat`) → fp32 y (B, T, d) and m_T (B, k, d), complex64 when complex."""
     check_device(flat.i, flat.e, flat.o, flat.s, flat.m0)
+    check_checkpoint(checkpoint)
     cplx = any(x is not None and x.is_complex() for x in (flat.i, flat.e, flat.o, flat.s, flat.m0))
     i_re, i_im = split(flat.i, cplx)
     e_re, e_im = split(flat.e, cplx)

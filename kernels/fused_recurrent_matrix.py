@@ -14,8 +14,9 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
+from torch.autograd.function import once_differentiable
 
-from .utils import DOT_PRECISION, Flat, check_device, flatten, next_pow2, num_warps
+from .utils import DOT_PRECISION, Flat, check_checkpoint, check_device, flatten, next_pow2, num_warps
 
 
 @triton.jit
@@ -145,12 +146,13 @@ def fused_recurrent_eos_matrix_fwd(i, e, o, s, m0, checkpoint: int, save: bool):
     mT = torch.empty(B, K, D, **f32)
     ck = torch.empty(B, NC, K, D, **f32) if save else mT
     stride_ob = 0 if o.shape[0] == 1 else o[0].numel()
-    eos_fused_recurrent_matrix_fwd_kernel[(B, NV)](
-        i, e, o, s, m0 if m0 is not None else mT, y, mT, ck,
-        T, K, D, stride_ob, NC,
-        BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=o.shape[1] != 1, HAS_M0=m0 is not None,
-        SAVE=save, num_warps=num_warps(BK * BK),
-    )
+    if B > 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        eos_fused_recurrent_matrix_fwd_kernel[(B, NV)](
+            i, e, o, s, m0 if m0 is not None else mT, y, mT, ck,
+            T, K, D, stride_ob, NC,
+            BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=o.shape[1] != 1, HAS_M0=m0 is not None,
+            SAVE=save, num_warps=num_warps(BK * BK),
+        )
     return y, mT, ck
 
 
@@ -169,12 +171,13 @@ def fused_recurrent_eos_matrix_bwd(i, e, o, s, has_m0: bool, ck, dy, dmT, checkp
     dm0 = torch.empty(B, K, D, **f32)
     sc = torch.empty(B * NV, checkpoint + 1, BK, BV, **f32)
     stride_ob = 0 if Bo == 1 else o[0].numel()
-    eos_fused_recurrent_matrix_bwd_kernel[(B, NV)](
-        i, e, o, s, ck, dy, dmT, sc, di, de, ds, do, dm0,
-        T, K, D, B, stride_ob, NC,
-        BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=TO != 1, HAS_M0=has_m0,
-        num_warps=num_warps(BK * BK),
-    )
+    if B > 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        eos_fused_recurrent_matrix_bwd_kernel[(B, NV)](
+            i, e, o, s, ck, dy, dmT, sc, di, de, ds, do, dm0,
+            T, K, D, B, stride_ob, NC,
+            BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=TO != 1, HAS_M0=has_m0,
+            num_warps=num_warps(BK * BK),
+        )
     do = do.sum(0)                                    # partial sums over d-blocks
     if Bo == 1:
         do = do.sum(0, keepdim=True)                  # o shared by the batch
@@ -193,6 +196,7 @@ class FusedRecurrentEOSMatrixFunction(torch.autograd.Function):
         return y, mT
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, dy, dmT):
         i, e, o, s, ck = ctx.saved_tensors
         di, de, ds, do, dm0 = fused_recurrent_eos_matrix_bwd(
@@ -205,6 +209,7 @@ class FusedRecurrentEOSMatrixFunction(torch.autograd.Function):
 def run_fused_recurrent_matrix(flat: Flat, checkpoint: int = 32):
     """Flattened real states → fp32 y (B, T, d), m_T (B, k, d)."""
     check_device(flat.i, flat.e, flat.o, flat.s, flat.m0)
+    check_checkpoint(checkpoint)
     if any(x is not None and x.is_complex() for x in (flat.i, flat.e, flat.o, flat.s, flat.m0)):
         raise ValueError("the matrix-psi kernel takes real states only; use eos_scan(form='recurrent' or "
                          "'chunked') for a complex matrix oscillation")

@@ -45,6 +45,11 @@ def check_device(*tensors: torch.Tensor) -> None:
                 "(or use eos_scan(form='chunked'|'recurrent'))")
 
 
+def check_checkpoint(checkpoint) -> None:
+    if not isinstance(checkpoint, int) or isinstance(checkpoint, bool) or checkpoint < 1:
+        raise ValueError(f"checkpoint must be a positive int (steps between saved memories), got {checkpoint!r}")
+
+
 def next_pow2(n: int) -> int:
     return 1 << max(0, math.ceil(math.log2(max(1, n))))
 

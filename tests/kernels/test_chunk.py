@@ -16,6 +16,7 @@ CASES = [
     case(2, 70, 5, 7, "static-kx1", no_m0=True),     # RetNet-like fixed decay per k
     case(2, 37, 5, 7, "1x1"),                        # Mamba-2 / simple GLA: one decay per step
     case(2, 37, 5, 7, "scalar", dtype=F16),          # RetNet: one fixed decay
+    case(1, 37, 5, 7, "kx1", dtype=torch.bfloat16),
 ]
 
 

@@ -21,6 +21,7 @@ CASES = [
     case(2, 70, 5, 7, "kxd", complex_o=True, complex_e=True),
     case(1, 37, 5, 40, "static-kxd", complex_o=True, dtype=F16),   # LRU-like, fp16 inputs
     case(2, 1, 1, 7, "1x1", complex_o=True),
+    case(1, 37, 5, 7, "kx1", dtype=torch.bfloat16),
 ]
 
 
@@ -32,3 +33,12 @@ def test_fused_recurrent_matches_reference(cfg):
                          initial_state=not cfg.get("no_m0", False))
     check_against_reference(lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0),
                             states, dtype=cfg["dtype"])
+
+
+def test_empty_batch_and_bad_checkpoint():
+    x = torch.randn(0, 5, 3)
+    y, m = kernels.fused_recurrent_eos(x, x, torch.ones(()), x)
+    assert y.shape == (0, 5, 3) and m.shape == (0, 3, 3)
+    with pytest.raises(ValueError, match="checkpoint"):
+        kernels.fused_recurrent_eos(torch.randn(1, 5, 3), torch.randn(1, 5, 3), torch.ones(()), torch.randn(1, 5, 3),
+                                    checkpoint=0)
