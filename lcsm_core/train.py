@@ -16,7 +16,7 @@ import time
 import torch
 
 from lcsm_core.tasks import TASK_NAMES, task_config
-from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunStore, describe, record_run
+from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunStore, default_db_path, describe, record_run
 from lcsm_core.training.loop import TrainRecord
 
 
@@ -44,7 +44,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
-    p.add_argument("--db", default=None, help="store file (default: $LCSM_DATA_DIR/runs.sqlite or data/runs.sqlite)")
+    p.add_argument("--db", default=None, help="store file (default: runs.sqlite in --data-dir)")
+    p.add_argument("--data-dir", default=None, help="data directory (default: $LCSM_DATA_DIR, else data/ in the repo)")
     p.add_argument("--no-progress", action="store_true")
     return p.parse_args(argv)
 
@@ -96,7 +97,7 @@ def main(argv=None) -> int:
         print(json.dumps({"run_id": None, "status": "invalid", "error": str(err), "steps": 0, "wall_s": 0.0,
                           "test_acc": None}))
         return 2
-    store = RunStore(args.db)
+    store = RunStore(args.db or default_db_path(args.data_dir))
     run_id = store.create_run(config.to_dict(), label=describe(config), session="cli")
     progress = ProgressBar(config.optim.max_steps, enabled=not args.no_progress)
     started = time.monotonic()

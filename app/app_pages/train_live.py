@@ -28,7 +28,7 @@ from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunManager, 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
 LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
 VARIANTS = tuple(lcsm_core.VARIANTS)
-DEFAULT_CODE = "1-9-1-0"
+DEFAULT_CODE = "1-3-1-0"
 POLL_S = 1.0
 REPLAY = {"frame": {"duration": 150, "redraw": True}, "fromcurrent": False}
 LAYER_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
@@ -54,8 +54,8 @@ SETTINGS = PageParams("train_live", (
 PRESETS = [
     Preset("⚡ GLA learns recall", {"task": "mqar", "layer": "variant", "variant": "gla", "lr": 3e-3},
            "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values."),
-    Preset("🧪 Code 1-9-1-0", {"task": "mqar", "layer": "code"},
-           "LCSM's best o type: a data-dependent k-vector times a learned d-vector (outer product)."),
+    Preset("🧪 Code 1-3-1-0", {"task": "mqar", "layer": "code"},
+           "A model code with a data-dependent k-vector o (GLA's decay): e, o, s all read the input."),
     Preset("🐢 S4 on recall", {"task": "mqar", "layer": "variant", "variant": "s4"},
            "A time-invariant oscillation: its eigenvalues cannot react to which token is a key."),
     Preset("✂️ Selective copying, Mamba", {"task": "selective_copying", "layer": "variant", "variant": "mamba"},
@@ -227,7 +227,9 @@ with st.sidebar:
         st.selectbox("Variant", VARIANTS, key=KEY("variant"))
     else:
         st.text_input("Model code e-o-s-a", key=CODE_KEY,
-                      help="LCSM §2.5: e, s ∈ {0,1}; o ∈ 0..11 (Table 3); a ∈ 0..7 (Table 2). 1-9-1-0 learns fast.")
+                      help="LCSM §2.5: e, s ∈ {0,1}; o ∈ 0..11 (Table 3); a ∈ 0..7 (Table 2). Codes whose o is a "
+                           "data-dependent k×d matrix (o = 1, 6, 7, 8, 9; e.g. 1-9-1-0) cost k×d gates per token "
+                           "and train ~10× slower on a CPU.")
         st.number_input("τ (temperature of a data-dependent o)", 0.5, 128.0, key=KEY("tau"))
     st.number_input("Sequence length", 4, 4096, step=2, key=KEY("seq_len"))
     if st.session_state[KEY("task")] == "mqar":

@@ -10,7 +10,7 @@ import math
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -42,7 +42,6 @@ class TrainRecord:
     eigenvalues: list[torch.Tensor] | None = None
     reason: str | None = None
     is_heartbeat: bool = False
-    extra: dict = field(default_factory=dict)
 
 
 def resolve_device(device: str) -> torch.device:

@@ -48,6 +48,7 @@ class RunManager:
         self._runs: dict[int, _ManagedRun] = {}
         self._queue: deque[int] = deque()
         self._running: set[int] = set()
+        threading.Thread(target=_warm_up_torch, daemon=True, name="lcsm-warm-up").start()
 
     # --- submitting --------------------------------------------------------
     def submit(self, config: RunConfig, session: str, start_paused: bool = False) -> int:
@@ -160,6 +161,12 @@ class RunManager:
             self.stop(run_id, "server shutting down")
         for run_id in ids:
             self.wait(run_id, 10)
+
+
+def _warm_up_torch() -> None:
+    """The first AdamW of a process pays a one-off lazy import of several seconds; pay it before a learner waits."""
+    import torch
+    torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))])
 
 
 def describe(config: RunConfig) -> str:
