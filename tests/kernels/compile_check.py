@@ -78,9 +78,15 @@ def variants(full: bool, K: int = 128, D: int = 128):
                     dict(common, SAVE=True)))
         out.append((f"matrix bwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_bwd_kernel, common))
     BK, BV, _ = chunk._blocks(K, D)
-    common = dict(C=chunk.CHUNK, BK=BK, BV=BV, HAS_M0=True, _num_warps=chunk._warps(BK))
-    out.append(("chunk fwd", chunk.eos_chunk_fwd_kernel, dict(common, SAVE=True)))
-    out.append(("chunk bwd", chunk.eos_chunk_bwd_kernel, common))
+    w = chunk._warps(BK)
+    wi = chunk.INTRA_WARPS
+    out.append(("chunk fwd intra", chunk.eos_chunk_fwd_kernel_intra, dict(C=chunk.CHUNK, BK=BK, _num_warps=wi)))
+    out.append(("chunk fwd state", chunk.eos_chunk_fwd_kernel_state,
+                dict(C=chunk.CHUNK, BK=BK, BV=BV, HAS_M0=True, SAVE=True, _num_warps=w)))
+    out.append(("chunk bwd state", chunk.eos_chunk_bwd_kernel_state,
+                dict(C=chunk.CHUNK, BK=BK, BV=BV, HAS_M0=True, _num_warps=w)))
+    out.append(("chunk bwd intra", chunk.eos_chunk_bwd_kernel_intra,
+                dict(C=chunk.CHUNK, BK=BK, BV=BV, _num_warps=wi)))
     return out
 
 
