@@ -42,3 +42,17 @@ def test_empty_batch_and_bad_checkpoint():
     with pytest.raises(ValueError, match="checkpoint"):
         kernels.fused_recurrent_eos(torch.randn(1, 5, 3), torch.randn(1, 5, 3), torch.ones(()), torch.randn(1, 5, 3),
                                     checkpoint=0)
+
+
+def test_every_state_complex():
+    """Complex i, e, s, o and initial state together (every cross term of the complex products)."""
+    g = torch.Generator().manual_seed(0)
+
+    def c(*shape):
+        return torch.complex(torch.randn(*shape, generator=g), torch.randn(*shape, generator=g))
+
+    B, T, k, d = 2, 20, 3, 5
+    i, e, s, m0 = c(B, T, d), c(B, T, k) / 2, c(B, T, k), c(B, k, d)
+    o = 0.9 * torch.exp(1j * torch.rand(B, T, k, d, generator=g))
+    check_against_reference(lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0),
+                            [i, e, o, s, m0])
