@@ -14,11 +14,12 @@ SPRINGS = [pytest.param(1.0, 0.2, 1.0, id="under"), pytest.param(1.0, 2.0, 1.0, 
            pytest.param(1.0, -0.3, 1.0, id="unstable")]
 
 
+@pytest.mark.parametrize("T", [250, 700], ids=["T250-recurrent", "T700-auto-chunked"])
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("m, c, k", SPRINGS)
-def test_spring_response_through_eos_equals_forced_response(m, c, k, method):
+def test_spring_response_through_eos_equals_forced_response(m, c, k, method, T):
     sysd = discretize(spring_mass_damper(m, c, k), 0.1, method)
-    u = np.random.default_rng(0).standard_normal(250)
+    u = np.random.default_rng(0).standard_normal(T)
     x0 = np.array([0.7, -0.4])
     y, x = eos_response(sysd, u, x0)
     y_ref, x_ref = reference_response(sysd, u, x0)
@@ -42,3 +43,13 @@ def test_critical_damping_is_defective_and_uses_the_matrix_form():
     assert diagonalize(discretize(spring_mass_damper(1.0, 2.0, 1.0), 0.1, "zoh")) is None
     diag = diagonalize(discretize(spring_mass_damper(1.0, 0.2, 1.0), 0.1, "zoh"))
     assert diag is not None and np.iscomplexobj(diag.eigenvalues)
+
+
+def test_auto_form_picks_chunked_only_for_long_stable_diagonal_systems():
+    from lcsm_core.dynamics.eos_bridge import choose_form
+    stable, growing = np.array([0.9, 0.5j]), np.array([1.01, 0.5])
+    assert choose_form("auto", "elementwise", stable, 1000) == "chunked"
+    assert choose_form("auto", "elementwise", growing, 1000) == "recurrent"
+    assert choose_form("auto", "matrix", stable, 1000) == "recurrent"
+    assert choose_form("auto", "elementwise", stable, 100) == "recurrent"
+    assert choose_form("recurrent", "elementwise", stable, 1000) == "recurrent"
