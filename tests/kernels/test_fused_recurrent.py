@@ -56,3 +56,13 @@ def test_every_state_complex():
     o = 0.9 * torch.exp(1j * torch.rand(B, T, k, d, generator=g))
     check_against_reference(lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0),
                             [i, e, o, s, m0])
+
+
+@pytest.mark.parametrize("checkpoint", [1, 5], ids=["ck1", "ck5"])
+def test_checkpoint_interval_does_not_change_gradients(checkpoint):
+    """The backward restarts from memories saved every `checkpoint` steps: any interval, even one
+    that leaves a short last chunk (T = 12, interval 5), gives the reference gradients."""
+    states = make_states(1, 12, 3, 5, (1, 12, 3, 1))
+    check_against_reference(
+        lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0, checkpoint=checkpoint),
+        states)

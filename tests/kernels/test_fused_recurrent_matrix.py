@@ -44,3 +44,11 @@ def test_matrix_kernel_refuses_complex():
     o = torch.eye(2, dtype=torch.complex64)
     with pytest.raises(ValueError, match="real states only"):
         kernels.fused_recurrent_eos_matrix(i, e, o, s)
+
+
+def test_matrix_checkpoint_interval():
+    """Memories saved every 5 steps, T = 12: a short last chunk in the recomputing backward."""
+    cfg = dict(B=1, T=12, k=3, d=5, o_kind="kxk", dtype=torch.float32)
+    check_against_reference(
+        lambda i, e, o, s, m0: kernels.fused_recurrent_eos_matrix(i, e, o, s, initial_state=m0, checkpoint=5),
+        matrix_states(cfg), psi="matrix")
