@@ -161,6 +161,7 @@ def eos_fused_recurrent_bwd_kernel(
         c = NC - 1 - i_c
         t0 = c * CK
         L = tl.minimum(CK, T - t0)
+        tl.debug_barrier()   # the previous chunk's reads of the scratch are done before it is rewritten
         # recompute this chunk's memories m_{t0}, ..., m_{t0+L} into the scratch slots 0..L
         b_m_re = tl.load(ck_re + (i_b * NC + c) * K * D + p_kv, mask=mkv, other=0.)
         b_m_im = tl.zeros([BK, BV], dtype=tl.float32)
@@ -190,6 +191,9 @@ def eos_fused_recurrent_bwd_kernel(
                 b_m_re = b_o_re * b_m_re + b_e_re[:, None] * b_i_re[None, :]
             tl.store(sc_re + p_sc + (j + 1) * BK * BV, b_m_re)
 
+        # the scratch slots are read back with the layout they were written in, so each thread
+        # reads its own writes; the barrier makes that hold even if the layouts ever differ
+        tl.debug_barrier()
         # adjoint recurrence through the chunk, last step first; b_m_* holds m_t
         for jj in range(L):
             j = L - 1 - jj

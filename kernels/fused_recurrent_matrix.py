@@ -87,6 +87,7 @@ def eos_fused_recurrent_matrix_bwd_kernel(
         c = NC - 1 - i_c
         t0 = c * CK
         L = tl.minimum(CK, T - t0)
+        tl.debug_barrier()   # the previous chunk's reads of the scratch are done before it is rewritten
         # recompute this chunk's memories m_{t0}, ..., m_{t0+L} into scratch slots 0..L
         b_m = tl.load(ck + (i_b * NC + c) * K * D + p_kv, mask=mkv, other=0.)
         tl.store(sc + p_sc, b_m)
@@ -98,6 +99,9 @@ def eos_fused_recurrent_matrix_bwd_kernel(
             b_e = tl.load(e + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
             b_m = tl.dot(b_o, b_m, input_precision=PREC) + b_e[:, None] * b_i[None, :]
             tl.store(sc + p_sc + (j + 1) * BK * BV, b_m)
+        # the scratch slots are read back with the layout they were written in, so each thread
+        # reads its own writes; the barrier makes that hold even if the layouts ever differ
+        tl.debug_barrier()
         # adjoint recurrence, last step first; b_m holds m_t
         for jj in range(L):
             j = L - 1 - jj
