@@ -66,3 +66,11 @@ def test_checkpoint_interval_does_not_change_gradients(checkpoint):
     check_against_reference(
         lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0, checkpoint=checkpoint),
         states)
+
+
+@pytest.mark.parametrize("fn_name", ["fused_recurrent_eos", "chunk_eos"])
+def test_static_o_per_batch_element(fn_name):
+    """o (B, 1, k, 1): fixed in time but different per batch element (a per-head decay)."""
+    states = make_states(2, 37, 5, 7, (2, 1, 5, 1))
+    fn = getattr(kernels, fn_name)
+    check_against_reference(lambda i, e, o, s, m0: fn(i, e, o, s, initial_state=m0), states)
