@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .common import COLORS, log_safe, note_divergence, style, unit_circle_trace
+from .common import COLORS, axis, build, divergence_marks, log_safe, unit_circle_trace, vline
 
 METHOD_LABELS = {"zoh": "ZOH", "bilinear": "bilinear", "euler": "Euler"}
 MARKERS = {"zoh": "circle-open", "bilinear": "diamond", "euler": "x"}
@@ -20,18 +20,16 @@ def _lines(grid_lines, which: int, name: str) -> go.Scatter:
 
 def s_plane_map_figure(cmp, grid_lines, euler_circle) -> go.Figure:
     """Continuous poles, the grid that gets mapped, and Euler's stable disk |1 + sΔ| < 1."""
-    fig = go.Figure()
-    fig.add_trace(_lines(grid_lines, 0, "grid (mapped →)"))
-    fig.add_trace(go.Scatter(x=euler_circle.real, y=euler_circle.imag, mode="lines", name="Euler stable disk",
-                             fill="toself", fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"],
-                                                                                         dash="dot")))
-    fig.add_trace(go.Scatter(x=cmp.s_poles.real, y=cmp.s_poles.imag, mode="markers", name="poles p",
-                             marker=dict(symbol="x", size=14, color="black", line=dict(width=2))))
+    traces = [_lines(grid_lines, 0, "grid (mapped →)"),
+              go.Scatter(x=euler_circle.real, y=euler_circle.imag, mode="lines", name="Euler stable disk",
+                         fill="toself", fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"],
+                                                                                    dash="dot")),
+              go.Scatter(x=cmp.s_poles.real, y=cmp.s_poles.imag, mode="markers", name="poles p",
+                         marker=dict(symbol="x", size=14, color="black", line=dict(width=2)))]
     reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
-    fig.add_vline(x=0, line=dict(color="#888", width=1))
-    fig.update_xaxes(range=[-reach, 0.5 * reach], title_text="Re s", constrain="domain")
-    fig.update_yaxes(range=[-reach, reach], title_text="Im s", scaleanchor="x")
-    return style(fig, "s-plane (continuous)", height=400, legend_side="right")
+    return build(traces, "s-plane (continuous)", height=400, legend_side="right", shapes=[vline(0, "#888")],
+                 xaxis=axis("Re s", range=[-reach, 0.5 * reach], constrain="domain"),
+                 yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
 
 
 def z_plane_figure(cmp, grid_lines, *, zoom: bool = False) -> go.Figure:
@@ -39,16 +37,14 @@ def z_plane_figure(cmp, grid_lines, *, zoom: bool = False) -> go.Figure:
 
     zoom=True frames the poles (poles of a fine Δ crowd near z = 1, where the differences are).
     """
-    fig = go.Figure()
-    fig.add_trace(_lines(grid_lines, 1, "e^{sΔ} of the grid"))
-    fig.add_trace(unit_circle_trace(color="black"))
-    fig.add_trace(go.Scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="e^{pΔ}",
-                             marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1))))
+    traces = [_lines(grid_lines, 1, "e^{sΔ} of the grid"), unit_circle_trace(color="black"),
+              go.Scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="e^{pΔ}",
+                         marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
     reach = 1.2
     for method, res in cmp.methods.items():
         z = res.poles
         reach = max(reach, 1.1 * float(np.max(np.abs(z))))
-        fig.add_trace(go.Scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
+        traces.append(go.Scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
                                  marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
                                              line=dict(width=2, color=COLORS[method])),
                                  hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
@@ -59,32 +55,26 @@ def z_plane_figure(cmp, grid_lines, *, zoom: bool = False) -> go.Figure:
         half = max(0.02, 0.6 * max(np.ptp(z.real), np.ptp(z.imag)))
         cx, cy = float(np.mean([z.real.min(), z.real.max()])), float(np.mean([z.imag.min(), z.imag.max()]))
         x_range, y_range = [cx - half, cx + half], [cy - half, cy + half]
-    fig.update_xaxes(range=x_range, title_text="Re z", constrain="domain")
-    fig.update_yaxes(range=y_range, title_text="Im z", scaleanchor="x")
     title = "zoom on the poles" if zoom else f"z-plane (Δ = {cmp.dt:g} s)"
-    return style(fig, title, height=400, legend=not zoom, legend_side="right")
+    return build(traces, title, height=400, legend=not zoom, legend_side="right",
+                 xaxis=axis("Re z", range=x_range, constrain="domain"),
+                 yaxis=axis("Im z", range=y_range, scaleanchor="x"))
 
 
 def responses_figure(cmp) -> go.Figure:
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=cmp.t, y=cmp.y_exact, name="exact (continuous)",
-                             line=dict(color=COLORS["exact"], width=4), opacity=0.35))
+    traces = [go.Scatter(x=cmp.t, y=cmp.y_exact, name="exact (continuous)",
+                         line=dict(color=COLORS["exact"], width=4), opacity=0.35)]
     for method, res in cmp.methods.items():
-        fig.add_trace(go.Scatter(x=cmp.t[:len(res.y)], y=res.y, name=METHOD_LABELS[method], mode="lines+markers",
+        traces.append(go.Scatter(x=cmp.t[:len(res.y)], y=res.y, name=METHOD_LABELS[method], mode="lines+markers",
                                  marker=dict(size=4), line=dict(color=COLORS[method], width=1.5)))
-    euler = cmp.methods["euler"]
-    note_divergence(fig, euler.diverged_at, "Euler")
-    fig.update_xaxes(title_text="t (s)")
-    fig.update_yaxes(title_text="x")
-    return style(fig, "Responses sampled every Δ")
+    shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")
+    return build(traces, "Responses sampled every Δ", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
+                 yaxis=axis("x"))
 
 
 def error_figure(cmp) -> go.Figure:
     """|y_method − y_exact| on a log axis (exact zeros drawn at 1e-16)."""
-    fig = go.Figure()
-    for method, res in cmp.methods.items():
-        fig.add_trace(go.Scatter(x=cmp.t[:len(res.error)], y=log_safe(res.error), name=METHOD_LABELS[method],
-                                 line=dict(color=COLORS[method])))
-    fig.update_xaxes(title_text="t (s)")
-    fig.update_yaxes(title_text="|error|", type="log", exponentformat="power")
-    return style(fig, "Error vs the exact response")
+    traces = [go.Scatter(x=cmp.t[:len(res.error)], y=log_safe(res.error), name=METHOD_LABELS[method],
+                         line=dict(color=COLORS[method])) for method, res in cmp.methods.items()]
+    return build(traces, "Error vs the exact response", xaxis=axis("t (s)"),
+                 yaxis=axis("|error|", type="log", exponentformat="power"))
