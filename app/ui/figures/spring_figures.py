@@ -47,10 +47,10 @@ def s_plane_figure(poles: np.ndarray, title: str = "Poles in the s-plane") -> go
     reach = max(1.0, 1.3 * float(np.max(np.abs(poles))))
     shapes = [dict(type="rect", x0=-100 * reach, x1=0, y0=-100 * reach, y1=100 * reach, layer="below",
                    fillcolor="rgba(44,160,44,0.08)", line=dict(width=0)),
-              vline(0, "#888"), dict(type="line", x0=0, x1=1, xref="paper", y0=0, y1=0, line=dict(color="#ccc",
-                                                                                              width=1))]
-    notes = [note("stable", 0, 1, xref="paper", color="#2ca02c", xanchor="left"),
-             note("unstable", 1, 1, xref="paper", color=RED)]
+              vline(0, "#888"), dict(type="line", x0=0, x1=1, xref="x domain", y0=0, y1=0,
+                                     line=dict(color="#ccc", width=1))]
+    notes = [note("stable", 0, 1, xref="x domain", yref="y domain", color="#2ca02c", xanchor="left"),
+             note("unstable", 1, 1, xref="x domain", yref="y domain", color=RED)]
     trace = go.Scatter(x=poles.real, y=poles.imag, mode="markers", name="poles",
                        marker=dict(symbol="x", size=14, color=RED, line=dict(width=2)),
                        hovertemplate="p = %{x:.4g} %{y:+.4g}i<extra></extra>")
