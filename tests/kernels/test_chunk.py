@@ -10,7 +10,7 @@ kernels = pytest.importorskip("kernels")
 F16 = torch.float16
 CASES = [
     case(2, 37, 5, 7, "kx1"),                        # GLA
-    case(1, 70, 5, 40, "kx1", dtype=F16),            # two d-blocks, partial chunk at the end
+    case(1, 70, 5, 40, "kx1", dtype=F16),            # three d-blocks, partial chunk at the end
     case(2, 1, 5, 7, "kx1"),
     case(2, 37, 1, 7, "kx1"),                        # HGRN: k = 1
     case(2, 70, 5, 7, "static-kx1", no_m0=True),     # RetNet-like fixed decay per k

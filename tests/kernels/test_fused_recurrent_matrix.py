@@ -9,7 +9,7 @@ kernels = pytest.importorskip("kernels")
 
 CASES = [
     case(2, 37, 5, 7, "kxk"),
-    case(1, 70, 5, 40, "kxk", dtype=torch.float16),   # two d-blocks
+    case(1, 37, 5, 40, "kxk", dtype=torch.float16),   # three d-blocks
     case(2, 1, 1, 7, "kxk"),
     case(2, 37, 5, 7, "static-kxk", no_m0=True),
     case(1, 70, 3, 7, "delta"),                        # o = I - β k kᵀ with e = β k
