@@ -52,7 +52,7 @@ show_chart(figs["distance"], "propagation-distance")
 
 lam = np.exp(-v["nu"] + 1j * theta)
 L = v["length"]
-st.latex(rf"\lambda = e^{{-\nu + i\theta}} = e^{{-{v['nu']:g} + {theta:.3f}i}} = {lam.real:.4f} {lam.imag:+.4f}i,"
+st.latex(rf"\lambda = e^{{-\nu + i\theta}} = e^{{{-v['nu']:g} {theta:+.3f}i}} = {lam.real:.4f} {lam.imag:+.4f}i,"
          rf"\quad |\lambda| = {abs(lam):.4f}")
 st.latex(rf"h_{{aa}} - h_{{ab}} = 2\lambda^{{L}}\ \Rightarrow\ \|h_{{aa}} - h_{{ab}}\| = 2|\lambda|^{{{L}}}"
          rf" = {2 * abs(lam) ** L:.4g}")
