@@ -55,7 +55,7 @@ show_chart(figs["energy"], "spring-energy", container=left)
 show_chart(figs["poles"], "spring-poles", container=right)
 
 p1, p2 = r.poles
-st.latex(rf"{v['m']:.3g}\,\ddot x + {v['c']:.3g}\,\dot x + {v['k']:.3g}\,x = f(t)"
+st.latex(rf"{v['m']:.3g}\,\ddot x {v['c']:+.3g}\,\dot x {v['k']:+.3g}\,x = f(t)"
          rf"\qquad A = \begin{{bmatrix}} 0 & 1 \\ {-v['k'] / v['m']:.3g} & {-v['c'] / v['m']:.3g} \end{{bmatrix}}")
 st.latex(rf"p_{{1,2}} = \frac{{-c \pm \sqrt{{c^2 - 4mk}}}}{{2m}} = {p1.real:.4g} {p1.imag:+.4g}i,\;"
          rf"{p2.real:.4g} {p2.imag:+.4g}i \qquad \zeta = \frac{{c}}{{2\sqrt{{mk}}}} = {r.zeta:.4g}"
