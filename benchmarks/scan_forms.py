@@ -51,7 +51,11 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--backward", action="store_true", help="time forward + backward")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch CPU threads (1 avoids OpenMP oversubscription on a busy machine)")
     args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     B, T, k, d = args.B, args.T, args.k, args.d
     cases = {

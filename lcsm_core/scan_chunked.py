@@ -108,10 +108,12 @@ def _blocks_elementwise(i, e, o, s):
     P_inv = torch.exp(-L)
     to_end = P[..., -1:, :, :] * P_inv                                 # D[C-1, s]
     if do == 1:
-        A = ((s * P[..., 0]) @ (e * P_inv[..., 0]).transpose(-1, -2)).masked_fill(~causal, 0)
+        reader = s * P[..., 0]                                         # s_t ⊙ P_t: reads block and carried memory
+        A = (reader @ (e * P_inv[..., 0]).transpose(-1, -2)).masked_fill(~causal, 0)
         y = A @ i
         U = (e * to_end[..., 0]).transpose(-1, -2) @ i
-    elif ko == 1:
+        return y, P[..., -1, :, :], U, lambda M: reader @ M
+    if ko == 1:
         G = (s @ e.transpose(-1, -2)).masked_fill(~causal, 0)
         y = P[..., 0, :] * (G @ (P_inv[..., 0, :] * i))
         U = e.transpose(-1, -2) @ (to_end[..., 0, :] * i)
