@@ -262,6 +262,7 @@ def chunk_eos_bwd(i, e, a, s, has_m0: bool, A, ck, mT, dy, dmT):
 
 
 class ChunkEOSFunction(torch.autograd.Function):
+    """(i, e, a = log g, s, m0) → (y, m_T), all fp32 outputs; backward through chunk_eos_bwd."""
 
     @staticmethod
     def forward(ctx, i, e, a, s, m0):

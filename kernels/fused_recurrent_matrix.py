@@ -189,6 +189,7 @@ def fused_recurrent_eos_matrix_bwd(i, e, o, s, has_m0: bool, ck, dy, dmT, checkp
 
 
 class FusedRecurrentEOSMatrixFunction(torch.autograd.Function):
+    """(i, e, o, s, m0) → fp32 (y, m_T); backward through fused_recurrent_eos_matrix_bwd."""
 
     @staticmethod
     def forward(ctx, i, e, o, s, m0, checkpoint):
