@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Installs everything the app and the tests need. Idempotent: a second run is quick.
+# Installs what the app needs; with --tests also what only the tests use (chromium, an emoji font,
+# fla-core oracles). Idempotent: a second run is quick.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
 # flash-linear-attention's plain-PyTorch references are oracles in the kernel tests only (never imported at run
 # time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones.
-if [ "${1:-}" = "--with-browser" ]; then
+if [ "${1:-}" = "--tests" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
 fi
 # Browser tests drive Debian's chromium (Playwright's own browser download is not used).
 # The emoji font makes page icons render in headless screenshots as they do in a desktop browser.
-if [ "${1:-}" = "--with-browser" ] && { ! command -v chromium >/dev/null 2>&1 || \
+if [ "${1:-}" = "--tests" ] && { ! command -v chromium >/dev/null 2>&1 || \
      [ ! -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; }; then
   if [ "$(id -u)" = "0" ]; then
     apt-get update -qq && apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null

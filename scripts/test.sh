@@ -2,7 +2,7 @@
 # Installs everything (chromium included) and runs lint + the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh --with-browser
+bash scripts/install.sh --tests
 python3 -m ruff check .
 set +e
 python3 -m pytest -q -n 2 "$@"
