@@ -43,7 +43,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=int, default=OptimConfig.eval_every)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch CPU threads (default 1: tiny models gain little from more, and a busy CPU "
+                        "makes extra threads spin)")
     p.add_argument("--db", default=None, help="store file (default: runs.sqlite in --data-dir)")
     p.add_argument("--data-dir", default=None, help="data directory (default: $LCSM_DATA_DIR, else data/ in the repo)")
     p.add_argument("--no-progress", action="store_true")

@@ -19,6 +19,8 @@ if str(ROOT) not in sys.path:  # AppTest / direct runs of this file
 
 import lcsm_core  # noqa: E402
 from app.ui.charts import show_chart  # noqa: E402
+from app.ui.lesson_content import load_lesson  # noqa: E402
+from app.ui.lesson_view import cached_lesson, lesson_body, lesson_intro  # noqa: E402
 from app.ui.presets import preset_buttons  # noqa: E402
 from app.ui.query_params import PageParams, Param, Preset  # noqa: E402
 from app.ui.query_state import current_settings, load_settings, save_settings  # noqa: E402
@@ -46,13 +48,13 @@ SETTINGS = PageParams("train_live", (
     Param.int("d_model", 64, 4, 4096),
     Param.int("layers", 2, 1, 64),
     Param.int("conv", 4, 0, 16),
-    Param.choice("lr", 3e-3, LR_CHOICES),
-    Param.int("batch", 64, 1, 4096),
+    Param.choice("lr", 5e-3, LR_CHOICES),
+    Param.int("batch", 32, 1, 4096),
     Param.int("seed", 0, 0, 2**31 - 1),
     Param.float("budget", 90.0, 1.0, 3600.0),
 ))
 PRESETS = [
-    Preset("⚡ GLA learns recall", {"task": "mqar", "layer": "variant", "variant": "gla", "lr": 3e-3},
+    Preset("⚡ GLA learns recall", {"task": "mqar", "layer": "variant", "variant": "gla", "lr": 5e-3},
            "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values."),
     Preset("🧪 Code 1-3-1-0", {"task": "mqar", "layer": "code"},
            "A model code with a data-dependent k-vector o (GLA's decay): e, o, s all read the input."),
@@ -64,6 +66,7 @@ PRESETS = [
 KEY = SETTINGS.key
 CODE_KEY = KEY("code")
 ERROR_KEY = "train_live_error"
+POLLING_KEY = "train_live_polling"
 
 
 @st.cache_resource(show_spinner=False)
@@ -200,6 +203,17 @@ def command(action: str) -> None:
         st.session_state[ERROR_KEY] = f"Cannot start this run: {err}"
 
 
+def lesson_or_none(page: str):
+    """The page's lesson from lessons/ when a file declares it (a broken file reports itself), else None."""
+    try:
+        load_lesson(page)
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        pass
+    return cached_lesson(page)
+
+
 def on_lr_change() -> None:
     run_id = current_run()
     control = run_manager(str(default_db_path())).control(run_id) if run_id else None
@@ -208,8 +222,12 @@ def on_lr_change() -> None:
 
 
 # --- page ----------------------------------------------------------------------------
-st.title("🏋️ 8 · Train live")
-st.caption("A two-layer EOS model learns multi-query associative recall: keys and values, then questions "
+lesson = lesson_or_none("train_live")
+if lesson is not None:
+    lesson_intro(lesson)
+else:
+    st.title("🏋️ 8 · Train live")
+st.caption("A small EOS model learns multi-query associative recall: key–value pairs, then questions "
            "about the keys. Press play and watch the loss fall, the accuracy climb, and the eigenvalues of "
            "each layer's oscillation state move inside the unit disk.")
 
@@ -263,12 +281,16 @@ if ERROR_KEY in st.session_state:
 
 stored = manager.store.get_run(run_id) if run_id else None
 live = stored is not None and stored.active
+st.session_state[POLLING_KEY] = live
 
 
 @st.fragment(run_every=POLL_S if live else None)
 def live_panel() -> None:
     run_id = current_run()
     run = manager.store.get_run(run_id) if run_id else None
+    if st.session_state.get(POLLING_KEY) and (run is None or not run.active):
+        st.session_state[POLLING_KEY] = False
+        st.rerun()                               # the whole page: stop polling, enable/disable buttons
     if run is None:
         st.info("No run selected: press ▶ Play to train with the settings on the left, or pick a past run below.")
     else:
@@ -310,3 +332,5 @@ def live_panel() -> None:
 
 
 live_panel()
+if lesson is not None:
+    lesson_body(lesson)

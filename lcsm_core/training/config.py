@@ -63,9 +63,9 @@ class OptimConfig:
     of training time (pauses excluded). Test accuracy every `eval_every` steps; every
     layer's oscillation eigenvalues every `snapshot_every` steps."""
 
-    lr: float = 3e-3
+    lr: float = 5e-3
     weight_decay: float = 0.1
-    batch_size: int = 64
+    batch_size: int = 32
     max_steps: int = 3000
     max_seconds: float = 120.0
     target_acc: float = 0.99
