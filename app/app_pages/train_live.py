@@ -311,7 +311,7 @@ def live_panel() -> None:
             show_chart(curves_figure(metrics, "training curves"), "train-live-curves", container=left)
         snapshots = manager.store.snapshots(run.id)
         if snapshots:
-            zoom = right.toggle("zoom in on the eigenvalues", key="train_live_zoom")
+            zoom = right.toggle("zoom in on the eigenvalues", value=True, key="train_live_zoom")
             show_chart(eigen_figure(snapshots, zoom), "train-live-eigenvalues", container=right)
 
     st.subheader("Past runs")

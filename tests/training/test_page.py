@@ -1,5 +1,6 @@
 """AppTest of the Train live page with a tiny config: start, pause, step, the run in the table,
 comparison overlay, reset, and a clear message for bad input."""
+import json
 import time
 from pathlib import Path
 
@@ -57,7 +58,10 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
     at.run()
     table = at.dataframe[0].value
     assert run_id in table["run"].tolist() and "paused" in table["status"].tolist()
-    assert len(at.get("plotly_chart")) >= 1                       # live curves
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    animated = [spec for spec in specs if spec.get("frames")]
+    assert len(specs) == 2 and len(animated) == 1                  # live curves + eigenvalues on the disk
+    assert len(animated[0]["frames"]) == len(store.snapshots(run_id)) >= 1
     at.multiselect(key="compare").set_value([run_id]).run()
     assert not at.exception and len(at.get("plotly_chart")) >= 2  # + the overlay
 
