@@ -4,7 +4,8 @@ import math
 import pytest
 
 import lcsm_core
-from lcsm_core.training import Trainer
+from lcsm_core.training import ModelConfig, Trainer
+from lcsm_core.training.model import SequenceModel
 from tests.training.tiny import tiny_config
 
 
@@ -21,3 +22,13 @@ def test_two_steps_and_a_snapshot(layer):
     last = records[-1]
     assert last.status == "completed" and last.step == 2
     assert len(last.eigenvalues) == 2 and all(e.is_complex() and e.ndim == 1 and len(e) for e in last.eigenvalues)
+
+
+@pytest.mark.parametrize("variant, step_by_step", [("gla", False), ("retnet", False), ("dss", False),
+                                                   ("lru", True), ("s4", True), ("mamba", True), ("deltanet", True)])
+def test_auto_on_cpu_picks_the_faster_form_per_layer(variant, step_by_step, monkeypatch):
+    monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)
+    model = SequenceModel(ModelConfig(variant=variant, d_model=8, expand_dim=8, n_layers=1), 16)
+    assert model.blocks[0].eos.form == ("recurrent" if step_by_step else "auto")
+    assert SequenceModel(ModelConfig(variant=variant, d_model=8, expand_dim=8, n_layers=1), 16,
+                         on_cpu=False).blocks[0].eos.form == "auto"
