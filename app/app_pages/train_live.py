@@ -46,6 +46,7 @@ SETTINGS = PageParams("train_live", (
     Param.int("copy_tokens", 8, 1, 256),
     Param.int("vocab", 64, 4, 65536),
     Param.int("d_model", 64, 4, 4096),
+    Param.int("k", 64, 1, 4096),
     Param.int("layers", 2, 1, 64),
     Param.int("conv", 4, 0, 16),
     Param.choice("lr", 5e-3, LR_CHOICES),
@@ -58,8 +59,9 @@ PRESETS = [
            "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values."),
     Preset("🧪 Code 1-3-1-0", {"task": "mqar", "layer": "code"},
            "A model code with a data-dependent k-vector o (GLA's decay): e, o, s all read the input."),
-    Preset("🐢 S4 on recall", {"task": "mqar", "layer": "variant", "variant": "s4"},
-           "A time-invariant oscillation: its eigenvalues cannot react to which token is a key."),
+    Preset("🐢 S4 on recall", {"task": "mqar", "layer": "variant", "variant": "s4", "k": 16},
+           "A time-invariant oscillation: its eigenvalues cannot react to which token is a key "
+           "(k = 16: S4's dense k×k state per channel is slow on a CPU)."),
     Preset("✂️ Selective copying, Mamba", {"task": "selective_copying", "layer": "variant", "variant": "mamba"},
            "Copy the scattered tokens in order: a selective (data-dependent) state can skip the blanks."),
 ]
@@ -171,7 +173,7 @@ def config_from_settings(v: dict) -> RunConfig:
     else:
         sizes["num_tokens"] = v["copy_tokens"]
     code = st.session_state[CODE_KEY].strip() if v["layer"] == "code" else None
-    model = ModelConfig(variant=v["variant"], code=code, d_model=v["d_model"], expand_dim=v["d_model"],
+    model = ModelConfig(variant=v["variant"], code=code, d_model=v["d_model"], expand_dim=v["k"],
                         n_layers=v["layers"], short_conv=v["conv"], tau=v["tau"])
     optim = OptimConfig(lr=v["lr"], seed=v["seed"], max_seconds=v["budget"], batch_size=v["batch"])
     return RunConfig(task=task_config(v["task"], **sizes), model=model, optim=optim)
@@ -255,7 +257,8 @@ with st.sidebar:
     else:
         st.number_input("Tokens to copy", 1, 256, key=KEY("copy_tokens"))
     st.number_input("Vocabulary size", 4, 65536, step=2, key=KEY("vocab"))
-    st.number_input("d_model (= expand dim k)", 4, 4096, step=8, key=KEY("d_model"))
+    st.number_input("d_model", 4, 4096, step=8, key=KEY("d_model"))
+    st.number_input("Expand dim k (memory m is k × d)", 1, 4096, step=8, key=KEY("k"))
     st.number_input("Layers", 1, 64, key=KEY("layers"))
     st.number_input("Short conv width (0 = none)", 0, 16, key=KEY("conv"),
                     help="A causal depthwise convolution before each EOS layer: it lets the key reach its value.")

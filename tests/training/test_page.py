@@ -18,7 +18,8 @@ def page(tmp_path, monkeypatch):
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.run()
     assert not at.exception
-    for key, value in {"d_model": 8, "seq_len": 16, "vocab": 16, "kv_pairs": 2, "batch": 8, "layers": 1}.items():
+    for key, value in {"d_model": 8, "k": 8, "seq_len": 16, "vocab": 16, "kv_pairs": 2, "batch": 8,
+                       "layers": 1}.items():
         at.number_input(key=f"train_live.{key}").set_value(value)
     yield at, RunStore(tmp_path / "runs.sqlite")
     if at.session_state["train_live_run"] is not None:
