@@ -62,8 +62,9 @@ PRESETS = [
     Preset("🐢 S4 on recall", {"task": "mqar", "layer": "variant", "variant": "s4", "k": 16},
            "A time-invariant oscillation: its eigenvalues cannot react to which token is a key "
            "(k = 16: S4's dense k×k state per channel is slow on a CPU)."),
-    Preset("✂️ Selective copying, Mamba", {"task": "selective_copying", "layer": "variant", "variant": "mamba"},
-           "Copy the scattered tokens in order: a selective (data-dependent) state can skip the blanks."),
+    Preset("✂️ Selective copying, GLA", {"task": "selective_copying", "layer": "variant", "variant": "gla"},
+           "Copy the scattered tokens in order: a data-dependent decay can keep the tokens and skip the blanks "
+           "(GLA ~0.88 in a minute here; S4 at k = 16 stays near chance — compare them in the table)."),
 ]
 KEY = SETTINGS.key
 CODE_KEY = KEY("code")
