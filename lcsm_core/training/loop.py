@@ -72,8 +72,7 @@ class Trainer:
         self.device = resolve_device(opt.device)
         with _INIT_LOCK:
             torch.manual_seed(opt.seed)
-            self.model = SequenceModel(config.model, config.task.vocab_size,
-                                       on_cpu=self.device.type == "cpu").to(self.device)
+            self.model = SequenceModel(config.model, config.task.vocab_size).to(self.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=opt.lr, weight_decay=opt.weight_decay)
         test_x, test_y = config.task.build(opt.test_examples, (opt.seed, TEST_STREAM))
         self.test_inputs, self.test_labels = test_x.to(self.device), test_y.to(self.device)

@@ -23,30 +23,6 @@ def build_eos_layer(config: ModelConfig) -> nn.Module:
     return lcsm_core.build_layer(config.variant, config.d_model, config.expand_dim, form=config.form)
 
 
-def prefers_step_by_step(layer: nn.Module, d_model: int) -> bool:
-    """Whether, on a CPU at training lengths (T ≲ 256), the step-by-step form beats the chunked one for
-    this layer: its memory is per channel, its psi is a matrix, or its o is a full k×d matrix per step.
-    Measured fwd+bwd at B=8, T=64, d=k=64, one thread (recurrent vs chunked): S4 0.8 s vs > 30 s,
-    LRU 39 vs 544 ms, RWKV4 14 vs 133 ms, HGRN 15 vs 46 ms, Mamba 131 vs 207 ms, M1 138 vs 180 ms;
-    GLA 21 vs 5.5 ms goes the other way. A stop-gap until the core's form="auto" weighs this itself."""
-    states = getattr(layer, "states", None)
-    if states is None:
-        return False
-    with torch.no_grad():
-        st = states(torch.zeros(1, 2, d_model))
-    o = st.o
-    full_per_step = o.ndim >= 3 and o.shape[-3] > 1 and o.shape[-2] > 1 and o.shape[-1] > 1
-    return st.layout == "channels" or st.psi == "matrix" or full_per_step
-
-
-def choose_cpu_form(layer: nn.Module, config: ModelConfig) -> None:
-    """form="auto" on a CPU: pick the faster form for this layer (LCSM_SCAN_FORM still overrides)."""
-    from lcsm_core.dispatch import forced_form
-    if config.form == "auto" and not forced_form() and hasattr(layer, "form"):
-        if prefers_step_by_step(layer, config.d_model):
-            layer.form = "recurrent"
-
-
 class MLP(nn.Module):
     def __init__(self, d_model: int, ratio: int):
         super().__init__()
@@ -71,13 +47,11 @@ class ShortConv(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, config: ModelConfig, on_cpu: bool = True):
+    def __init__(self, config: ModelConfig):
         super().__init__()
         self.sequence_norm = nn.LayerNorm(config.d_model)
         self.short_conv = ShortConv(config.d_model, config.short_conv) if config.short_conv > 1 else nn.Identity()
-        self.eos = build_eos_layer(config)
-        if on_cpu:
-            choose_cpu_form(self.eos, config)
+        self.eos = build_eos_layer(config)      # form "auto": eos_scan picks the faster form per device
         self.channel_norm = nn.LayerNorm(config.d_model)
         self.mlp = MLP(config.d_model, config.mlp_ratio)
 
@@ -90,13 +64,12 @@ class Block(nn.Module):
 
 
 class SequenceModel(nn.Module):
-    """Token classifier over (B, T) LongTensors; `forward` returns logits (B, T, vocab).
-    `on_cpu`: the model will train on a CPU (form="auto" then picks the faster form per layer)."""
+    """Token classifier over (B, T) LongTensors; `forward` returns logits (B, T, vocab)."""
 
-    def __init__(self, config: ModelConfig, vocab_size: int, on_cpu: bool = True):
+    def __init__(self, config: ModelConfig, vocab_size: int):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, config.d_model)
-        self.blocks = nn.ModuleList(Block(config, on_cpu) for _ in range(config.n_layers))
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
         self.final_norm = nn.LayerNorm(config.d_model)
         self.head = nn.Linear(config.d_model, vocab_size)
 

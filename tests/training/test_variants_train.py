@@ -2,8 +2,11 @@
 import math
 
 import pytest
+import torch
 
 import lcsm_core
+from lcsm_core.dispatch import choose_form
+from lcsm_core.scan_inputs import prepare
 from lcsm_core.training import ModelConfig, Trainer
 from lcsm_core.training.model import SequenceModel
 from tests.training.tiny import tiny_config
@@ -25,10 +28,11 @@ def test_two_steps_and_a_snapshot(layer):
 
 
 @pytest.mark.parametrize("variant, step_by_step", [("gla", False), ("retnet", False), ("dss", False),
-                                                   ("lru", True), ("s4", True), ("mamba", True), ("deltanet", True)])
-def test_auto_on_cpu_picks_the_faster_form_per_layer(variant, step_by_step, monkeypatch):
+                                                   ("lru", True), ("s4", True), ("deltanet", True)])
+def test_layers_leave_the_form_to_the_core(variant, step_by_step, monkeypatch):
+    """Layers stay on form="auto"; on a CPU eos_scan then picks the faster form for their shapes."""
     monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)
-    model = SequenceModel(ModelConfig(variant=variant, d_model=8, expand_dim=8, n_layers=1), 16)
-    assert model.blocks[0].eos.form == ("recurrent" if step_by_step else "auto")
-    assert SequenceModel(ModelConfig(variant=variant, d_model=8, expand_dim=8, n_layers=1), 16,
-                         on_cpu=False).blocks[0].eos.form == "auto"
+    layer = SequenceModel(ModelConfig(variant=variant, d_model=8, expand_dim=8, n_layers=1), 16).blocks[0].eos
+    assert layer.form == "auto"
+    st = layer.states(torch.randn(2, 5, 8))
+    assert choose_form(prepare(st.i, st.e, st.o, st.s, st.psi)) == ("recurrent" if step_by_step else "chunked")

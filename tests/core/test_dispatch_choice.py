@@ -1,0 +1,29 @@
+"""form="auto" on a CPU picks the torch form that is faster for the shapes at hand."""
+import pytest
+import torch
+
+from lcsm_core import build_layer
+from lcsm_core.dispatch import choose_form
+from lcsm_core.scan_inputs import prepare
+
+
+@pytest.mark.parametrize("name,k,d,expected", [
+    ("gla", 16, 16, "chunked"), ("linear_attention", 64, 64, "chunked"), ("dss", 16, 16, "chunked"),
+    ("longhorn", 16, 64, "chunked"), ("longhorn", 64, 64, "recurrent"), ("mamba", 64, 64, "recurrent"),
+    ("lru", 16, 16, "recurrent"), ("hgrn", 8, 16, "recurrent"), ("rwkv4", 8, 16, "recurrent"),
+    ("s4", 8, 16, "recurrent"), ("deltanet", 16, 16, "recurrent"),
+])
+def test_auto_form_on_cpu(name, k, d, expected, monkeypatch):
+    monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)
+    st = build_layer(name, d, k).states(torch.randn(2, 9, d))
+    assert choose_form(prepare(st.i, st.e, st.o, st.s, st.psi)) == expected
+
+
+def test_environment_forces_a_form(monkeypatch):
+    st = build_layer("gla", 8, 8).states(torch.randn(1, 4, 8))
+    inp = prepare(st.i, st.e, st.o, st.s, st.psi)
+    monkeypatch.setenv("LCSM_SCAN_FORM", "recurrent")
+    assert choose_form(inp) == "recurrent"
+    monkeypatch.setenv("LCSM_SCAN_FORM", "warp")
+    with pytest.raises(ValueError, match="LCSM_SCAN_FORM"):
+        choose_form(inp)
