@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:  # AppTest / direct runs of this file
 import lcsm_core  # noqa: E402
 from app.ui.charts import show_chart  # noqa: E402
 from app.ui.lesson_content import load_lesson  # noqa: E402
-from app.ui.lesson_view import cached_lesson, lesson_body, lesson_intro  # noqa: E402
+from app.ui.lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro  # noqa: E402
 from app.ui.presets import preset_buttons  # noqa: E402
 from app.ui.query_params import PageParams, Param, Preset  # noqa: E402
 from app.ui.query_state import current_settings, load_settings, save_settings  # noqa: E402
@@ -338,3 +338,10 @@ def live_panel() -> None:
 live_panel()
 if lesson is not None:
     lesson_body(lesson)
+    shown = manager.store.get_run(current_run()) if current_run() else None
+    model = (shown.config.get("model", {}) if shown else {})
+    lesson_exercises(lesson, {
+        "best_acc": (shown.best_test_acc or 0.0) if shown else 0.0,
+        "finished": float(shown is not None and not shown.active),
+        "mqar": float(shown is not None and shown.config.get("task", {}).get("name", "mqar") == "mqar"),
+        "linear_attention": float(not model.get("code") and model.get("variant") == "linear_attention")})
