@@ -45,9 +45,10 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
     assert rerun_until(at, lambda: store.get_run(run_id).steps > 0)
 
     at.button(key="pause").click().run()
-    assert rerun_until(at, lambda: store.get_run(run_id).status == "paused")
+    # wait on what the page shows: the store can turn "paused" just after a rerun drew "running"
+    assert rerun_until(at, lambda: "status **paused**" in " ".join(m.value for m in at.markdown))
+    assert store.get_run(run_id).status == "paused"
     paused_at = store.get_run(run_id).steps
-    assert "status **paused**" in " ".join(m.value for m in at.markdown)
 
     at.select_slider(key="train_live.lr").set_value(1e-3).run()  # learning rate changed while the run lives
     at.button(key="step").click().run()
