@@ -2,20 +2,14 @@
 check for exceptions, move a slider on each dynamics page and see its plots change.
 Screenshots land in tests/screenshots/ (gitignored)."""
 import json
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+from tests.browser.app_server import BROWSER_ARGS as ARGS
+from tests.browser.app_server import CHROMIUM, ROOT, needs_chromium, running_app
+
 SHOTS = ROOT / "tests" / "screenshots"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 # dynamics page → the slider moved to check that the plots follow
 SLIDERS = {"spring": "damping c", "discretize": "sample time Δ (s)", "rings": "r_max",
            "lru_stability": "gradient steps", "propagation": "damping ν"}
@@ -24,44 +18,14 @@ CHART_DATA = """() => JSON.stringify([...document.querySelectorAll('[data-testid
 SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
                   return a ? a.getAttribute('data-test-script-state') : null }"""
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 @pytest.fixture(scope="module")
-def app_url():
-    port = free_port()
+def app_url(tmp_path_factory):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    log = open(SHOTS / "app-server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app/streamlit_app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail("streamlit did not answer /_stcore/health within 60 s")
-            time.sleep(0.3)
+    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "app-server.log") as url:
         yield url
-    finally:
-        log.close()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def wait_idle(page, timeout=90.0):

@@ -1,57 +1,23 @@
 """Real browser: the Train live page polls its run (st.fragment(run_every=...)), which AppTest cannot show.
 Press play with a tiny config from the link, watch the steps metric grow without touching the page,
 pause, reload: the same run is shown, paused."""
-import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from tests.browser.app_server import BROWSER_ARGS as ARGS
+from tests.browser.app_server import CHROMIUM, needs_chromium, running_app
+
 TINY = "d_model=8&k=8&seq_len=16&vocab=16&kv_pairs=2&batch=8&layers=1&budget=120"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+              needs_chromium]
 
 
 @pytest.fixture
 def app_url(tmp_path):
-    port = free_port()
-    env = dict(os.environ, LCSM_DATA_DIR=str(tmp_path))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app/streamlit_app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail("streamlit did not answer /_stcore/health within 60 s")
-            time.sleep(0.3)
+    with running_app(tmp_path) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def steps_shown(page) -> int:
