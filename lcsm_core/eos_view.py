@@ -15,7 +15,8 @@ import torch
 
 from .codes import parse_code
 from .scan import eos_scan
-from .scan_inputs import prepare
+from .scan_inputs import output_real, prepare
+from .scan_recurrent import scan_recurrent
 from .variants import VARIANTS, build_layer, build_layer_from_code
 
 Signal = Literal["random", "impulse", "sine", "repeated pattern"]
@@ -104,7 +105,8 @@ def inspect_layer(source: str = "variant", name: str = "gla", code: str = "1-9-1
     with torch.no_grad():
         st = layer.states(x)
         inp = prepare(st.i, st.e, st.o, st.s, st.psi)
-        y_full, memories = _memories(inp)
+        y_full, _, memories = scan_recurrent(inp, None, keep_memories=True)
+        y_full, memories = output_real(y_full), memories[..., 1:, :, :]          # m_1 .. m_T
         weights = _parallel_weights(st, inp)                                     # (T, T, channels)
     layout = st.layout
     n_channels = inp.batch[-1] if layout == "channels" else inp.d
@@ -144,20 +146,6 @@ def inspect_layer(source: str = "variant", name: str = "gla", code: str = "1-9-1
         weights=clip(weights[..., c_out]), y=clip(y_eos), eigenvalues=eig.detach().numpy(),
         spectral_radius=eig.abs().max(-1).values.detach().numpy(), channel=c_out,
         diverged_at=diverged_at)
-
-
-def _memories(inp):
-    """The reference recurrence keeping every memory: y (*batch, T, d), M (*batch, T, k, d)."""
-    from .scan_recurrent import step
-    m = torch.zeros(*inp.batch, inp.k, inp.d, dtype=inp.state_dtype)
-    ms, ys = [], []
-    for t in range(inp.T):
-        o_t = inp.o[..., min(t, inp.o.shape[-3] - 1), :, :]
-        m, y_t = step(m, inp.i[..., t, :], inp.e[..., t, :], o_t, inp.s[..., t, :], inp.psi)
-        ms.append(m)
-        ys.append(y_t)
-    y = torch.stack(ys, dim=-2)
-    return (y.real if y.is_complex() else y), torch.stack(ms, dim=-3)
 
 
 def _parallel_weights(st, inp) -> torch.Tensor:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 
 from .scan_inputs import ScanInputs
-from .scan_recurrent import step
+from .scan_recurrent import scan_recurrent
 
 
 def _reduce_to(grad: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
@@ -32,22 +32,14 @@ class RecurrentEOS(torch.autograd.Function):
     """Forward: the reference recurrence, keeping every memory m_t. Backward: the formulas above."""
 
     @staticmethod
-    def forward(ctx, i, e, o, s, m0, psi: str, batch: tuple, T: int, k: int, d: int, dtype):
-        m = torch.zeros(*batch, k, d, dtype=dtype, device=i.device)
-        if m0 is not None:
-            m = m + m0.to(dtype)
-        memories = [m]
-        ys = []
-        for t in range(T):
-            o_t = o[..., min(t, o.shape[-3] - 1), :, :]
-            m, y_t = step(m, i[..., t, :], e[..., t, :], o_t, s[..., t, :], psi)
-            memories.append(m)
-            ys.append(y_t)
-        ctx.save_for_backward(i, e, o, s, torch.stack(memories, dim=-3))
+    def forward(ctx, i, e, o, s, m0, psi: str, batch: tuple):
+        inp = ScanInputs(i=i, e=e, o=o, s=s, psi=psi, batch=batch, T=i.shape[-2], k=e.shape[-1], d=i.shape[-1])
+        y, m, memories = scan_recurrent(inp, m0, keep_memories=True)
+        ctx.save_for_backward(i, e, o, s, memories)
         ctx.has_m0 = m0 is not None
         ctx.m0_like = m0
         ctx.psi = psi
-        return torch.stack(ys, dim=-2), m
+        return y, m
 
     @staticmethod
     def backward(ctx, dy, dm_final):
@@ -80,9 +72,8 @@ class RecurrentEOS(torch.autograd.Function):
             do_full = torch.stack(do_steps[::-1], dim=-3)
         grads_m0 = _reduce_to(dM, ctx.m0_like) if ctx.has_m0 else None
         return (_reduce_to(flip(di), i), _reduce_to(flip(de), e), _reduce_to(do_full, o), _reduce_to(flip(ds), s),
-                grads_m0, None, None, None, None, None, None)
+                grads_m0, None, None)
 
 
 def scan_recurrent_manual(inp: ScanInputs, m0):
-    return RecurrentEOS.apply(inp.i, inp.e, inp.o, inp.s, m0, inp.psi, inp.batch, inp.T, inp.k, inp.d,
-                              inp.state_dtype)
+    return RecurrentEOS.apply(inp.i, inp.e, inp.o, inp.s, m0, inp.psi, inp.batch)

@@ -32,10 +32,6 @@ class ScanInputs:
     d: int
 
     @property
-    def complex(self) -> bool:
-        return any(t.is_complex() for t in (self.i, self.e, self.o, self.s))
-
-    @property
     def state_dtype(self) -> torch.dtype:
         dt = torch.promote_types(torch.promote_types(self.i.dtype, self.e.dtype),
                                  torch.promote_types(self.o.dtype, self.s.dtype))

@@ -25,15 +25,23 @@ def step(m: torch.Tensor, i_t, e_t, o_t, s_t, psi: str):
     return m, y_t
 
 
-def scan_recurrent(inp: ScanInputs, m0: torch.Tensor | None):
-    """Returns y (..., T, d) complex-or-real and m_T (..., k, d)."""
+def scan_recurrent(inp: ScanInputs, m0: torch.Tensor | None, keep_memories: bool = False):
+    """Returns y (..., T, d) complex-or-real and m_T (..., k, d).
+
+    With keep_memories, also every memory M (..., T+1, k, d), m_0 first: what the
+    hand-written backward and the EOS view's memory plots need.
+    """
     dtype = inp.state_dtype
     m = torch.zeros(*inp.batch, inp.k, inp.d, dtype=dtype, device=inp.i.device)
     if m0 is not None:
         m = m + m0.to(dtype)
+    memories = [m]
     ys = []
     for t in range(inp.T):
         o_t = inp.o[..., min(t, inp.o.shape[-3] - 1), :, :]
         m, y_t = step(m, inp.i[..., t, :], inp.e[..., t, :], o_t, inp.s[..., t, :], inp.psi)
         ys.append(y_t)
-    return torch.stack(ys, dim=-2), m
+        if keep_memories:
+            memories.append(m)
+    y = torch.stack(ys, dim=-2)
+    return (y, m, torch.stack(memories, dim=-3)) if keep_memories else (y, m)
