@@ -1,4 +1,6 @@
-"""The one router of LCSM Explorer. Run: python -m streamlit run app/streamlit_app.py"""
+"""The one router of LCSM Explorer. Run: python -m streamlit run app/streamlit_app.py
+
+Home, then every lesson declared in `app.lessons`, each drawn by `render_lesson`."""
 from __future__ import annotations
 
 import sys
@@ -7,16 +9,29 @@ from pathlib import Path
 import streamlit as st
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # so `lcsm_core` imports when run from anywhere
+if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from anywhere
     sys.path.insert(0, str(ROOT))
 
-from app.page_list import available_pages  # noqa: E402
+from app.home import render_home  # noqa: E402
+from app.kit.render import render_lesson  # noqa: E402
+from app.lessons import all_lessons  # noqa: E402
+
+
+def lesson_page(lesson) -> st.Page:
+    def page() -> None:
+        render_lesson(lesson)
+    return st.Page(page, title=f"{lesson.number} · {lesson.title}", icon=lesson.icon, url_path=lesson.page)
+
+
+def home_page(lessons: dict[st.Page, object]) -> st.Page:
+    def home() -> None:
+        render_home(lessons)
+    return st.Page(home, title="Home", icon="🏠", url_path="home", default=True)
+
 
 st.set_page_config(page_title="LCSM Explorer", page_icon="🌀", layout="wide")
-
-sections: dict[str, list] = {}
-for entry in available_pages():
-    sections.setdefault(entry.section, []).append(
-        st.Page(str(entry.path), title=entry.title, icon=entry.icon, url_path=entry.url_path,
-                default=entry.url_path == "home"))
+lessons = {lesson_page(lesson): lesson for lesson in all_lessons()}
+sections: dict[str, list] = {"Start": [home_page(lessons)]}
+for page, lesson in lessons.items():
+    sections.setdefault(lesson.section, []).append(page)
 st.navigation(sections).run()

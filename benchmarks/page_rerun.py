@@ -35,8 +35,12 @@ def timed(action) -> float:
     return (time.perf_counter() - t0) * 1e3
 
 
+# One lesson drawn by the renderer, exactly as the router draws it.
+SCRIPT = "from app.kit.render import render_lesson\nfrom app.lessons import lesson\nrender_lesson(lesson({page!r}))\n"
+
+
 def bench(page: str, reruns: int) -> dict:
-    at = AppTest.from_file(str(ROOT / "app" / "app_pages" / f"{page}.py"), default_timeout=300)
+    at = AppTest.from_string(SCRIPT.format(page=page), default_timeout=300)
     first = timed(at.run)
     assert not at.exception, at.exception
     plain = [timed(at.run) for _ in range(reruns)]

@@ -1,4 +1,5 @@
-"""Which path runs a scan: Triton kernels on CUDA, the torch chunked form on CPU.
+"""Which path runs a scan (`form="auto"`): the Triton kernels on CUDA (the torch chunked form when they are
+missing); on a CPU, the chunked or the recurrent torch form, chosen per layer from its shapes.
 
 LCSM_SCAN_FORM=recurrent|parallel|chunked|kernel forces a choice for debugging.
 """
@@ -70,7 +71,10 @@ def device_summary() -> dict:
     """What the core runs on, for the Home page."""
     cuda = torch.cuda.is_available()
     name = torch.cuda.get_device_name(0) if cuda else "CPU"
-    default_path = "Triton kernels" if cuda and kernels_available() else "torch chunked form"
+    if cuda:
+        default_path = "Triton kernels" if kernels_available() else "torch chunked form"
+    else:
+        default_path = "torch chunked or recurrent form, picked per layer shape"
     forced = forced_form()
     return {
         "device": f"CUDA · {name}" if cuda else "CPU",

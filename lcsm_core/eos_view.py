@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from .codes import parse_code
+from .divergence import DIVERGENCE_BOUND, clip_to_bound
 from .scan import eos_scan
 from .scan_inputs import output_real, prepare
 from .scan_recurrent import scan_recurrent
@@ -21,7 +22,6 @@ from .variants import VARIANTS, build_layer, build_layer_from_code
 
 Signal = Literal["random", "impulse", "sine", "repeated pattern"]
 SIGNALS: tuple[str, ...] = ("random", "impulse", "sine", "repeated pattern")
-DISPLAY_LIMIT = 1e6    # memories beyond this are reported as diverged and clipped for display
 
 
 @dataclass
@@ -130,12 +130,11 @@ def inspect_layer(source: str = "variant", name: str = "gla", code: str = "1-9-1
         o_mean = o_seq.to(torch.complex128).mean(-1)
         o_abs, o_phase = o_mean.abs(), torch.angle(o_mean)
     norms = torch.linalg.vector_norm(mem.reshape(T, -1), dim=-1)
-    bad = (~torch.isfinite(norms)) | (norms > DISPLAY_LIMIT)
+    bad = (~torch.isfinite(norms)) | (norms > DIVERGENCE_BOUND)
     diverged_at = int(bad.nonzero()[0]) if bool(bad.any()) else None
     y_eos = y_full.expand(*inp.batch, T, inp.d)[0]
     y_eos = y_eos[..., 0].transpose(0, 1) if layout == "channels" else y_eos      # (T, channels)
-    clip = lambda t: np.clip(np.nan_to_num(t.detach().numpy(), nan=0.0, posinf=DISPLAY_LIMIT,
-                                           neginf=-DISPLAY_LIMIT), -DISPLAY_LIMIT, DISPLAY_LIMIT)
+    clip = lambda t: clip_to_bound(t.detach().numpy())
     info = layer.info
     return LayerInspection(
         title=info.label, psi=st.psi, layout=layout, complex_memory=memories.is_complex(),

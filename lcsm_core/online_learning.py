@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .divergence import DIVERGENCE_BOUND
 from .scan import eos_scan
 
 RULES = ("linear attention", "GLA", "DeltaNet", "Longhorn")
-DIVERGED = 1e8
 
 
 @dataclass
@@ -94,9 +94,9 @@ def recall_study(n_keys: int = 8, key_dim: int = 16, value_dim: int = 8, repeats
         i, e, o, psi = rule_states(rule, k, v, beta, gate)
         y = eos_scan(i, e, o, queries, psi=psi)                                  # (N, T, d)
         sq = ((y - values[:, None, :]) ** 2).mean(-1)                            # (N, T)
-        sq = torch.nan_to_num(sq, nan=DIVERGED, posinf=DIVERGED).clamp(max=DIVERGED)
+        sq = torch.nan_to_num(sq, nan=DIVERGENCE_BOUND, posinf=DIVERGENCE_BOUND).clamp(max=DIVERGENCE_BOUND)
         per_step = (sq * seen).sum(0) / seen.sum(0).clamp(min=1)
-        bad = per_step >= DIVERGED / 10
+        bad = per_step >= DIVERGENCE_BOUND / n_keys          # at least one key's error reached the bound
         diverged[rule] = int(bad.nonzero()[0]) if bool(bad.any()) else None
         errors.append(per_step.numpy())
         finals.append(sq[:, -1].numpy())

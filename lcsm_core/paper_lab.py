@@ -7,15 +7,20 @@ address is given (the store file must then be on storage every worker can reach)
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
 import threading
 import time
+import types
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
-from .tasks import task_config
-from .training import ModelConfig, OptimConfig, RunConfig, RunRow, RunStore, default_db_path
+from .training import RunConfig, RunRow, RunStore, default_db_path, run_config
+
+RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,10 @@ class GridSpec:
     max_steps: int = 600
     seeds: int = 1
 
+    @property
+    def run_count(self) -> int:
+        return len(ABLATIONS[self.ablation].entries) * self.seeds
+
     def validate(self) -> GridSpec:
         if self.ablation not in ABLATIONS:
             raise ValueError(f"unknown ablation {self.ablation!r}; choose one of {', '.join(ABLATIONS)}")
@@ -79,11 +88,9 @@ def grid_configs(spec: GridSpec) -> list[tuple[str, RunConfig]]:
     out = []
     for label, code, tau in ABLATIONS[spec.ablation].entries:
         for seed in range(spec.seeds):
-            config = RunConfig(
-                task=task_config("mqar", seq_len=spec.seq_len, num_kv_pairs=spec.kv_pairs),
-                model=ModelConfig(code=code, tau=tau, d_model=spec.d_model, expand_dim=spec.d_model),
-                optim=OptimConfig(lr=spec.lr, max_seconds=spec.max_seconds, max_steps=spec.max_steps, seed=seed,
-                                  device="cpu"))
+            config = run_config(task="mqar", seq_len=spec.seq_len, kv_pairs=spec.kv_pairs, code=code, tau=tau,
+                                d_model=spec.d_model, expand_dim=spec.d_model, lr=spec.lr,
+                                max_seconds=spec.max_seconds, max_steps=spec.max_steps, seed=seed, device="cpu")
             out.append((label if spec.seeds == 1 else f"{label} · seed {seed}", config.validate()))
     return out
 
@@ -113,6 +120,17 @@ class GridRunner:
         self._lock = threading.Lock()
         self._active: str | None = None
         self._pending: list = []
+
+    @property
+    def where(self) -> str:
+        """Where the runs execute, in words."""
+        if self.ray_address:
+            return f"Ray at {self.ray_address}"
+        return f"a local pool of {self.workers} worker process(es)"
+
+    def estimate_s(self, spec: GridSpec) -> float:
+        """Wall time of a whole grid if every run uses its full budget (the workers share the runs)."""
+        return spec.run_count * spec.max_seconds / self.workers
 
     @property
     def active_grid(self) -> str | None:
@@ -156,7 +174,8 @@ class GridRunner:
 
     def _submit_local(self, jobs) -> list[Future]:
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
-        futures = [pool.submit(run_one, *job) for job in jobs]
+        with _main_hidden_from_workers():    # a spawn pool starts its workers inside submit()
+            futures = [pool.submit(run_one, *job) for job in jobs]
         pool.shutdown(wait=False)            # workers finish the queue, then the pool goes away
         return futures
 
@@ -168,6 +187,39 @@ class GridRunner:
         ray.init(address=self.ray_address, ignore_reinit_error=True)
         remote = ray.remote(run_one)
         return [remote.remote(*job).future() for job in jobs]
+
+
+@contextlib.contextmanager
+def _main_hidden_from_workers():
+    """A spawned worker first re-runs the parent's `__main__` from its file (multiprocessing's rule). Under
+    Streamlit that file is the app's script (the page that launched the grid), which must not run in a
+    worker; so while workers start, `__main__` is a blank module and they import only what `run_one` needs."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
+_SHARED: dict[tuple[Path, str | None], GridRunner] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_grid_runner(db_path: str | os.PathLike | None = None) -> GridRunner:
+    """The one runner of a store file in this process (one grid at a time, whoever launched it); on the
+    Ray cluster at $LCSM_RAY_ADDRESS when it is set, else on a local process pool."""
+    path = Path(db_path or default_db_path()).resolve()
+    ray_address = os.environ.get(RAY_ADDRESS_ENV) or None
+    with _SHARED_LOCK:
+        if (path, ray_address) not in _SHARED:
+            _SHARED[path, ray_address] = GridRunner(path, ray_address=ray_address)
+        return _SHARED[path, ray_address]
+
+
+def grid_ablation(grid_id: str) -> str | None:
+    """The ablation a grid id (`<ablation>-<time>`, from `GridRunner.launch`) belongs to; None if unknown."""
+    return next((name for name in ABLATIONS if grid_id.startswith(f"{name}-")), None)
 
 
 def grid_runs(db_path: str | os.PathLike | None, grid_id: str) -> list[RunRow]:

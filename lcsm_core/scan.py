@@ -22,7 +22,8 @@ def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
     psi : "elementwise" (m = o ⊙ m + e iᵀ) or "matrix" (m = o m + e iᵀ).
     form : "recurrent" (reference, streaming), "parallel" (masked attention-like,
         elementwise only), "chunked" (blocks of `chunk_size`), "kernel" (Triton),
-        "auto" (kernel on CUDA, chunked on CPU; env LCSM_SCAN_FORM overrides).
+        "auto" (kernel on CUDA; on a CPU chunked or recurrent by the layer's shapes, see dispatch.py;
+        env LCSM_SCAN_FORM overrides).
     initial_state : optional (..., k, d) memory before step 1 (m_0 = 0 otherwise).
     return_state : also return the final memory m_T (..., k, d).
     backward : "autograd" (differentiate the torch ops) or "manual" (the hand-written

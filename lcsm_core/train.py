@@ -15,9 +15,10 @@ import time
 
 import torch
 
-from lcsm_core.tasks import TASK_NAMES, task_config
-from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunStore, default_db_path, describe, record_run
+from lcsm_core.tasks import TASK_NAMES
+from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunStore, default_db_path, describe, run_config
 from lcsm_core.training.loop import TrainRecord
+from lcsm_core.training.recorder import record_run
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -53,19 +54,11 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def config_from_args(a: argparse.Namespace) -> RunConfig:
-    sizes = {"seq_len": a.seq_len}
-    if a.task == "mqar":
-        sizes["num_kv_pairs"] = a.kv_pairs
-    else:
-        sizes["num_tokens"] = a.copy_tokens
-    if a.vocab_size is not None:
-        sizes["vocab_size"] = a.vocab_size
-    model = ModelConfig(variant=a.variant, code=a.code, d_model=a.d_model, expand_dim=a.expand_dim or a.d_model,
-                        n_layers=a.layers, short_conv=a.short_conv, tau=a.tau, form=a.form)
-    optim = OptimConfig(lr=a.lr, batch_size=a.batch_size, max_steps=a.max_steps, max_seconds=a.max_seconds,
-                        target_acc=a.target_acc, eval_every=a.eval_every, snapshot_every=a.eval_every,
-                        seed=a.seed, device=a.device)
-    return RunConfig(task=task_config(a.task, **sizes), model=model, optim=optim)
+    return run_config(task=a.task, seq_len=a.seq_len, kv_pairs=a.kv_pairs, copy_tokens=a.copy_tokens,
+                      vocab_size=a.vocab_size, variant=a.variant, code=a.code, tau=a.tau, d_model=a.d_model,
+                      expand_dim=a.expand_dim, layers=a.layers, short_conv=a.short_conv, form=a.form, lr=a.lr,
+                      batch_size=a.batch_size, max_steps=a.max_steps, max_seconds=a.max_seconds,
+                      target_acc=a.target_acc, eval_every=a.eval_every, seed=a.seed, device=a.device)
 
 
 class ProgressBar:

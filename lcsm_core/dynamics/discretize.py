@@ -7,6 +7,7 @@ disk for every Δ; forward Euler maps z = 1 + pΔ, stable only while Δ < 2|Re p
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import control
 import numpy as np
@@ -44,6 +45,22 @@ def exact_pole_map(s: np.ndarray, dt: float) -> np.ndarray:
     return np.exp(np.asarray(s, dtype=complex) * dt)
 
 
+def mapped_poles(s: np.ndarray, dt: float, method: str) -> np.ndarray:
+    """Where each continuous pole s goes under `method`, elementwise and in the same order.
+
+    zoh: e^{sΔ};  bilinear: (1 + sΔ/2)/(1 − sΔ/2);  euler: 1 + sΔ. (The discretized system's
+    eigenvalues are these, but unordered; this keeps each z next to the p it came from.)
+    """
+    s = np.asarray(s, dtype=complex)
+    if method == "zoh":
+        return exact_pole_map(s, dt)
+    if method == "bilinear":
+        return (1 + s * dt / 2) / (1 - s * dt / 2)
+    if method == "euler":
+        return 1 + s * dt
+    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
 def pole_map_grid(dt: float, sigmas: np.ndarray, omegas: np.ndarray, points: int = 120):
     """Grid lines of the s-plane and their images under z = e^{sΔ}.
 
@@ -67,3 +84,20 @@ def euler_stability_circle(dt: float, points: int = 200) -> np.ndarray:
     """Boundary of Euler's stable region in the s-plane, |1 + sΔ| = 1: circle at -1/Δ, radius 1/Δ."""
     phi = np.linspace(0, 2 * np.pi, points)
     return (-1.0 + np.exp(1j * phi)) / dt
+
+
+@dataclass(frozen=True)
+class PoleMap:
+    """What the s-plane and z-plane pictures draw besides the poles."""
+
+    lines: list                   # [(s_line, z_line)]: s-plane grid lines and their images e^{sΔ}, each (points,)
+    euler_circle: np.ndarray      # (points,) boundary of Euler's stable disk |1 + sΔ| < 1 in the s-plane
+
+
+def pole_map_around(s_poles: np.ndarray, dt: float) -> PoleMap:
+    """A grid that covers the poles: 5 vertical lines from 1.5 × the leftmost Re p (at least −0.75) to 0,
+    and 9 horizontal lines over one turn of the circle, |Im s| ≤ π/Δ."""
+    sigma_min = 1.5 * min(float(np.min(np.real(s_poles))), -0.5)
+    sigmas = np.linspace(sigma_min, 0.0, 5)
+    omegas = np.linspace(-np.pi / dt, np.pi / dt, 9)
+    return PoleMap(lines=pole_map_grid(dt, sigmas, omegas), euler_circle=euler_stability_circle(dt))

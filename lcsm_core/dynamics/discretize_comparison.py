@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import control
 import numpy as np
 
-from .discretize import METHODS, discretize, euler_stability_limit, exact_pole_map
-from .divergence import DISPLAY_BOUND, first_divergence, stop_index
+from ..divergence import DIVERGENCE_BOUND, first_divergence, stop_index
+from .discretize import METHODS, PoleMap, discretize, euler_stability_limit, mapped_poles, pole_map_around
 from .eos_bridge import eos_response
 from .spring import spring_mass_damper
 
@@ -24,6 +24,8 @@ INPUTS = ("release", "step", "sine")
 class MethodResult:
     method: str
     poles: np.ndarray          # (2,) complex z-plane poles of the discretized spring
+    mapped: np.ndarray         # (2,) the same poles in the order of s_poles: mapped[i] is where s_poles[i] went
+    radius: float              # largest |z|
     stable: bool               # every |z| < 1
     y: np.ndarray              # (T_kept,) response, cut where it diverged
     error: np.ndarray          # (T_kept,) |y - y_exact|
@@ -40,6 +42,8 @@ class DiscretizationComparison:
     z_exact: np.ndarray           # (2,) e^{pΔ}
     methods: dict[str, MethodResult]
     euler_limit: float            # largest stable Euler Δ (s)
+    pole_map: PoleMap             # the grid and Euler's disk for the pictures
+    bound: float                  # a response is cut where it passes ±bound
 
 
 def _exosystem(kind: str, frequency: float):
@@ -68,7 +72,7 @@ def exact_samples(sys: control.StateSpace, kind: str, frequency: float, x0: np.n
 
 def compare_discretizations(m: float, c: float, k: float, dt: float, *, input_kind: str = "release",
                             frequency: float = 1.0, horizon: float = 20.0,
-                            bound: float = DISPLAY_BOUND) -> DiscretizationComparison:
+                            bound: float = DIVERGENCE_BOUND) -> DiscretizationComparison:
     """Discretize the spring three ways at step dt and compare each response with the exact one."""
     sys = spring_mass_damper(m, c, k)
     t = np.arange(int(np.floor(horizon / dt)) + 1) * dt
@@ -83,9 +87,12 @@ def compare_discretizations(m: float, c: float, k: float, dt: float, *, input_ki
         hit = first_divergence(y, bound)
         keep = stop_index(y, bound)
         poles = np.asarray(control.poles(sysd), dtype=complex)
+        radius = float(np.max(np.abs(poles)))
         methods[method] = MethodResult(
-            method=method, poles=poles, stable=bool(np.all(np.abs(poles) < 1)), y=y[:keep],
+            method=method, poles=poles, mapped=mapped_poles(s_poles, dt, method), radius=radius,
+            stable=radius < 1, y=y[:keep],
             error=np.abs(y[:keep] - y_exact[:keep]), diverged_at=None if hit is None else float(t[hit]))
     return DiscretizationComparison(dt=dt, t=t, u=u, y_exact=y_exact, s_poles=s_poles,
-                                    z_exact=exact_pole_map(s_poles, dt), methods=methods,
-                                    euler_limit=euler_stability_limit(s_poles))
+                                    z_exact=mapped_poles(s_poles, dt, "zoh"), methods=methods,
+                                    euler_limit=euler_stability_limit(s_poles),
+                                    pole_map=pole_map_around(s_poles, dt), bound=bound)

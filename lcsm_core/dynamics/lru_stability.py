@@ -8,19 +8,24 @@ The task: match the teacher's output on random input sequences (normalized MSE),
 Adam. "naive" learns Re λ and Im λ directly — a large step can push |λ| past 1;
 "exponential" learns ν_log, θ_log with λ = exp(-exp(ν_log) + i exp(θ_log)), which is
 inside the unit disk for every parameter value.
+
+Training is deterministic, so a run of S steps is the first S steps of any longer run with the
+same settings: `stability_study` trains once to the longest horizon and `StabilityStudy.up_to`
+cuts it to S (what the lesson does while the learner drags its "gradient steps" slider).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 
+from ..divergence import is_diverged
 from ..scan import eos_scan
 from .lru_init import lru_ring_init
 
 PARAMETERIZATIONS = ("naive", "exponential")
-STOP_LOSS = 1e6  # normalized loss above this (or non-finite): training stopped, the run diverged
+RING_WIDTH = 0.1    # the students start on the ring r_max − RING_WIDTH ≤ |λ| ≤ r_max
 
 
 @dataclass(frozen=True)
@@ -43,9 +48,54 @@ class StabilityRun:
     eigenvalues: np.ndarray        # (S+1, n) complex: after 0..S steps (S ≤ steps if stopped early)
     loss: np.ndarray               # (S+1,) normalized MSE before each step / at the end
     left_disk_step: int | None     # first step index with some |λ| ≥ 1
-    diverged_step: int | None      # step where the loss became non-finite or > STOP_LOSS
+    diverged_step: int | None      # step where the loss became non-finite or > DIVERGENCE_BOUND
     output_rms: float              # student output RMS at initialization
     target_rms: float
+
+    @property
+    def steps_run(self) -> int:
+        """Gradient steps actually taken (fewer than config.steps when the loss diverged)."""
+        return len(self.loss) - 1
+
+    @property
+    def peak_radius(self) -> float:
+        """The largest |λ| at any step of the run."""
+        return float(np.abs(self.eigenvalues).max())
+
+    @property
+    def init_radius(self) -> float:
+        """The largest |λ| before the first step."""
+        return float(np.abs(self.eigenvalues[0]).max())
+
+    @property
+    def final_radius(self) -> float:
+        """The largest |λ| after the last step."""
+        return float(np.abs(self.eigenvalues[-1]).max())
+
+    def up_to(self, steps: int) -> StabilityRun:
+        """This run as a run of `steps` steps would have been: its first steps (training is deterministic)."""
+        if not 0 <= steps <= self.config.steps:
+            raise ValueError(f"steps must be in [0, {self.config.steps}] (the run's length), got {steps}")
+
+        def within(step: int | None) -> int | None:
+            return step if step is not None and step <= steps else None
+
+        keep = min(steps + 1, len(self.loss))
+        return replace(self, config=replace(self.config, steps=steps), eigenvalues=self.eigenvalues[:keep],
+                       loss=self.loss[:keep], left_disk_step=within(self.left_disk_step),
+                       diverged_step=within(self.diverged_step))
+
+
+@dataclass(frozen=True)
+class StabilityStudy:
+    """Both parameterizations trained on the same task from the same ring, and the output scale at init."""
+
+    runs: dict[str, StabilityRun]       # parameterization → run, in PARAMETERIZATIONS order
+    output_rms: dict[str, float]        # "with γ" / "without γ": student output RMS at initialization
+
+    def up_to(self, steps: int) -> StabilityStudy:
+        """The study as if every run had been trained for `steps` steps."""
+        return replace(self, runs={name: run.up_to(steps) for name, run in self.runs.items()})
 
 
 def lru_forward(u: torch.Tensor, lam: torch.Tensor, b: torch.Tensor, c: torch.Tensor,
@@ -55,8 +105,10 @@ def lru_forward(u: torch.Tensor, lam: torch.Tensor, b: torch.Tensor, c: torch.Te
     expand = (b if gamma is None else gamma * b).expand(T, -1)                   # (T, n)
     # The parallel form: sequences here are short (T ≈ 32), and its cumulative-product decays stay exact
     # for |λ| > 1, so the naive run can leave the disk; ~7× faster per step than the recurrent form.
-    y = eos_scan(u.unsqueeze(-1), expand, lam[:, None], c.expand(T, -1), form="parallel")   # (B, T, 1)
-    return y[..., 0]
+    # The B sequences are the d = B columns of one memory (n, B) — same λ for every column — so the
+    # (T, T, n) decays are built once, not once per sequence (about 2× faster per training step).
+    y = eos_scan(u.transpose(-1, -2), expand, lam[:, None], c.expand(T, -1), form="parallel")   # (T, B)
+    return y.transpose(-1, -2)
 
 
 class StudentLRU(torch.nn.Module):
@@ -126,7 +178,7 @@ def run_gradient_steps(cfg: StabilityConfig) -> StabilityRun:
         loss = (model(u) - target).pow(2).mean() / target_power
         value = float(loss.detach())
         losses.append(value)
-        if not np.isfinite(value) or value > STOP_LOSS:
+        if is_diverged(value):
             diverged = step
             break
         if step == cfg.steps:
@@ -147,3 +199,23 @@ def output_scale(cfg: StabilityConfig) -> dict[str, float]:
         with torch.no_grad():
             out["with γ" if flag else "without γ"] = float(model(u).pow(2).mean().sqrt())
     return out
+
+
+def stability_study(learning_rate: float, steps: int, gamma_normalization: bool, r_max: float,
+                    seed: int) -> StabilityStudy:
+    """Both parameterizations, `steps` Adam steps each, from the ring [r_max − RING_WIDTH, r_max]."""
+    common = dict(learning_rate=learning_rate, steps=steps, gamma_normalization=gamma_normalization,
+                  r_min=max(0.0, r_max - RING_WIDTH), r_max=r_max, seed=seed)
+    runs = {p: run_gradient_steps(StabilityConfig(parameterization=p, **common)) for p in PARAMETERIZATIONS}
+    return StabilityStudy(runs=runs, output_rms=output_scale(StabilityConfig(**common)))
+
+
+def white_noise_gain(radius: float) -> float:
+    """1/√(1 − r²): the output RMS of a mode |λ| = r fed unit white noise — what γ = √(1 − r²) cancels."""
+    return float(1.0 / np.sqrt(max(1e-12, 1.0 - radius * radius)))
+
+
+def amplification(radius: float, steps: int) -> float:
+    """r^steps: how much a mode of radius r scales a signal over `steps` steps (inf past the float range)."""
+    with np.errstate(over="ignore"):
+        return float(np.power(np.float64(radius), steps))

@@ -4,6 +4,9 @@ Tokens a = +1 and b = -1 arrive as pulses `gap` steps apart; `length` steps afte
 second pulse we compare the two final states. By linearity the difference is the
 response to a single pulse of size 2 — it survives only if the system neither
 forgets (|λ|^length → 0) nor explodes (|λ| > 1 swamps everything).
+
+The LRU eigenvalue λ = exp(−ν + iθ) takes θ in degrees (the lesson's unit); `lru_exponent` is the
+one place it becomes radians.
 """
 from __future__ import annotations
 
@@ -11,18 +14,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..divergence import DIVERGENCE_BOUND, stop_index
 from .discretize import discretize
-from .divergence import DISPLAY_BOUND, stop_index
 from .eigen_responses import mode_trajectories
 from .eos_bridge import eos_response
 from .spring import spring_mass_damper
 
 SPRING_DT = 0.1                       # s per step for the spring systems
 SPRING_CASES = {"low damping": 0.1, "high damping": 3.0, "negative damping": -0.2}   # c, with m = k = 1
-FORGET_BELOW = 1e-3                   # final-state distance under this: the first token is forgotten
-EXPLODE_ABOVE = DISPLAY_BOUND         # final-state size above this: the system exploded
+FORGET_BELOW = 1e-3                   # final distance under this: the second token (the one that differs) is lost
+EXPLODE_ABOVE = DIVERGENCE_BOUND      # state size above this: the system exploded
 NU_GRID = np.linspace(-0.05, 0.3, 36)
-THETA_GRID = np.radians(np.arange(0, 181, 5))   # the page's θ slider steps
+THETA_DEG_GRID = np.arange(0, 181, 5)             # the page's θ slider steps (degrees)
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,17 @@ class PropagationTrace:
     y_ab: np.ndarray
     distance: np.ndarray        # (T_kept,) ‖state_aa − state_ab‖
     final_distance: float       # at the last kept step
-    exploded: bool              # stopped at the display bound
+    exploded: bool              # stopped at the divergence bound
     growing: bool               # the state at the end is larger than right after the second token
+
+    @property
+    def verdict(self) -> str:
+        """"exploded", "growing", "forgot" (final distance under FORGET_BELOW) or "remembers"."""
+        if self.exploded:
+            return "exploded"
+        if self.growing:
+            return "growing"
+        return "forgot" if self.final_distance < FORGET_BELOW else "remembers"
 
 
 @dataclass(frozen=True)
@@ -44,17 +56,17 @@ class DistinguishabilityGrid:
     """|h_aa − h_ab| and max(|h_aa|, |h_ab|) for LRU eigenvalues λ = exp(-ν + iθ), after each step."""
 
     nu: np.ndarray              # (Nν,)
-    theta: np.ndarray           # (Nθ,) radians
+    theta_deg: np.ndarray       # (Nθ,) degrees
     lengths: np.ndarray         # (L+1,) steps after the second pulse: 0..length
     distance: np.ndarray        # (Nν, Nθ, L+1)
     size: np.ndarray            # (Nν, Nθ, L+1)
 
-    def theta_index(self, theta: float) -> int:
-        return int(np.argmin(np.abs(self.theta - theta)))
+    def theta_index(self, theta_deg: float) -> int:
+        return int(np.argmin(np.abs(self.theta_deg - theta_deg)))
 
-    def by_length(self, theta: float):
-        """(distance, size), each (Nν, L+1), at the grid θ nearest to `theta`."""
-        j = self.theta_index(theta)
+    def by_length(self, theta_deg: float):
+        """(distance, size), each (Nν, L+1), at the grid θ nearest to `theta_deg`."""
+        j = self.theta_index(theta_deg)
         return self.distance[:, j, :], self.size[:, j, :]
 
     def by_theta(self, length: int):
@@ -62,13 +74,56 @@ class DistinguishabilityGrid:
         L = int(np.clip(length, 0, len(self.lengths) - 1))
         return self.distance[:, :, L], self.size[:, :, L]
 
+    # The maps are copies: a page keeps them (cached) without holding on to the whole grid.
+    def length_map(self, theta_deg: float) -> DistanceMap:
+        """The (ν, steps after the second token) map at the grid θ nearest to `theta_deg`."""
+        return DistanceMap(self.nu, self.lengths, *(a.copy() for a in self.by_length(theta_deg)))
+
+    def theta_map(self, length: int) -> DistanceMap:
+        """The (ν, θ in degrees) map `length` steps after the second token."""
+        return DistanceMap(self.nu, self.theta_deg, *(a.copy() for a in self.by_theta(length)))
+
+
+@dataclass(frozen=True)
+class DistanceMap:
+    """One cut through the grid, a heatmap: rows are the damping ν, columns another axis."""
+
+    nu: np.ndarray              # (Nν,)
+    x: np.ndarray               # (Nx,) steps after the second token, or θ in degrees
+    distance: np.ndarray        # (Nν, Nx) |h_aa − h_ab|
+    size: np.ndarray            # (Nν, Nx) max(|h_aa|, |h_ab|)
+
 
 @dataclass(frozen=True)
 class PropagationExperiment:
+    """Everything the lesson shows for one setting — small: the grid enters only as its two cuts."""
+
     traces: list                # PropagationTrace per system (springs, then the LRU eigenvalue)
-    grid: DistinguishabilityGrid
+    by_length: DistanceMap      # (ν, length) at this θ
+    by_theta: DistanceMap       # (ν, θ) at this length
     gap: int
     length: int
+    nu: float
+    theta_deg: float
+
+    @property
+    def exponent(self) -> complex:
+        """−ν + iθ (θ in radians): λ = e^{exponent}."""
+        return complex(lru_exponent(self.nu, self.theta_deg))
+
+    @property
+    def eigenvalue(self) -> complex:
+        return complex(np.exp(self.exponent))
+
+    @property
+    def predicted_distance(self) -> float:
+        """2|λ|^length: the LRU state distance the linearity argument predicts (before any explosion)."""
+        return 2.0 * float(np.exp(-self.nu * self.length))
+
+
+def lru_exponent(nu, theta_deg):
+    """−ν + iθ with θ turned from degrees into radians (scalars or broadcasting arrays)."""
+    return -np.asarray(nu) + 1j * np.radians(theta_deg)
 
 
 def token_pulses(gap: int, length: int) -> np.ndarray:
@@ -95,7 +150,7 @@ def gap_index(t: np.ndarray, distance: np.ndarray) -> int:
     return int(hits[0]) if hits.size else 0
 
 
-def spring_traces(gap: int, length: int, bound: float = DISPLAY_BOUND) -> list[PropagationTrace]:
+def spring_traces(gap: int, length: int, bound: float = DIVERGENCE_BOUND) -> list[PropagationTrace]:
     """The three springs (m = k = 1, ZOH at SPRING_DT), tokens as unit-area force pulses."""
     pulses = token_pulses(gap, length) / SPRING_DT
     t = np.arange(pulses.shape[1]) * SPRING_DT
@@ -109,23 +164,35 @@ def spring_traces(gap: int, length: int, bound: float = DISPLAY_BOUND) -> list[P
 
 def distinguishability_grid(gap: int, length: int) -> DistinguishabilityGrid:
     """One batched EOS scan over every (ν, θ) grid eigenvalue, both sequences."""
-    lam = np.exp(-NU_GRID[:, None] + 1j * THETA_GRID[None, :]).ravel()              # (Nν·Nθ,)
+    lam = np.exp(lru_exponent(NU_GRID[:, None], THETA_DEG_GRID[None, :])).ravel()    # (Nν·Nθ,)
     h = mode_trajectories(lam, token_pulses(gap, length))                            # (2, P, T)
-    h = h.reshape(2, len(NU_GRID), len(THETA_GRID), -1)[..., gap:]                   # from the 2nd pulse on
-    return DistinguishabilityGrid(nu=NU_GRID, theta=THETA_GRID, lengths=np.arange(h.shape[-1]),
+    h = h.reshape(2, len(NU_GRID), len(THETA_DEG_GRID), -1)[..., gap:]               # from the 2nd pulse on
+    return DistinguishabilityGrid(nu=NU_GRID, theta_deg=THETA_DEG_GRID, lengths=np.arange(h.shape[-1]),
                                   distance=np.abs(h[0] - h[1]), size=np.maximum(np.abs(h[0]), np.abs(h[1])))
 
 
-def lru_trace(gap: int, length: int, nu: float, theta: float, bound: float = DISPLAY_BOUND) -> PropagationTrace:
-    """One LRU eigenvalue λ = exp(-ν + iθ) fed "aa"/"ab" (tokens ±1 straight into h)."""
-    h = mode_trajectories(np.array([np.exp(-nu + 1j * theta)]), token_pulses(gap, length))[:, 0, :]  # (2, T)
+def lru_trace(gap: int, length: int, nu: float, theta_deg: float,
+              bound: float = DIVERGENCE_BOUND) -> PropagationTrace:
+    """One LRU eigenvalue λ = exp(-ν + iθ), θ in degrees, fed "aa"/"ab" (tokens ±1 straight into h)."""
+    lam = np.exp(np.atleast_1d(lru_exponent(nu, theta_deg)))
+    # chunked: the trace is recomputed on every move of the ν and θ sliders, and one mode does not
+    # amortize the recurrent form's loop over T
+    h = mode_trajectories(lam, token_pulses(gap, length), form="chunked")[:, 0, :]   # (2, T)
     steps = np.arange(h.shape[1], dtype=float)
-    return _trace(f"LRU eigenvalue (ν = {nu:g}, θ = {np.degrees(theta):.0f}°)", steps, h[0].real, h[1].real,
+    return _trace(f"LRU eigenvalue (ν = {nu:g}, θ = {theta_deg:.0f}°)", steps, h[0].real, h[1].real,
                   h[0], h[1], bound)
 
 
-def propagation_experiment(gap: int, length: int, nu: float, theta: float,
-                           bound: float = DISPLAY_BOUND) -> PropagationExperiment:
-    """Springs and one LRU eigenvalue fed "aa"/"ab", plus the (ν, θ, length) distance grid."""
-    traces = spring_traces(gap, length, bound) + [lru_trace(gap, length, nu, theta, bound)]
-    return PropagationExperiment(traces=traces, grid=distinguishability_grid(gap, length), gap=gap, length=length)
+def propagation_experiment(gap: int, length: int, nu: float, theta_deg: float, bound: float = DIVERGENCE_BOUND,
+                           *, springs: list[PropagationTrace] | None = None,
+                           grid: DistinguishabilityGrid | None = None) -> PropagationExperiment:
+    """Springs and one LRU eigenvalue fed "aa"/"ab", plus the (ν, θ, length) distance grid; θ in degrees.
+
+    springs, grid: `spring_traces(gap, length, bound)` and `distinguishability_grid(gap, length)` when the
+    caller already has them — they do not depend on ν or θ, so a page keeps them while those move.
+    """
+    springs = spring_traces(gap, length, bound) if springs is None else springs
+    grid = distinguishability_grid(gap, length) if grid is None else grid
+    return PropagationExperiment(traces=springs + [lru_trace(gap, length, nu, theta_deg, bound)],
+                                 by_length=grid.length_map(theta_deg), by_theta=grid.theta_map(length),
+                                 gap=gap, length=length, nu=nu, theta_deg=theta_deg)

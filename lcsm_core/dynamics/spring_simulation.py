@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..divergence import DIVERGENCE_BOUND, first_divergence, stop_index
 from .discretize import discretize
-from .divergence import DISPLAY_BOUND, first_divergence, stop_index
 from .eos_bridge import eos_response
 from .forcing import forcing_signal
 from .spring import SpringRegime, spring_energy, spring_mass_damper, spring_regime
@@ -28,7 +28,7 @@ class SpringSimulation:
 
 def simulate_spring(m: float, c: float, k: float, forcing: str = "impulse", *, horizon: float = 30.0,
                     dt: float = 0.05, frequency: float = 1.0, period: float = 5.0,
-                    bound: float = DISPLAY_BOUND) -> SpringSimulation:
+                    bound: float = DIVERGENCE_BOUND) -> SpringSimulation:
     """Start at rest, apply f(t), sample every dt (ZOH is exact for the held samples)."""
     t = np.arange(int(round(horizon / dt)) + 1) * dt
     f = forcing_signal(forcing, t, frequency=frequency, period=period)

@@ -7,7 +7,9 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Literal
 
+from lcsm_core.codes import parse_code
 from lcsm_core.tasks import MQARConfig, SelectiveCopyingConfig, TaskConfig, task_config
+from lcsm_core.variants import VARIANTS
 
 Device = Literal["auto", "cpu", "cuda"]
 Form = Literal["auto", "chunked", "recurrent", "parallel", "kernel"]
@@ -43,11 +45,11 @@ class ModelConfig:
         if self.code is not None:
             if not CODE_PATTERN.match(self.code):
                 raise ValueError(f"model code {self.code!r} is not of the form e-o-s-a (e.g. 1-9-1-0) or 0")
-            _check_code_with_core(self.code)
+            parse_code(self.code)      # raises ValueError with the core's message
         elif not self.variant:
             raise ValueError("choose a variant or give a model code")
         else:
-            _check_variant_with_core(self.variant)
+            _check_variant(self.variant)
         if self.short_conv < 0:
             raise ValueError(f"short_conv must be ≥ 0, got {self.short_conv}")
         for name in ("d_model", "expand_dim", "n_layers", "mlp_ratio"):
@@ -143,20 +145,37 @@ class SizeLimits:
                 raise ValueError(f"{label} {value} is over this server's cap of {cap}")
 
 
+def run_config(*, task: str = "mqar", seq_len: int = 64, kv_pairs: int = 4, copy_tokens: int = 8,
+               vocab_size: int | None = None, variant: str = "gla", code: str | None = None, tau: float = 16.0,
+               d_model: int = 64, expand_dim: int | None = None, layers: int = 2,
+               short_conv: int = ModelConfig.short_conv, form: Form = "auto", lr: float = OptimConfig.lr,
+               batch_size: int = OptimConfig.batch_size, max_steps: int = OptimConfig.max_steps,
+               max_seconds: float = OptimConfig.max_seconds, target_acc: float = OptimConfig.target_acc,
+               eval_every: int = OptimConfig.eval_every, seed: int = 0, device: Device = "auto") -> RunConfig:
+    """The RunConfig of flat settings — the one translation the CLI flags, the Train live page and the
+    paper lab's grids share. `kv_pairs` sizes MQAR, `copy_tokens` selective copying; `vocab_size` None
+    keeps the task's default; `expand_dim` None means k = d_model; a `code` (e-o-s-a) replaces `variant`.
+    Eigenvalues are snapshot at every evaluation. Not validated: call `.validate()`."""
+    sizes: dict = {"seq_len": seq_len}
+    if task == "mqar":
+        sizes["num_kv_pairs"] = kv_pairs
+    else:
+        sizes["num_tokens"] = copy_tokens
+    if vocab_size is not None:
+        sizes["vocab_size"] = vocab_size
+    model = ModelConfig(variant=variant, code=None if code is None else code.strip(), d_model=d_model,
+                        expand_dim=expand_dim or d_model, n_layers=layers, short_conv=short_conv, tau=tau, form=form)
+    optim = OptimConfig(lr=lr, batch_size=batch_size, max_steps=max_steps, max_seconds=max_seconds,
+                        target_acc=target_acc, eval_every=eval_every, snapshot_every=eval_every, seed=seed,
+                        device=device)
+    return RunConfig(task=task_config(task, **sizes), model=model, optim=optim)
+
+
 def _known(cls, d: dict) -> dict:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in d.items() if k in names and k != "name"}
 
 
-def _check_code_with_core(code: str) -> None:
-    import lcsm_core
-    parse = getattr(lcsm_core, "parse_code", None)
-    if parse is not None:
-        parse(code)  # raises ValueError with the core's message
-
-
-def _check_variant_with_core(variant: str) -> None:
-    import lcsm_core
-    names = getattr(lcsm_core, "VARIANTS", None)
-    if names is not None and variant not in names:
-        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(names)}")
+def _check_variant(variant: str) -> None:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")

@@ -6,7 +6,6 @@ tests all drive this same code.
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lcsm_core.divergence import DIVERGENCE_BOUND, is_diverged
 from lcsm_core.tasks import IGNORE
 
 from .config import RunConfig
@@ -103,18 +103,19 @@ class Trainer:
         return eig
 
     def train_step(self) -> tuple[float, float]:
-        """One AdamW step on a fresh batch; returns (loss, batch accuracy)."""
+        """One AdamW step on a fresh batch (none once the loss diverged); returns (loss, batch accuracy)."""
         for group in self.optimizer.param_groups:
             group["lr"] = self.control.lr
         x, y = self.batch(self.step)
         logits = self.model(x)                                    # (B, T, V)
         loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten(), ignore_index=IGNORE)
         self.optimizer.zero_grad(set_to_none=True)
-        if torch.isfinite(loss):
+        value = loss.item()
+        if not is_diverged(value):
             loss.backward()
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.optim.grad_clip)
             self.optimizer.step()
-        return loss.item(), masked_accuracy(logits.detach(), y)
+        return value, masked_accuracy(logits.detach(), y)
 
     def records(self) -> Iterator[TrainRecord]:
         opt, ctl = self.config.optim, self.control
@@ -141,10 +142,11 @@ class Trainer:
             self.step += 1
             record = TrainRecord(step=self.step, status="paused" if ctl.paused else "running",
                                  wall_s=0.0, lr=ctl.lr, loss=loss, train_acc=acc)
-            if not math.isfinite(loss):
+            if is_diverged(loss):                # the one divergence policy of the explorer
                 self.train_s += time.perf_counter() - t0
                 record.wall_s = self.train_s
-                record.status, record.reason = "diverged", f"loss became {loss} at step {self.step}"
+                record.status = "diverged"
+                record.reason = f"loss became {loss:.3g} at step {self.step} (divergence bound {DIVERGENCE_BOUND:g})"
                 yield record
                 return
             if self.step % opt.eval_every == 0:

@@ -127,19 +127,7 @@ class RunManager:
             run = self._runs.get(run_id)
             return run.control if run else None
 
-    # --- driving -----------------------------------------------------------
-    def pause(self, run_id: int) -> None:
-        self._require(run_id).pause()
-
-    def resume(self, run_id: int) -> None:
-        self._require(run_id).resume()
-
-    def step(self, run_id: int, n: int = 1) -> None:
-        self._require(run_id).step(n)
-
-    def set_lr(self, run_id: int, lr: float) -> None:
-        self._require(run_id).set_lr(lr)
-
+    # --- driving (pause / step / resume / learning rate: through `control(run_id)`) ----------
     def stop(self, run_id: int, reason: str = "stopped by the user") -> None:
         with self._lock:
             run = self._runs.get(run_id)
@@ -150,12 +138,6 @@ class RunManager:
                 self._queue.remove(run_id)
                 self._runs.pop(run_id)
                 self.store.set_status(run_id, "stopped", reason)
-
-    def _require(self, run_id: int) -> RunControl:
-        control = self.control(run_id)
-        if control is None:
-            raise ValueError(f"run {run_id} is not active on this server")
-        return control
 
     def wait(self, run_id: int, timeout: float | None = None) -> bool:
         """Block until run `run_id` has ended (tests, scripts); True if it has."""
@@ -178,6 +160,20 @@ class RunManager:
             self.stop(run_id, "server shutting down")
         for run_id in ids:
             self.wait(run_id, 10)
+
+
+_SHARED: dict[Path, RunManager] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_manager(db_path: str | os.PathLike | None = None) -> RunManager:
+    """The one manager of a store file in this process (default: `default_db_path()` now): every session
+    and tab of a server drives its runs through it, so the cap, the queue and the live controls are shared."""
+    path = Path(db_path or default_db_path()).resolve()
+    with _SHARED_LOCK:
+        if path not in _SHARED:
+            _SHARED[path] = RunManager(path)
+        return _SHARED[path]
 
 
 def _warm_up_optimizer() -> None:

@@ -9,18 +9,16 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from lcsm_core.variants import build_layer, build_layer_from_code
+
 from .config import ModelConfig
 
 
 def build_eos_layer(config: ModelConfig) -> nn.Module:
     """A registered variant or a model-code layer from the core registry; (B, T, d) → (B, T, d)."""
-    import lcsm_core
-    if not hasattr(lcsm_core, "build_layer"):
-        raise RuntimeError("the variant registry (lcsm_core.build_layer) is not available yet")
     if config.code:
-        return lcsm_core.build_layer_from_code(config.code, config.d_model, config.expand_dim, tau=config.tau,
-                                               form=config.form)
-    return lcsm_core.build_layer(config.variant, config.d_model, config.expand_dim, form=config.form)
+        return build_layer_from_code(config.code, config.d_model, config.expand_dim, tau=config.tau, form=config.form)
+    return build_layer(config.variant, config.d_model, config.expand_dim, form=config.form)
 
 
 class MLP(nn.Module):

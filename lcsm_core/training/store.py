@@ -207,11 +207,6 @@ class RunStore:
             self._db.execute("UPDATE runs SET status=?, reason=COALESCE(?, reason), heartbeat_at=?, "
                              "ended_at=? WHERE id=?", (status, reason, now, now if status in FINAL else None, run_id))
 
-    def heartbeat(self, run_id: int, status: str | None = None) -> None:
-        with self._lock, self._tx():
-            self._db.execute("UPDATE runs SET heartbeat_at=?, status=COALESCE(?, status) WHERE id=?",
-                             (time.time(), status, run_id))
-
     def mark_interrupted(self) -> int:
         """Mark active runs whose owner died (or went silent) "interrupted"; returns how many."""
         now = time.time()
@@ -253,14 +248,15 @@ class RunStore:
         return {name: cols[:, j] for j, name in enumerate(METRIC_COLUMNS)}
 
     def snapshots(self, run_id: int) -> list[tuple[int, list[np.ndarray]]]:
-        """[(step, [eigenvalues of layer 0 (complex 1-D), layer 1, ...]), ...] by step."""
+        """[(step, [eigenvalues of layer 0 (complex 1-D), layer 1, ...]), ...] by step. A step snapshot twice
+        (the last step of a run is also its final record) keeps its latest snapshot of each layer."""
         with self._lock:
             rows = self._db.execute("SELECT step, layer, real, imag FROM eigen_snapshots WHERE run_id=? "
-                                    "ORDER BY step, layer", (run_id,)).fetchall()
-        out: dict[int, list[np.ndarray]] = {}
-        for step, _layer, real, imag in rows:
-            out.setdefault(step, []).append(np.array(json.loads(real)) + 1j * np.array(json.loads(imag)))
-        return sorted(out.items())
+                                    "ORDER BY step, layer, rowid", (run_id,)).fetchall()
+        out: dict[int, dict[int, np.ndarray]] = {}
+        for step, layer, real, imag in rows:
+            out.setdefault(step, {})[layer] = np.array(json.loads(real)) + 1j * np.array(json.loads(imag))
+        return [(step, [layers[j] for j in sorted(layers)]) for step, layers in sorted(out.items())]
 
     def integrity_ok(self) -> bool:
         with self._lock:

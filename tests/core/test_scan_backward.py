@@ -4,8 +4,7 @@ import torch
 
 from lcsm_core import eos_scan
 from lcsm_core.backward_formulas import FORMULAS, check, check_all
-
-from .closeness import assert_close
+from tests.closeness import assert_close
 
 CASES = [
     pytest.param("elementwise", (2, 6, 4, 3), False, id="type1-kxd-real"),

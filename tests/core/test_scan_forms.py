@@ -3,8 +3,7 @@ import pytest
 import torch
 
 from lcsm_core import eos_scan
-
-from .closeness import assert_close
+from tests.closeness import assert_close
 
 SHAPES = [(1, 1, 1), (63, 5, 7), (100, 7, 5), (63, 1, 5)]          # (T, k, d)
 O_KINDS = ["kd", "k1", "1d", "11", "static-kd", "static-k1"]

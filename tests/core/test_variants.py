@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 import lcsm_core
 from lcsm_core import VARIANTS, build_layer
+from tests.closeness import assert_close
 
-from .closeness import assert_close
 from .variant_formulas import FORMULAS
 
 D_MODEL, EXPAND = 6, 4

@@ -52,3 +52,21 @@ def test_unstable_euler_run_is_cut_at_the_bound():
     euler = cmp.methods["euler"]
     assert not euler.stable and euler.diverged_at is not None
     assert np.all(np.isfinite(euler.y))
+
+
+@settings(max_examples=25, deadline=None)
+@given(stable_springs, st.floats(0.01, 3))
+def test_mapped_poles_are_the_discrete_poles_in_the_order_of_the_continuous_ones(mck, dt):
+    cmp = compare_discretizations(*mck, dt, horizon=5 * dt)
+    for res in cmp.methods.values():
+        for z in res.mapped:           # a double pole (critical damping) is only accurate to sqrt(eps)
+            assert np.min(np.abs(res.poles - z)) < 1e-6
+        assert res.radius == pytest.approx(np.max(np.abs(res.poles)))
+    np.testing.assert_allclose(cmp.methods["zoh"].mapped, cmp.z_exact)
+
+
+def test_pole_map_covers_the_poles_and_euler_disk_is_its_stable_region():
+    cmp = compare_discretizations(1.0, 3.0, 1.0, 0.5)
+    s_lines = np.concatenate([s for s, _ in cmp.pole_map.lines])
+    assert s_lines.real.min() <= cmp.s_poles.real.min() and s_lines.real.max() == 0
+    np.testing.assert_allclose(np.abs(1 + cmp.pole_map.euler_circle * cmp.dt), 1.0)

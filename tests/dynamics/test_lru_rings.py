@@ -37,3 +37,10 @@ def test_memory_horizon_and_impulse_response():
 def test_ring_study_swaps_reversed_bounds():
     study = ring_study(32, 0.9, 0.5, 1.0)
     assert study.r_min == 0.5 and study.radii.min() >= 0.5
+
+
+def test_ring_study_gamma_and_expected_density():
+    study = ring_study(64, 0.5, 0.95, 1.0, seed=1)
+    np.testing.assert_allclose(study.gammas, np.sqrt(1 - study.radii**2), rtol=1e-9)
+    assert np.trapezoid(study.density, study.density_radii) == pytest.approx(1.0)
+    assert len(ring_study(8, 0.7, 0.7, 1.0).density_radii) == 0      # a circle, not a ring: no density to draw

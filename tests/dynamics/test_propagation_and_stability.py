@@ -11,16 +11,15 @@ def test_token_pulses():
 
 
 def test_low_damping_remembers_longer_than_high_damping():
-    exp = propagation_experiment(gap=100, length=200, nu=0.01, theta=0.3)
+    exp = propagation_experiment(gap=100, length=200, nu=0.01, theta_deg=15)
     low, high, negative, lru = exp.traces
     assert low.final_distance > 100 * high.final_distance
     assert high.final_distance < FORGET_BELOW * 10
     assert negative.final_distance > low.final_distance
     assert np.isclose(lru.final_distance, 2 * np.exp(-0.01 * 200), rtol=1e-9)
-    grid = exp.grid
-    by_length, _ = grid.by_length(0.3)
+    by_length = exp.by_length.distance
     assert np.all(np.diff(by_length[:, -1]) < 0)     # more damping (larger ν) → less distinguishable
-    by_theta, _ = grid.by_theta(200)
+    by_theta = exp.by_theta.distance
     np.testing.assert_allclose(by_theta, np.broadcast_to(by_theta[:, :1], by_theta.shape), rtol=1e-9)
 
 

@@ -1,4 +1,4 @@
-"""Shared by the kernel tests: one tolerance table, one assert_close, and the fp64 reference
+"""Shared by the kernel tests: random states and the fp64 reference
 (`eos_scan(form="recurrent")`) with every gradient."""
 from __future__ import annotations
 
@@ -6,21 +6,9 @@ import pytest
 import torch
 
 from lcsm_core import eos_scan
-
-# max |kernel - reference| <= TOL[dtype] * max(|reference|, 1): the kernels keep their state in
-# fp32, so the error is fp32 round-off for fp32 inputs and the final cast for fp16/bf16 ones.
-TOL = {torch.float32: 2e-5, torch.float16: 4e-3, torch.bfloat16: 3e-2}
+from tests.closeness import assert_close
 
 NAMES = ("i", "e", "o", "s", "initial_state")
-
-
-def assert_close(name: str, got: torch.Tensor, ref: torch.Tensor, dtype: torch.dtype) -> None:
-    assert got.shape == ref.shape, f"{name}: shape {tuple(got.shape)} != reference {tuple(ref.shape)}"
-    assert got.is_complex() == ref.is_complex(), f"{name}: complex {got.is_complex()} != reference"
-    got = got.detach().to(torch.complex128 if got.is_complex() else torch.float64)
-    scale = max(ref.abs().max().item(), 1.0)
-    err = (got - ref).abs().max().item()
-    assert err <= TOL[dtype] * scale, f"{name}: max error {err:.3g} > {TOL[dtype]:.1g} x scale {scale:.3g}"
 
 
 def make_states(B, T, k, d, o_shape, *, dtype=torch.float32, complex_o=False, complex_e=False,
@@ -93,13 +81,13 @@ def check_against_reference(fn, states, psi="elementwise", dtype=torch.float32, 
         state_dtype = torch.promote_types(state_dtype, x.dtype)
     assert m.dtype == state_dtype, f"m_T dtype {m.dtype} != state dtype {state_dtype}"
     assert y.dtype == m.real.dtype, f"y dtype {y.dtype} != {m.real.dtype}"
-    assert_close("y", y, y_ref, dtype)
-    assert_close("m_T", m, m_ref, dtype)
+    assert_close(y, y_ref, "y", precision=dtype)
+    assert_close(m, m_ref, "m_T", precision=dtype)
     for name, gk, gr, x in zip(NAMES, grads, grads_ref, states):
         if x is None:
             continue
         assert gk.dtype == x.dtype, f"grad {name}: dtype {gk.dtype} != input {x.dtype}"
-        assert_close(f"grad {name}", gk, gr, dtype)
+        assert_close(gk, gr, f"grad {name}", precision=dtype)
 
 
 def case(B, T, k, d, o_kind, *, complex_o=False, dtype=torch.float32, marks=(), **kw):

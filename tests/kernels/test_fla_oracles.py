@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.kernels.kernel_check import assert_close
+from tests.closeness import assert_close
 
 kernels = pytest.importorskip("kernels")
 
@@ -50,10 +50,10 @@ def test_gla_matches_fla(impl):
     fn = kernels.chunk_eos if impl == "chunk" else kernels.fused_recurrent_eos
     y, m = fn(bhtx(v), bhtx(k), bhtx(gk).exp()[..., None], bhtx(q) * K ** -0.5)
     y = y.transpose(1, 2)
-    assert_close("y", y, y_ref.double(), torch.float32)
-    assert_close("m_T", m, m_ref.double(), torch.float32)
+    assert_close(y, y_ref.double(), "y", precision=torch.float32)
+    assert_close(m, m_ref.double(), "m_T", precision=torch.float32)
     for name, a, b in zip("qkvg", grads(y, m, leaves), g_ref):
-        assert_close(f"grad {name}", a, b.double(), torch.float32)
+        assert_close(a, b.double(), f"grad {name}", precision=torch.float32)
 
 
 def test_delta_rule_matches_fla():
@@ -69,10 +69,10 @@ def test_delta_rule_matches_fla():
     g_ref = grads(y_ref, m_ref, leaves)
     o = torch.eye(K) - beta[..., None, None] * k[..., :, None] * k[..., None, :]
     y, m = kernels.fused_recurrent_eos_matrix(v, beta[..., None] * k, o, q * K ** -0.5)
-    assert_close("y", y, y_ref.double(), torch.float32)
-    assert_close("m_T", m, m_ref.double(), torch.float32)
+    assert_close(y, y_ref.double(), "y", precision=torch.float32)
+    assert_close(m, m_ref.double(), "m_T", precision=torch.float32)
     for name, a, b in zip(("q", "k", "v", "beta"), grads(y, m, leaves), g_ref):
-        assert_close(f"grad {name}", a, b.double(), torch.float32)
+        assert_close(a, b.double(), f"grad {name}", precision=torch.float32)
 
 
 def test_hgrn_matches_fla():
@@ -88,7 +88,7 @@ def test_hgrn_matches_fla():
     xt = x.transpose(1, 2)[..., None]                              # (B, D, T, 1): channels as batch
     y, m = kernels.chunk_eos(xt, ones, gate.transpose(1, 2).exp()[..., None, None], ones)
     y, m = y[..., 0].transpose(1, 2), m[..., 0, 0]
-    assert_close("y", y, y_ref.double(), torch.float32)
-    assert_close("m_T", m, m_ref.double(), torch.float32)
+    assert_close(y, y_ref.double(), "y", precision=torch.float32)
+    assert_close(m, m_ref.double(), "m_T", precision=torch.float32)
     for name, a, b in zip(("x", "g"), grads(y, m, [x, gate]), g_ref):
-        assert_close(f"grad {name}", a, b.double(), torch.float32)
+        assert_close(a, b.double(), f"grad {name}", precision=torch.float32)

@@ -5,10 +5,19 @@ import subprocess
 import sys
 import time
 
-from lcsm_core.training import RunStore
+from lcsm_core.train import config_from_args, parse_args
+from lcsm_core.training import RunStore, run_config
 
 TINY = ["--task", "mqar", "--variant", "gla", "--seq-len", "16", "--kv-pairs", "2", "--vocab-size", "16",
         "--d-model", "16", "--layers", "1", "--batch-size", "16", "--lr", "0.01", "--device", "cpu"]
+
+
+def test_the_cli_flags_go_through_the_one_settings_to_config_translation():
+    assert config_from_args(parse_args([])) == run_config()
+    flags = parse_args(["--task", "selective_copying", "--copy-tokens", "5", "--code", " 1-9-1-0 ", "--d-model", "32"])
+    config = config_from_args(flags)
+    assert config == run_config(task="selective_copying", copy_tokens=5, code="1-9-1-0", d_model=32)
+    assert (config.task.num_tokens, config.model.code, config.model.expand_dim) == (5, "1-9-1-0", 32)
 
 
 def run_cli(args, env, timeout=120):

@@ -5,6 +5,7 @@ import threading
 import numpy as np
 import torch
 
+from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.training import RunControl, Trainer, train
 from tests.training.tiny import tiny_config
 
@@ -61,6 +62,15 @@ def test_non_finite_loss_marks_the_run_diverged():
         trainer.model.head.weight.fill_(math.inf)
     last = list(trainer.records())[-1]
     assert last.status == "diverged" and "loss" in last.reason and last.step == 1
+
+
+def test_a_finite_loss_past_the_divergence_bound_marks_the_run_diverged():
+    trainer = Trainer(tiny_config(max_steps=20))
+    with torch.no_grad():
+        trainer.model.head.bias.zero_()
+        trainer.model.head.bias[0] = 1e8              # every answer is token 0, a filler: loss ~ 1e8
+    last = list(trainer.records())[-1]
+    assert last.status == "diverged" and last.step == 1 and math.isfinite(last.loss) and last.loss > DIVERGENCE_BOUND
 
 
 def test_early_stop_at_target_accuracy():

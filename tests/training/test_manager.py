@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunManager, SizeLimits
+from lcsm_core.training import RunManager, SizeLimits, shared_manager
 from tests.training.tiny import tiny_config
 
 
@@ -46,15 +46,22 @@ def test_one_active_run_per_session_and_caps_give_clear_messages(tmp_path, manag
         capped.submit(tiny_config(), "bob")
 
 
-def test_pause_step_resume_through_the_manager(manager):
+def test_pause_step_resume_through_the_run_control(manager):
     run_id = manager.submit(tiny_config(max_steps=5000), "alice", start_paused=True)
     assert wait_for(lambda: manager.store.get_run(run_id).status == "paused")
-    manager.step(run_id, 3)
+    control = manager.control(run_id)              # what the page drives
+    control.step(3)
     assert wait_for(lambda: manager.store.get_run(run_id).steps == 3)
-    manager.set_lr(run_id, 1e-3)
-    manager.resume(run_id)
+    control.set_lr(1e-3)
+    control.resume()
     assert wait_for(lambda: manager.store.get_run(run_id).steps > 6)
     manager.stop(run_id)
     manager.wait(run_id, 30)
     metrics = manager.store.metrics(run_id)
     assert metrics["lr"][-1] == 1e-3 and manager.store.get_run(run_id).status == "stopped"
+
+
+def test_one_shared_manager_per_store_file(tmp_path):
+    first = shared_manager(tmp_path / "shared.sqlite")
+    assert shared_manager(str(tmp_path / "shared.sqlite")) is first
+    assert shared_manager(tmp_path / "other.sqlite") is not first

@@ -37,7 +37,9 @@ def test_recorded_run_keeps_every_step(tmp_path):
     row = store.get_run(run_id)
     assert last.status == row.status == "completed" and row.steps == 12 and row.device == "cpu"
     assert store.metrics(run_id)["step"].tolist() == list(range(13)) + [12]
-    assert [s for s, _ in store.snapshots(run_id)] == [0, 4, 8, 12]
+    snapshots = store.snapshots(run_id)
+    assert [s for s, _ in snapshots] == [0, 4, 8, 12]
+    assert all(len(layers) == config.model.n_layers for _, layers in snapshots)   # step 12 is stored twice
 
 
 def test_a_run_whose_owner_died_shows_interrupted_on_open(tmp_path):

@@ -1,0 +1,52 @@
+"""Home: what the explorer teaches, the lessons, the device, the variant registry."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import lcsm_core
+from app.kit.cache import cached
+
+
+@cached
+def registry_rows() -> list[dict]:
+    return lcsm_core.variant_table()
+
+
+def render_home(lessons: dict) -> None:
+    """`lessons`: each lesson's navigation page (st.Page) → its declaration, for the links."""
+    st.title("🌀 LCSM Explorer")
+    st.markdown(
+        "A damped spring, a discretized linear system, an LRU eigenvalue and a Mamba / GLA / Longhorn layer "
+        "are **the same object**: a linear recurrence whose memory decays, rotates or grows. "
+        "Drag a slider and watch a spring settle, an eigenvalue slide inside the unit circle, and a sequence "
+        "model remember or forget — all computed by one tested **Expand–Oscillation–Shrink** core:"
+    )
+    st.latex(r"\mathbf m_t = \mathbf o_t \,\psi\, \mathbf m_{t-1} + \mathbf e_t \mathbf i_t^\top,\qquad "
+             r"\mathbf y_t = \mathbf m_t^\top \mathbf s_t")
+    st.caption("i: input state · e: expand state · o: oscillation state · s: shrink state · "
+               "ψ = ⊙ (elementwise) or × (matrix) · m₀ = 0")
+
+    left, right = st.columns([3, 2])
+    with left:
+        st.subheader("Lessons")
+        for page, lesson in lessons.items():
+            st.page_link(page, label=f"{page.title} — {lesson.summary}", icon=lesson.icon)
+    with right:
+        st.subheader("Where the core runs")
+        info = lcsm_core.device_summary()
+        st.metric("Device", info["device"])
+        st.metric("eos_scan path (form='auto')", info["scan_path"])
+        st.caption(f"torch {info['torch']} · {info['threads']} CPU threads")
+
+    st.subheader("The variant registry")
+    st.markdown(
+        "Every model below is a short declaration of how it computes (i, e, o, s) from the input x_t; all of "
+        "them run through the same `eos_scan`. Columns follow LCSM Table 1 (and Table 7, Longhorn, LRU)."
+    )
+    st.dataframe(pd.DataFrame(registry_rows()), hide_index=True, width="stretch")
+    st.markdown(
+        "Model codes **e-o-s-a** (LCSM §2.5) build the paper's ablation family: e, s ∈ {0 data-independent, "
+        "1 data-dependent}, o ∈ 0..11 (Table 3), a ∈ 0..7 (Table 2 activation); the bare code `0` is the SSM "
+        "parameterization. Example: `1-9-1-0`."
+    )

@@ -1,0 +1,76 @@
+"""What a lesson page is, as data: the one declaration `render_lesson` draws — pure (no streamlit).
+
+A lesson module (`app/lessons/<page>.py`) reads top to bottom as
+
+    SETTINGS = Settings(...)          every widget and its range, written once
+    PRESETS = (Preset(...), ...)      one click → settings that show one insight
+    def compute(v): ...               one call into lcsm_core (cached by the renderer)
+    def figures(v, result): ...       {name: plotly Figure}, pure (cached by the renderer)
+    def metrics(v, result): ...       [Metric | Notice] shown above the charts
+    def quantities(v, result): ...    {name: float}: what exercises check and equations print
+    def equations(q): ...             LaTeX lines filled from the quantities
+    LESSON = Lesson(...)
+
+and its prose and exercises live in `lessons/NN-<page>.md`. Pages that train while the learner
+watches (Train live, Paper lab) add a `live` part: a function that draws an `st.fragment` and
+returns its quantities. Pages whose output is not charts add a `panel`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .settings import Preset, Settings
+
+Values = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number above the charts (`st.metric`)."""
+
+    label: str
+    value: str
+    delta: str | None = None
+    good: bool | None = None      # the delta's colour: True green, False red, None grey
+    help: str | None = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A sentence the learner must not miss (a run diverged, a range was swapped)."""
+
+    text: str
+    level: str = "warning"        # "info" | "warning" | "error"
+    icon: str = "⚠️"
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One page of the explorer, declared; `app.kit.render.render_lesson` draws it."""
+
+    page: str                     # URL path and the `page:` of its lesson file
+    number: int                   # position in the navigation (lesson number)
+    title: str                    # navigation title, e.g. "1 · Spring–mass–damper"
+    icon: str
+    section: str                  # navigation section
+    summary: str                  # one line on Home
+    settings: Settings
+    presets: tuple[Preset, ...] = ()
+    sidebar_title: str = ""       # header above the widgets
+    compute: Callable[[Values], Any] | None = None
+    figures: Callable[[Values, Any], dict] | None = None
+    charts: tuple = ()            # rows of figure names; a plain string names an `in_main` setting drawn there
+    metrics: Callable[[Values, Any], list] | None = None
+    quantities: Callable[[Values, Any], dict[str, float]] | None = None
+    equations: Callable[[dict[str, float]], list[str]] | None = None
+    caption: str = ""
+    panel: Callable[[Values, Any], None] | None = None          # draws what is not a chart (tables, cards)
+    live: Callable[[Values], dict[str, float]] | None = None    # a live fragment; returns its quantities
+
+    def chart_names(self) -> list[str]:
+        return [name for row in self.charts if not isinstance(row, str) for name in row]
+
+    def main_settings(self) -> list[str]:
+        return [row for row in self.charts if isinstance(row, str)]

@@ -1,0 +1,211 @@
+"""Lesson files (`lessons/*.md`) parsed into objectives, prose and checkable exercises — pure.
+
+A lesson file is Markdown a teacher edits without Python:
+
+    ---
+    page: spring
+    title: Spring–mass–damper
+    ---
+    ## Objectives
+    - bullet per objective
+    ## Lesson
+    prose, $$display math$$ …
+    ## Exercise: Critically damped
+    Prompt text (Markdown).
+    check: zeta = 1 ± 0.02            ← the page's live settings must satisfy this
+    answer: half_life ± 2%            ← or: the student types a number, compared with this
+    hint: shown after a wrong try
+    explain: shown after a right one
+
+Check lines: `NAME OP VALUE [± TOL[%]]` with OP one of = < > <= >=, or `NAME between A and B`;
+VALUE/A/B are numbers or names of live quantities the page provides (listed on the page).
+Several `check:` lines must all hold.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
+FIELDS = ("check", "answer", "hint", "explain")
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_TERM = rf"(?:{_NUMBER}|[A-Za-z_]\w*)"
+_COMPARE = re.compile(rf"^\s*(\w+)\s*(<=|>=|=|<|>)\s*({_TERM})\s*(?:±\s*({_NUMBER})\s*(%?))?\s*$")
+_BETWEEN = re.compile(rf"^\s*(\w+)\s+between\s+({_TERM})\s+and\s+({_TERM})\s*$")
+_ANSWER = re.compile(rf"^\s*({_TERM})\s*(?:±\s*({_NUMBER})\s*(%?))?\s*$")
+
+
+class LessonFormatError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Exercise:
+    title: str
+    prompt: str
+    checks: tuple[str, ...] = ()
+    answer: str | None = None
+    hint: str = ""
+    explain: str = ""
+
+    @property
+    def kind(self) -> str:
+        return "answer" if self.answer is not None else "check"
+
+    def names(self) -> set[str]:
+        """Live-quantity names this exercise refers to."""
+        text = " ".join(self.checks + ((self.answer,) if self.answer else ()))
+        words = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text))      # not the e of 1e-9
+        return words - {"between", "and"}
+
+
+@dataclass(frozen=True)
+class LessonText:
+    page: str
+    title: str
+    objectives: tuple[str, ...]
+    body: str
+    exercises: tuple[Exercise, ...]
+    extra: dict = field(default_factory=dict)   # any other "## Section" → Markdown
+
+
+@dataclass(frozen=True)
+class Feedback:
+    correct: bool
+    message: str
+
+
+def parse_lesson(text: str) -> LessonText:
+    """Lesson from the file text; LessonFormatError names the first problem."""
+    meta, rest = _front_matter(text)
+    sections = _sections(rest)
+    objectives = tuple(line.lstrip("-* ").strip() for line in sections.pop("Objectives", "").splitlines()
+                       if line.strip().startswith(("-", "*")))
+    body = sections.pop("Lesson", "").strip()
+    exercises = []
+    for heading in [h for h in sections if h.startswith("Exercise")]:
+        exercises.append(_exercise(heading.partition(":")[2].strip() or heading, sections.pop(heading)))
+    for key in ("page", "title"):
+        if key not in meta:
+            raise LessonFormatError(f"front matter needs '{key}:'")
+    return LessonText(page=meta["page"], title=meta["title"], objectives=objectives, body=body,
+                  exercises=tuple(exercises), extra={k: v.strip() for k, v in sections.items()})
+
+
+def lesson_files(directory: Path | None = None) -> list[Path]:
+    """Lesson files are named NN-<name>.md (README.md and other notes are skipped); default: LESSONS_DIR."""
+    return sorted((directory or LESSONS_DIR).glob("[0-9]*.md"))
+
+
+def load_lesson(page: str, directory: Path | None = None) -> LessonText:
+    """The lesson whose front matter says `page: <page>`."""
+    directory = directory or LESSONS_DIR
+    for path in lesson_files(directory):
+        lesson = parse_lesson(path.read_text(encoding="utf-8"))
+        if lesson.page == page:
+            return lesson
+    raise FileNotFoundError(f"no lesson with 'page: {page}' in {directory}")
+
+
+def _front_matter(text: str) -> tuple[dict, str]:
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise LessonFormatError("a lesson starts with a '---' front-matter block")
+    try:
+        end = next(n for n in range(1, len(lines)) if lines[n].strip() == "---")
+    except StopIteration:
+        raise LessonFormatError("front matter is not closed with '---'") from None
+    meta = {}
+    for line in lines[1:end]:
+        if ":" in line:
+            k, _, v = line.partition(":")
+            meta[k.strip()] = v.strip()
+    return meta, "\n".join(lines[end + 1:])
+
+
+def _sections(text: str) -> dict[str, str]:
+    sections, current = {}, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            sections[current] = ""
+        elif current is not None:
+            sections[current] += line + "\n"
+    return sections
+
+
+def _exercise(title: str, text: str) -> Exercise:
+    found = {f: [] for f in FIELDS}
+    prompt = []
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() in FIELDS and not line.startswith(" "):
+            found[key.strip().lower()].append(value.strip())
+        else:
+            prompt.append(line)
+    checks, answers = tuple(found["check"]), found["answer"]
+    if bool(checks) == bool(answers):
+        raise LessonFormatError(f"exercise '{title}' needs either check: lines or one answer: line")
+    for c in checks:
+        if not (_COMPARE.match(c) or _BETWEEN.match(c)):
+            raise LessonFormatError(f"exercise '{title}': cannot read check '{c}'")
+    if answers and (len(answers) > 1 or not _ANSWER.match(answers[0])):
+        raise LessonFormatError(f"exercise '{title}': answer must be 'VALUE [± TOL[%]]', got {answers}")
+    return Exercise(title=title, prompt="\n".join(prompt).strip(), checks=checks,
+                    answer=answers[0] if answers else None, hint=" ".join(found["hint"]),
+                    explain=" ".join(found["explain"]))
+
+
+def _value(term: str, quantities: dict) -> float:
+    if re.fullmatch(_NUMBER, term):
+        return float(term)
+    if term not in quantities:
+        raise KeyError(term)
+    return float(quantities[term])
+
+
+def _within(got: float, target: float, tol: str | None, percent: str) -> bool:
+    if tol is None:
+        return math.isclose(got, target, rel_tol=1e-9, abs_tol=1e-12)
+    width = float(tol) * (abs(target) / 100 if percent else 1.0)
+    return abs(got - target) <= width
+
+
+def holds(check: str, quantities: dict) -> bool:
+    """Whether one check line holds for the live quantities (KeyError for an unknown name)."""
+    between = _BETWEEN.match(check)
+    if between:
+        name, lo, hi = between.groups()
+        return _value(lo, quantities) <= _value(name, quantities) <= _value(hi, quantities)
+    name, op, term, tol, percent = _COMPARE.match(check).groups()
+    got, target = _value(name, quantities), _value(term, quantities)
+    if op == "=":
+        return _within(got, target, tol, percent)
+    return {"<": got < target, ">": got > target, "<=": got <= target, ">=": got >= target}[op]
+
+
+def check_settings(ex: Exercise, quantities: dict) -> Feedback:
+    """Feedback on a check-kind exercise for the page's current live quantities."""
+    try:
+        ok = all(holds(c, quantities) for c in ex.checks)
+    except KeyError as missing:
+        return Feedback(False, f"This exercise refers to {missing}, which the page does not provide.")
+    if ok:
+        return Feedback(True, "✅ Correct. " + ex.explain)
+    return Feedback(False, "Not yet. " + (ex.hint or "Move the sliders and try again."))
+
+
+def check_answer(ex: Exercise, answer: float | None, quantities: dict) -> Feedback:
+    """Feedback on an answer-kind exercise for the number the student typed."""
+    if answer is None or not math.isfinite(answer):
+        return Feedback(False, "Type a number first.")
+    term, tol, percent = _ANSWER.match(ex.answer).groups()
+    try:
+        target = _value(term, quantities)
+    except KeyError as missing:
+        return Feedback(False, f"This exercise refers to {missing}, which the page does not provide.")
+    if _within(answer, target, tol or "1", percent if tol else "%"):   # default: within 1 %
+        return Feedback(True, "✅ Correct. " + ex.explain)
+    return Feedback(False, "Not yet. " + (ex.hint or "Look at the plots and the equations above."))

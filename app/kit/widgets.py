@@ -1,0 +1,85 @@
+"""Streamlit pieces the renderer and the live pages share: a setting's widget, preset buttons,
+a chart with its PNG download, a row of metrics and notices."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from .lesson import Metric, Notice
+from .settings import Preset, Setting, Settings
+from .url_state import apply_values
+
+
+def draw_setting(setting: Setting, key: str, values: dict) -> None:
+    """The widget a setting declares, bound to its session-state key (its value lives there)."""
+    common = dict(key=key, help=setting.help, on_change=setting.on_change)
+    names = setting.option_labels.get if setting.option_labels else str
+    if setting.widget == "slider":
+        st.slider(setting.label, setting.low, type(setting.low)(setting.upper(values)), step=setting.step,
+                  format=setting.format, **common)
+    elif setting.widget == "number":
+        st.number_input(setting.label, setting.low, setting.high, step=setting.step, format=setting.format,
+                        **common)
+    elif setting.widget == "select_slider":
+        st.select_slider(setting.label, setting.options, format_func=names, **common)
+    elif setting.widget == "selectbox":
+        st.selectbox(setting.label, setting.options, format_func=names, **common)
+    elif setting.widget == "radio":
+        st.radio(setting.label, setting.options, format_func=names, horizontal=True, **common)
+    elif setting.widget == "toggle":
+        st.toggle(setting.label, **common)
+    else:
+        st.text_input(setting.label, max_chars=setting.max_length, **common)
+
+
+def draw_sidebar_settings(spec: Settings, values: dict) -> None:
+    """Every sidebar setting that is shown for these values, under its group's subheader."""
+    group = ""
+    for setting in spec.params:
+        if setting.in_main or (setting.shown is not None and not setting.shown(values)):
+            continue
+        if setting.group and setting.group != group:
+            st.subheader(setting.group)
+        group = setting.group
+        draw_setting(setting, spec.key(setting.name), values)
+
+
+def preset_buttons(spec: Settings, presets: Sequence[Preset]) -> None:
+    """A button per preset; a click sets the page's widgets before they are drawn."""
+    st.markdown("**Presets**")
+    for n, preset in enumerate(presets):
+        st.button(preset.label, key=f"{spec.page}.preset.{n}", help=preset.insight, width="stretch",
+                  on_click=_apply_preset, args=(spec, preset))
+    chosen = st.session_state.get(f"{spec.page}.preset.last")
+    if chosen:
+        st.caption(f"💡 {chosen}")
+
+
+def _apply_preset(spec: Settings, preset: Preset) -> None:
+    apply_values(spec, preset.values)
+    st.session_state[f"{spec.page}.preset.last"] = preset.insight
+
+
+def show_chart(fig: go.Figure | dict, filename: str, *, container=None) -> None:
+    """st.plotly_chart with the modebar's "download as PNG" saving `<filename>.png` at 2× scale.
+
+    `fig` may be a figure dict from `Figure.to_dict()` (the renderer caches those): it was
+    validated when it was built, so it is wrapped without validating again.
+    """
+    if isinstance(fig, dict):
+        fig = go.Figure(fig, _validate=False)
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
+    (container or st).plotly_chart(fig, config=config, key=f"chart.{filename}")
+
+
+def show_readout(items: Sequence[Metric | Notice]) -> None:
+    """Metrics in one row, then each notice as a banner."""
+    metrics = [m for m in items if isinstance(m, Metric)]
+    for col, m in zip(st.columns(len(metrics)) if metrics else (), metrics):
+        col.metric(m.label, m.value, m.delta, help=m.help, delta_arrow="off",
+                   delta_color={True: "normal", False: "inverse", None: "off"}[m.good])
+    for n in items:
+        if isinstance(n, Notice):
+            getattr(st, n.level)(n.text, icon=n.icon)

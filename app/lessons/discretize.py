@@ -1,0 +1,185 @@
+"""Lesson 2 · Continuous → discrete: Δ and an input → s-plane, z-plane, sampled responses, error.
+
+Prose and exercises: lessons/02-discretize.md. Every number and curve comes from one call,
+`compare_discretizations`: ZOH, bilinear and Euler side by side against the exact samples, with
+where each method sends each pole and the grid the pole-map pictures draw.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.kit.figure_style import COLORS, axis, build, divergence_marks, log_safe, note, unit_circle_trace, vline
+from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.settings import Preset, Setting, Settings
+from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
+
+SETTINGS = Settings("discretize", (
+    Setting.slider("dt", "sample time Δ (s)", 0.1, 0.02, 2.0, step=0.01),
+    Setting.choice("input", "input", "release", INPUTS, help="release: let go from x = 1 with no force"),
+    Setting.slider("freq", "sine frequency ω (rad/s)", 1.0, 0.1, 5.0, step=0.05,
+                   shown=lambda v: v["input"] == "sine"),
+    Setting.slider("m", "mass m", 1.0, 0.1, 5.0, step=0.05, group="Spring"),
+    Setting.slider("k", "spring constant k", 1.0, 0.1, 10.0, step=0.05, group="Spring"),
+    Setting.slider("c", "damping c", 0.2, 0.0, 5.0, step=0.01, group="Spring"),
+))
+
+PRESETS = (
+    Preset("🔬 Fine Δ", dict(dt=0.05, m=1.0, k=1.0, c=0.2, input="release"),
+           "Small Δ: all three methods agree with the continuous system."),
+    Preset("🪜 Coarse Δ, ZOH exact", dict(dt=1.0, m=1.0, k=1.0, c=0.2, input="release"),
+           "A release (no input) is sampled exactly by ZOH at any Δ; bilinear and Euler are not."),
+    Preset("⚠️ Euler unstable", dict(dt=0.3, m=1.0, k=1.0, c=0.2, input="release"),
+           "Δ = 0.3 > 2ζ/ωn = 0.2: Euler's poles leave the unit circle although the spring is stable."),
+    Preset("〰️ Sine input", dict(dt=0.5, m=1.0, k=1.0, c=0.5, input="sine", freq=0.8),
+           "A sine is not piecewise constant: now ZOH has an error too, bilinear is usually closest."),
+)
+
+METHOD_LABELS = {"zoh": "ZOH", "bilinear": "bilinear", "euler": "Euler"}
+ON_CIRCLE = 1e-9    # |z| this close to 1 is on the circle up to rounding (Δ exactly at Euler's limit), not outside
+
+
+def compute(v: dict) -> DiscretizationComparison:
+    return compare_discretizations(v["m"], v["c"], v["k"], v["dt"], input_kind=v["input"], frequency=v["freq"])
+
+
+def metrics(v: dict, cmp: DiscretizationComparison) -> list:
+    items = [Metric(f"{label}: largest |z|", f"{cmp.methods[method].radius:.4f}",
+                    "stable" if cmp.methods[method].stable else "unstable", good=cmp.methods[method].stable)
+             for method, label in METHOD_LABELS.items()]
+    euler = cmp.methods["euler"]
+    if euler.diverged_at is not None:
+        items.append(Notice(f"Euler's response passed ±{cmp.bound:g} at t = {euler.diverged_at:.3g} s; its curve "
+                            "stops there.", icon="💥"))
+    elif v["c"] > 0 and euler.radius > 1 + ON_CIRCLE:
+        # A stable spring whose Euler recurrence grows: the point of the lesson, said in words (the
+        # divergence note above only appears once the growth reaches the bound, usually past the horizon).
+        items.append(Notice(f"Δ = {v['dt']:g} s is past Euler's stability limit {cmp.euler_limit:.3g} s: its poles "
+                            f"leave the unit circle (largest |z| = {euler.radius:.4f}) and its response grows, "
+                            "although the spring itself is stable."))
+    return items
+
+
+def quantities(v: dict, cmp: DiscretizationComparison) -> dict[str, float]:
+    p = cmp.s_poles[-1]                      # the pole the equations follow (upper half-plane when complex)
+    q = dict(dt=v["dt"], m=v["m"], c=v["c"], k=v["k"], euler_limit=cmp.euler_limit, p_re=float(p.real),
+             p_im=float(p.imag))
+    for method, res in cmp.methods.items():
+        z = res.mapped[-1]                   # where p goes under this method
+        q.update({f"{method}_radius": res.radius, f"{method}_error": float(res.error.max()),
+                  f"{method}_re": float(z.real), f"{method}_im": float(z.imag), f"{method}_abs": float(abs(z))})
+    return q
+
+
+def equations(q: dict) -> list[str]:
+    return [rf"p = {q['p_re']:.4g} {q['p_im']:+.4g}i,\ \Delta = {q['dt']:g}:\quad"
+            rf"\text{{ZOH}}\ z = e^{{p\Delta}} = {q['zoh_re']:.4f} {q['zoh_im']:+.4f}i\ (|z| = {q['zoh_abs']:.4f})",
+            rf"\text{{bilinear}}\ z = \frac{{1 + p\Delta/2}}{{1 - p\Delta/2}} = {q['bilinear_re']:.4f} "
+            rf"{q['bilinear_im']:+.4f}i\ (|z| = {q['bilinear_abs']:.4f}) \qquad \text{{Euler}}\ z = 1 + p\Delta = "
+            rf"{q['euler_re']:.4f} {q['euler_im']:+.4f}i\ (|z| = {q['euler_abs']:.4f})"]
+
+
+# --- figures ---------------------------------------------------------------------------------
+MARKERS = {"zoh": "circle-open", "bilinear": "diamond", "euler": "x"}
+FRAME = 4.0     # the responses plot shows up to FRAME × the exact response's peak: a runaway curve leaves the
+                # frame instead of squashing the others flat against the axis (it may reach the 1e6 bound)
+
+
+def figures(v: dict, cmp: DiscretizationComparison) -> dict[str, go.Figure]:
+    return {"s-plane": s_plane_map_figure(cmp), "z-plane": z_plane_figure(cmp),
+            "z-plane-zoom": z_plane_figure(cmp, zoom=True), "responses": responses_figure(cmp),
+            "error": error_figure(cmp)}
+
+
+def grid_trace(cmp: DiscretizationComparison, which: int, name: str) -> go.Scatter:
+    """All grid lines (s side: which=0, z side: which=1) as one trace, separated by gaps."""
+    pieces = [np.append(line[which], np.nan) for line in cmp.pole_map.lines]
+    z = np.concatenate(pieces) if pieces else np.array([])
+    return go.Scatter(x=z.real, y=z.imag, mode="lines", hoverinfo="skip", name=name, connectgaps=False,
+                      line=dict(color="#bbb", width=1))
+
+
+def s_plane_map_figure(cmp: DiscretizationComparison) -> go.Figure:
+    """Continuous poles, the grid that gets mapped, and Euler's stable disk |1 + sΔ| < 1."""
+    circle = cmp.pole_map.euler_circle
+    traces = [grid_trace(cmp, 0, "grid (mapped →)"),
+              go.Scatter(x=circle.real, y=circle.imag, mode="lines", name="Euler stable disk", fill="toself",
+                         fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"], dash="dot")),
+              go.Scatter(x=cmp.s_poles.real, y=cmp.s_poles.imag, mode="markers", name="poles p",
+                         marker=dict(symbol="x", size=14, color="black", line=dict(width=2)))]
+    reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
+    return build(traces, "s-plane (continuous)", height=400, legend_side="right", shapes=[vline(0, "#888")],
+                 xaxis=axis("Re s", range=[-reach, 0.5 * reach], constrain="domain"),
+                 yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
+
+
+def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.Figure:
+    """Unit circle, the image of the s-grid under z = e^{sΔ}, and each method's poles.
+
+    zoom=True frames the poles (poles of a fine Δ crowd near z = 1, where the differences are).
+    """
+    traces = [grid_trace(cmp, 1, "e^{sΔ} of the grid"), unit_circle_trace(color="black"),
+              go.Scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="e^{pΔ}",
+                         marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
+    reach = 1.2
+    for method, res in cmp.methods.items():
+        z = res.poles
+        reach = max(reach, 1.1 * res.radius)
+        traces.append(go.Scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
+                                 marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
+                                             line=dict(width=2, color=COLORS[method])),
+                                 hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
+    reach = min(reach, 4.0)
+    x_range = y_range = [-reach, reach]
+    if zoom:
+        z = np.concatenate([cmp.z_exact] + [res.poles for res in cmp.methods.values()])
+        half = max(0.02, 0.6 * max(np.ptp(z.real), np.ptp(z.imag)))
+        cx, cy = float(np.mean([z.real.min(), z.real.max()])), float(np.mean([z.imag.min(), z.imag.max()]))
+        x_range, y_range = [cx - half, cx + half], [cy - half, cy + half]
+    title = "zoom on the poles" if zoom else f"z-plane (Δ = {cmp.dt:g} s)"
+    return build(traces, title, height=400, legend=not zoom, legend_side="right",
+                 xaxis=axis("Re z", range=x_range, constrain="domain"),
+                 yaxis=axis("Im z", range=y_range, scaleanchor="x"))
+
+
+def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
+    """The exact samples and each method's response; framed on the exact one when a method runs away."""
+    traces = [go.Scatter(x=cmp.t, y=cmp.y_exact, name="exact (continuous)",
+                         line=dict(color=COLORS["exact"], width=4), opacity=0.35)]
+    for method, res in cmp.methods.items():
+        traces.append(go.Scatter(x=cmp.t[:len(res.y)], y=res.y, name=METHOD_LABELS[method], mode="lines+markers",
+                                 marker=dict(size=4), line=dict(color=COLORS[method], width=1.5)))
+    shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")
+    limit = FRAME * max(float(np.max(np.abs(cmp.y_exact))), 1e-12)
+    runaway = {METHOD_LABELS[m]: float(np.max(np.abs(res.y))) for m, res in cmp.methods.items()
+               if np.max(np.abs(res.y)) > limit}
+    y_axis = axis("x")
+    if runaway:
+        shown = np.clip(np.concatenate([cmp.y_exact] + [res.y for res in cmp.methods.values()]), -limit, limit)
+        pad = 0.05 * float(np.ptp(shown))
+        y_axis = axis("x", range=[float(shown.min()) - pad, float(shown.max()) + pad])
+        notes.append(note(" · ".join(f"{name} leaves the frame (|x| reaches {peak:.3g})"
+                                     for name, peak in runaway.items()),
+                          0.01, 0.02, xref="x domain", yref="y domain", xanchor="left", yanchor="bottom"))
+    return build(traces, "Responses sampled every Δ", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
+                 yaxis=y_axis)
+
+
+def error_figure(cmp: DiscretizationComparison) -> go.Figure:
+    """|y_method − y_exact| on a log axis (exact zeros drawn at 1e-16)."""
+    traces = [go.Scatter(x=cmp.t[:len(res.error)], y=log_safe(res.error), name=METHOD_LABELS[method],
+                         line=dict(color=COLORS[method])) for method, res in cmp.methods.items()]
+    shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")
+    return build(traces, "Error vs the exact response", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
+                 yaxis=axis("|error|", type="log", exponentformat="power"))
+
+
+LESSON = Lesson(
+    page="discretize", number=2, title="Continuous → discrete", icon="🔢", section="Dynamics",
+    summary="Zero-order hold, bilinear, Euler: s-plane to z-plane.",
+    settings=SETTINGS, presets=PRESETS, sidebar_title="🔢 Sampling",
+    compute=compute, figures=figures, charts=(("s-plane", "z-plane", "z-plane-zoom"), ("responses", "error")),
+    metrics=metrics, quantities=quantities, equations=equations,
+    caption="All four curves (the exact one too) are computed by the EOS scan on diagonalized discrete systems; "
+            "the exact samples come from ZOH of the spring together with the signal generator of its input.",
+)

@@ -1,0 +1,205 @@
+"""Lesson 6 · The EOS view: any Table 1 method or model code, opened up into its four states.
+
+Prose and exercises: lessons/06-eos-view.md. Everything shown comes from one `inspect_layer` call:
+the states over time, the memory m_t, the parallel-form weights W and the oscillation's spectrum.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from app.kit.figure_style import axis, build, divergence_marks, log_safe, subplot_grid, unit_circle_trace, vline
+from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.settings import Preset, Setting, Settings
+from lcsm_core import VARIANTS, all_codes, variant_table
+from lcsm_core.divergence import DIVERGENCE_BOUND
+from lcsm_core.eos_view import SIGNALS, LayerInspection, inspect_layer
+
+METHODS = {row["name"]: row["method"] for row in variant_table()}
+CODES = tuple(all_codes()) + ("0",)      # "0" is the plain SSM code
+
+SETTINGS = Settings("eos_view", (
+    Setting.choice("source", "build from", "variant", ("variant", "model code"), widget="radio"),
+    Setting.choice("variant", "method", "gla", VARIANTS, option_labels=METHODS,
+                   shown=lambda v: v["source"] == "variant"),
+    Setting.choice("code", "model code e-o-s-a", "1-9-1-0", CODES, shown=lambda v: v["source"] == "model code",
+                   help="e, s: 0 data-independent / 1 data-dependent · o: Table 3 (0..11) · a: activation (0..7). "
+                        "Type to search."),
+    Setting.choice("signal", "input signal", "random", SIGNALS),
+    Setting.slider("scale", "input scale", 1.0, 0.1, 50.0, step=0.1),
+    Setting.slider("T", "sequence length T", 48, 4, 128),
+    Setting.slider("k", "expand size k", 8, 1, 16),
+    Setting.slider("d", "model width d", 8, 1, 16),
+    Setting.slider("channel", "output channel", 0, 0, 15),
+    Setting.slider("seed", "seed", 0, 0, 99),
+    Setting.slider("t", "memory at step t", 47, 0, 127, in_main=True, high_of=lambda v: v["T"] - 1),
+))
+
+
+def _variant(name: str, signal: str, scale: float = 1.0, T: int = 48) -> dict:
+    """A preset's full layer and input: every setting the picture depends on, the seed included."""
+    return dict(source="variant", variant=name, signal=signal, scale=scale, T=T, k=8, d=8, seed=0, t=T - 1)
+
+
+PRESETS = (
+    Preset("♾️ Linear attention never forgets", _variant("linear_attention", "impulse"),
+           "o = 1: an impulse stays in memory unchanged forever — move t: m_t never fades and ‖m_t‖ is flat."),
+    Preset("🚪 GLA forgets selectively", _variant("gla", "random"),
+           "A data-dependent decay g_t: each row of the memory fades at its own, input-chosen rate."),
+    Preset("🌀 LRPE rotates", _variant("lrpe", "repeated pattern"),
+           "o = exp(iθⱼ) per memory row, θⱼ = 10000^(−j/k) (row 0 turns 1 rad a step): the memory spins in the "
+           "complex plane and W[t, s] = Σⱼ cos((t − s)θⱼ) q_tⱼ k_sⱼ — half its weights turn negative."),
+    Preset("🐢 Cosformer turns slowly", _variant("cosformer", "repeated pattern", T=128),
+           "o = exp(iθ) with θ = π/1024: in 128 steps the memory turns only 22.5°, so W[t, s] = cos((t − s)θ) q_t·k_s "
+           "stays within 8 % of linear attention's masked QKᵀ — a quarter turn takes 512 steps."),
+    Preset("💥 DeltaNet explodes", _variant("deltanet", "random", scale=20.0),
+           "Unnormalized keys: eigenvalue 1 − β‖k‖² < −1 and the memory diverges."),
+    Preset("🐂 Longhorn holds", _variant("longhorn", "random", scale=20.0),
+           "Same push, but 1 − (k⊙k)εᵀ stays in (0, 1]: bounded memory."),
+    Preset("🧪 LCSM code 1-9-1-0", dict(_variant("gla", "random"), source="model code", code="1-9-1-0"),
+           "Data-dependent expand and shrink, oscillation = outer(data-dependent k, learned d)."),
+)
+
+
+def compute(v: dict) -> LayerInspection:
+    """The layer opened up; a ValueError (a layer that cannot be built) is shown by the renderer."""
+    return inspect_layer(v["source"], v["variant"], v["code"], v["d"], v["k"], v["T"], v["signal"], v["scale"],
+                         v["seed"], v["channel"])
+
+
+def metrics(v: dict, view: LayerInspection) -> list:
+    worst = float(view.spectral_radius.max())
+    items = [Metric("ψ", "⊙" if view.psi == "elementwise" else "×",
+                    help="⊙: o multiplies the memory elementwise · ×: o is a k×k matrix"),
+             Metric("memory per channel", f"{view.memory.shape[1]} × {view.memory.shape[2]}"
+                    + (" (complex)" if view.complex_memory else "")),
+             Metric("data-dependent", view.data_dependent),
+             Metric("largest |eigenvalue|", f"{worst:.4g}",
+                    delta="outside the unit disk" if worst > 1 + 1e-9 else None, good=False)]
+    if view.layout == "channels":
+        items.append(Notice(f"This method runs one small system per channel: the states and memory shown are "
+                            f"channel {view.channel}'s.", level="info", icon="ℹ️"))
+    if view.diverged_at is not None:
+        items.append(Notice(f"The memory diverged at t = {view.diverged_at} (‖m_t‖ > {DIVERGENCE_BOUND:g}): "
+                            "plots are clipped there.", icon="💥"))
+    return items
+
+
+def recurrence_panel(v: dict, view: LayerInspection) -> None:
+    """Which layer this is and how it computes its four states."""
+    r = view.recurrence
+    psi_symbol = r"\odot" if view.psi == "elementwise" else r"\times"
+    st.markdown(f"### {view.title}")
+    st.latex(rf"\mathbf m_t = \mathbf o_t {psi_symbol} \mathbf m_{{t-1}} + \mathbf e_t \mathbf i_t^\top,\quad "
+             rf"\mathbf y_t = \mathbf m_t^\top \mathbf s_t")
+    st.markdown(f"**i** = `{r['i']}` · **e** = `{r['e']}` · **o** = `{r['o']}` · **s** = `{r['s']}`"
+                + (f"  \n_{r['note']}_" if r["note"] else ""))
+
+
+def quantities(v: dict, view: LayerInspection) -> dict[str, float]:
+    phases = np.abs(np.angle(view.eigenvalues[np.isfinite(view.eigenvalues)]))
+    return dict(diverged=float(view.diverged_at is not None), scale=v["scale"],
+                data_dependent=float(view.data_dependent != "none"), spectral_radius=float(view.spectral_radius.max()),
+                max_phase=float(phases.max(initial=0.0)), psi_is_matrix=float(view.psi == "matrix"),
+                complex_memory=float(view.complex_memory), T=v["T"], k=v["k"], d=v["d"], t=v["t"])
+
+
+# --- figures ---------------------------------------------------------------------------------
+DIVERGING = "RdBu_r"
+SPECTRUM_REACH = 1e3    # the spectrum's axes stop here; the title still gives the largest |λ|
+
+
+def figures(v: dict, view: LayerInspection) -> dict[str, go.Figure]:
+    t = min(v["t"], len(view.memory) - 1)
+    return dict(states=states_figure(view), memory=memory_figure(view, t), memory_norm=memory_norm_figure(view, t),
+                weights=weights_figure(view), spectrum=spectrum_figure(view), output=output_figure(view))
+
+
+def _symmetric_range(a: np.ndarray) -> float:
+    top = float(np.max(np.abs(a))) if a.size else 1.0
+    return top if top > 0 else 1.0
+
+
+def states_figure(view: LayerInspection) -> go.Figure:
+    """Heatmaps over time of the input, expand, oscillation (|o|, mean over d) and shrink states."""
+    panels = [("input i_t", view.i, DIVERGING, True), ("expand e_t", view.e, DIVERGING, True),
+              ("oscillation |o_t|" + (" (diagonal)" if view.psi == "matrix" else ""), view.o_abs, "Viridis", False),
+              ("shrink s_t", view.s, DIVERGING, True)]
+    axes, titles, names = subplot_grid(1, 4, [p[0] for p in panels], hspace=0.06)
+    traces = []
+    for col, (_, data, scale, symmetric) in enumerate(panels, start=1):
+        xname, yname = names(1, col)
+        rng = _symmetric_range(data)
+        traces.append(go.Heatmap(z=data.T, colorscale=scale, zmin=-rng if symmetric else 0.0,
+                                 zmax=rng if symmetric else max(1.0, float(data.max(initial=0))), showscale=False,
+                                 xaxis=xname, yaxis=yname,
+                                 hovertemplate="t=%{x}<br>row %{y}<br>%{z:.4g}<extra></extra>"))
+        axes[xname.replace("x", "xaxis", 1)].update(title=dict(text="t"))
+    return build(traces, "The four EOS states over time", height=300, legend=False, annotations=titles, **axes)
+
+
+def memory_figure(view: LayerInspection, t: int) -> go.Figure:
+    m = view.memory[t]
+    rng = _symmetric_range(view.memory)     # one colour scale for every t: fading and growth stay visible
+    trace = go.Heatmap(z=m, colorscale=DIVERGING, zmin=-rng, zmax=rng,
+                       hovertemplate="row %{y} (k)<br>column %{x} (d)<br>%{z:.4g}<extra></extra>")
+    part = "Re " if view.complex_memory else ""
+    return build([trace], f"{part}memory m_t at t = {t}  ({m.shape[0]}×{m.shape[1]})", legend=False,
+                 xaxis=axis("d (input columns)"), yaxis=axis("k (expand rows)", autorange="reversed"))
+
+
+def memory_norm_figure(view: LayerInspection, t: int) -> go.Figure:
+    norm = log_safe(view.memory_norm)
+    shapes, notes = divergence_marks(view.diverged_at, "memory")
+    trace = go.Scatter(y=norm, mode="lines+markers", name="‖m_t‖", marker=dict(size=4))
+    wide = norm.max() / norm.min() > 1e3    # spans several decades: a log axis shows them all
+    return build([trace], "Memory size over time", legend=False, shapes=[vline(t, "#888", "dot")] + shapes,
+                 annotations=notes, xaxis=axis("t"),
+                 yaxis=axis("‖m_t‖ (Frobenius)", **({"type": "log"} if wide else {})))
+
+
+def weights_figure(view: LayerInspection) -> go.Figure:
+    W = np.where(np.tril(np.ones_like(view.weights, dtype=bool)), view.weights, np.nan)
+    rng = _symmetric_range(np.nan_to_num(W))
+    trace = go.Heatmap(z=W, colorscale=DIVERGING, zmin=-rng, zmax=rng,
+                       hovertemplate="output t=%{y}<br>input s=%{x}<br>W=%{z:.4g}<extra></extra>")
+    return build([trace], f"Parallel form W[t, s] (channel {view.channel})", height=420, legend=False,
+                 xaxis=axis("input step s"), yaxis=axis("output step t", autorange="reversed", scaleanchor="x"))
+
+
+def spectrum_figure(view: LayerInspection) -> go.Figure:
+    """Eigenvalues of o_t at every step, coloured by t, over the unit circle."""
+    T, n = view.eigenvalues.shape
+    ev = view.eigenvalues.reshape(-1)
+    t = np.repeat(np.arange(T), n)
+    keep = np.isfinite(ev)
+    ev, t = ev[keep], t[keep]
+    reach = max(1.1, min(float(np.abs(ev).max(initial=1.0)) * 1.05, SPECTRUM_REACH))
+    traces = [unit_circle_trace(color="black"),
+              go.Scatter(x=ev.real, y=ev.imag, mode="markers", name="eigenvalues of o_t",
+                         marker=dict(size=6, color=t, colorscale="Plasma", opacity=0.75,
+                                     colorbar=dict(title=dict(text="t"), thickness=12)),
+                         hovertemplate="λ = %{x:.4f} %{y:+.4f}i<br>t = %{marker.color}<extra></extra>")]
+    worst = float(np.max(view.spectral_radius)) if view.spectral_radius.size else 0.0
+    return build(traces, f"Spectrum of the oscillation (largest |λ| = {worst:.4g})", height=420, legend=False,
+                 xaxis=axis("Re λ", range=[-reach, reach], constrain="domain"),
+                 yaxis=axis("Im λ", range=[-reach, reach], scaleanchor="x"))
+
+
+def output_figure(view: LayerInspection) -> go.Figure:
+    c = view.channel
+    shapes, notes = divergence_marks(view.diverged_at, "output")
+    traces = [go.Scatter(y=view.x[:, min(c, view.x.shape[1] - 1)], name=f"input x_t[{c}]", line=dict(color="#999")),
+              go.Scatter(y=view.y[:, c], name=f"EOS output y_t[{c}]", line=dict(color="#1f77b4"))]
+    return build(traces, f"Input and output, channel {c}", height=300, shapes=shapes, annotations=notes,
+                 xaxis=axis("t"))
+
+
+LESSON = Lesson(
+    page="eos_view", number=6, title="The EOS view", icon="🧩", section="Sequence models",
+    summary="Any Table 1 method or model code: memory state, spectrum.",
+    settings=SETTINGS, presets=PRESETS, sidebar_title="🧩 Layer",
+    compute=compute, figures=figures, metrics=metrics, quantities=quantities, panel=recurrence_panel,
+    charts=(("states",), "t", ("memory", "memory_norm"), ("weights", "spectrum"), ("output",)),
+)

@@ -1,0 +1,169 @@
+"""Lesson 5 · Information propagation: "aa" vs "ab" through damped, undamped and unstable systems.
+
+Prose and exercises: lessons/05-propagation.md. Every trajectory and heatmap cell comes from the
+EOS scan (`propagation_experiment`). The springs and the (ν, θ, length) grid depend only on the
+two token spacings, so they are kept per (gap, length): moving ν or θ recomputes one LRU trace.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.kit.cache import cached
+from app.kit.figure_style import COLORS, LOG_FLOOR, PALETTE, axis, build, log_safe, note, subplot_grid
+from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.settings import Preset, Setting, Settings
+from lcsm_core.dynamics.propagation import (
+    EXPLODE_ABOVE,
+    FORGET_BELOW,
+    DistanceMap,
+    DistinguishabilityGrid,
+    PropagationExperiment,
+    PropagationTrace,
+    distinguishability_grid,
+    propagation_experiment,
+    spring_traces,
+)
+
+EIGENVALUE = "LRU eigenvalue λ = e^(−ν + iθ)"
+SETTINGS = Settings("propagation", (
+    Setting.slider("gap", "steps between the two tokens", 100, 1, 200),
+    Setting.slider("length", "steps after the second token", 200, 1, 400),
+    Setting.slider("nu", "damping ν", 0.01, -0.05, 0.3, step=0.001, format="%.3f", group=EIGENVALUE),
+    Setting.slider("theta", "phase θ (degrees)", 15, 0, 180, step=5, group=EIGENVALUE),
+))
+
+PRESETS = (
+    Preset("📰 Article setup", dict(gap=100, length=200, nu=0.01, theta=15),
+           "Pulses 10 s apart: the lightly damped spring keeps aa and ab apart, the heavily damped one cannot."),
+    Preset("🫥 Forgets", dict(gap=100, length=200, nu=0.1, theta=15),
+           "ν = 0.1: the second token — the one that tells \"aa\" from \"ab\" — has shrunk to "
+           "2|λ|²⁰⁰ = 2e⁻²⁰ ≈ 4·10⁻⁹: the two states can no longer be told apart."),
+    Preset("💥 Explodes", dict(gap=100, length=400, nu=-0.05, theta=15),
+           "ν = −0.05: |λ| = e^0.05 > 1 — both states grow like e^(0.05 t), pass ±10⁶ after about 280 steps "
+           "and are stopped there."),
+    Preset("🧠 Long memory", dict(gap=50, length=400, nu=0.002, theta=5),
+           "ν = 0.002: horizon 500 steps, small phase — still distinguishable after 400 steps."),
+)
+
+
+@cached(max_entries=16)
+def springs_and_grid(gap: int, length: int) -> tuple[list[PropagationTrace], DistinguishabilityGrid]:
+    """What does not move with ν and θ: the three springs and the whole (ν, θ, length) grid."""
+    return spring_traces(gap, length), distinguishability_grid(gap, length)
+
+
+def compute(v: dict) -> PropagationExperiment:
+    springs, grid = springs_and_grid(v["gap"], v["length"])
+    return propagation_experiment(v["gap"], v["length"], v["nu"], v["theta"], springs=springs, grid=grid)
+
+
+def metrics(v: dict, exp: PropagationExperiment) -> list:
+    items = [Metric(tr.name.split(" (")[0], f"{tr.final_distance:.3g}", tr.verdict, good=tr.verdict == "remembers",
+                    help="final ‖state(aa) − state(ab)‖") for tr in exp.traces]
+    exploded = [tr.name for tr in exp.traces if tr.exploded]
+    if exploded:
+        items.append(Notice(f"Stopped where the state passed ±{EXPLODE_ABOVE:,.0f}: {', '.join(exploded)}.",
+                            icon="💥"))
+    return items
+
+
+def quantities(v: dict, exp: PropagationExperiment) -> dict[str, float]:
+    low, high, negative, lru = exp.traces
+    lam = exp.eigenvalue
+    return dict(gap=v["gap"], length=v["length"], nu=v["nu"], theta_deg=v["theta"],
+                lru_distance=lru.final_distance, lru_exploded=float(lru.exploded),
+                low_distance=low.final_distance, high_distance=high.final_distance,
+                negative_distance=negative.final_distance,
+                theta_rad=exp.exponent.imag, lambda_re=lam.real, lambda_im=lam.imag, lambda_abs=abs(lam),
+                predicted_distance=exp.predicted_distance)
+
+
+def equations(q: dict) -> list[str]:
+    return [rf"\lambda = e^{{-\nu + i\theta}} = e^{{{-q['nu']:g} {q['theta_rad']:+.3f}i}} = "
+            rf"{q['lambda_re']:.4f} {q['lambda_im']:+.4f}i,\quad |\lambda| = {q['lambda_abs']:.4f}",
+            rf"h_{{aa}} - h_{{ab}} = 2\lambda^{{L}}\ \Rightarrow\ \|h_{{aa}} - h_{{ab}}\| = "
+            rf"2|\lambda|^{{{q['length']}}} = {q['predicted_distance']:.4g}"]
+
+
+# --- figures ---------------------------------------------------------------------------------
+LOG_RANGE = (-8.0, float(np.log10(EXPLODE_ABOVE)))   # log10 distance drawn within this range
+
+
+def figures(v: dict, exp: PropagationExperiment) -> dict[str, go.Figure]:
+    return dict(
+        traces=traces_figure(exp.traces), distance=distance_figure(exp.traces),
+        by_length=heatmap_figure(exp.by_length, marker=(v["length"], v["nu"]), x_title="steps after the 2nd token",
+                                 title=f"Distance vs damping and length (θ = {v['theta']}°)"),
+        by_theta=heatmap_figure(exp.by_theta, marker=(v["theta"], v["nu"]), x_title="phase θ (°)",
+                                title=f"Distance vs damping and phase ({v['length']} steps)"))
+
+
+def traces_figure(traces: list[PropagationTrace]) -> go.Figure:
+    """One panel per system: the readout for "aa" and for "ab"."""
+    axes, titles, cell = subplot_grid(2, 2, [t.name for t in traces], vspace=0.16)
+    data, notes = [], list(titles)
+    for n, tr in enumerate(traces):
+        xa, ya = cell(n // 2 + 1, n % 2 + 1)
+        for seq, y in (("aa", tr.y_aa), ("ab", tr.y_ab)):
+            data.append(go.Scatter(x=tr.t, y=y, name=f'"{seq}"', showlegend=n == 0, legendgroup=seq, xaxis=xa,
+                                   yaxis=ya, line=dict(color=COLORS[seq], width=2 if seq == "aa" else 1.5,
+                                                       dash="solid" if seq == "aa" else "dot")))
+        if tr.exploded:
+            notes.append(note(f"⚠ exploded at {tr.t[-1]:.4g} — stopped", tr.t[-1], 1, xref=xa,
+                              yref=f"{ya} domain"))
+    axes["xaxis3"].update(title=dict(text="time (s)"))
+    axes["xaxis4"].update(title=dict(text="step"))
+    return build(data, 'Readout for "aa" and "ab"', height=520, annotations=notes, **axes)
+
+
+def distance_figure(traces: list[PropagationTrace]) -> go.Figure:
+    """‖state_aa − state_ab‖ from the second token on, per system (log axis)."""
+    data = []
+    for n, tr in enumerate(traces):
+        differs = np.flatnonzero(tr.distance > 0)
+        start = int(differs[0]) if differs.size else 0           # identical until the second token
+        data.append(go.Scatter(x=np.arange(start, len(tr.distance)), y=log_safe(tr.distance[start:]), name=tr.name,
+                               line=dict(color=PALETTE[n])))
+    return build(data, "How far apart the two states are", xaxis=axis("step"),
+                 yaxis=axis("‖Δ state‖", type="log", exponentformat="power"))
+
+
+def heatmap_figure(cut: DistanceMap, *, marker: tuple, x_title: str, title: str) -> go.Figure:
+    """log10 distance over (x, ν) with the "forgets" and "explodes" zones outlined; ★ = current setting."""
+    z = np.clip(np.log10(np.maximum(cut.distance, LOG_FLOOR)), *LOG_RANGE)
+    exploded = cut.size > EXPLODE_ABOVE
+    data = [
+        go.Heatmap(x=cut.x, y=cut.nu, z=np.where(exploded, LOG_RANGE[1], z), zmin=LOG_RANGE[0], zmax=LOG_RANGE[1],
+                   colorscale="Viridis", colorbar=dict(title=dict(text="log₁₀ dist"), len=0.9),
+                   hovertemplate=f"{x_title} %{{x:.3g}}<br>damping ν %{{y:.3g}}<br>log₁₀ dist %{{z:.2f}}"
+                                 "<extra></extra>"),
+        go.Contour(x=cut.x, y=cut.nu, z=z, showscale=False, hoverinfo="skip", name="forgets",
+                   contours=dict(start=np.log10(FORGET_BELOW), end=np.log10(FORGET_BELOW), size=1, coloring="none"),
+                   line=dict(color="white", width=3, dash="dash")),
+        go.Contour(x=cut.x, y=cut.nu, z=exploded.astype(float), showscale=False, hoverinfo="skip", name="explodes",
+                   contours=dict(start=0.5, end=0.5, size=1, coloring="none"), line=dict(color="#d62728", width=3)),
+        go.Scatter(x=[marker[0]], y=[marker[1]], mode="markers", name="current",
+                   marker=dict(symbol="star", size=18, color="white", line=dict(color="black", width=1.5)))]
+    notes = _zone_label(cut, z <= np.log10(FORGET_BELOW), "forgets", "white") + \
+        _zone_label(cut, exploded, "explodes", "#d62728")
+    return build(data, title, height=380, legend=False, annotations=notes, xaxis=axis(x_title),
+                 yaxis=axis("damping ν"))
+
+
+def _zone_label(cut: DistanceMap, mask: np.ndarray, text: str, color: str) -> list:
+    rows, cols = np.nonzero(mask)
+    if not rows.size:
+        return []
+    return [dict(x=float(np.mean(cut.x[cols])), y=float(np.mean(cut.nu[rows])), text=text,
+                 showarrow=False, font=dict(color=color, size=16), bgcolor="rgba(0,0,0,0.35)")]
+
+
+LESSON = Lesson(
+    page="propagation", number=5, title="Information propagation", icon="📡", section="Dynamics",
+    summary="'aa' vs 'ab': which systems remember, forget or explode.",
+    settings=SETTINGS, presets=PRESETS, sidebar_title="📡 Sequences",
+    compute=compute, figures=figures, charts=(("traces",), ("by_length", "by_theta"), ("distance",)),
+    metrics=metrics, quantities=quantities, equations=equations,
+    caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid).",
+)

@@ -1,0 +1,136 @@
+"""Lesson 3 · Eigenvalue rings: LRU ring initialization → eigenvalues, |λ| histogram, impulse responses,
+memory horizons.
+
+Prose and exercises: lessons/03-rings.md. Everything comes from one call, `ring_study`: the ring
+init, each eigenvalue's horizon and γ, and λᵗ for three picked eigenvalues by the EOS scan.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.kit.figure_style import PALETTE, axis, build, unit_circle_trace, vline
+from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.settings import Preset, Setting, Settings
+from lcsm_core.dynamics.rings import RingStudy, ring_study
+
+SETTINGS = Settings("rings", (
+    Setting.slider("r_min", "r_min", 0.4, 0.0, 0.9999, step=0.0001, format="%.4f"),
+    Setting.slider("r_max", "r_max", 0.9, 0.0, 0.9999, step=0.0001, format="%.4f"),
+    Setting.slider("phase", "max_phase (× π)", 2.0, 0.01, 2.0, step=0.01),
+    Setting.slider("n", "number of eigenvalues N", 128, 8, 1024, step=8),
+    Setting.slider("seed", "random seed", 0, 0, 99),
+))
+
+PRESETS = (
+    Preset("📰 Article figure", dict(r_min=0.4, r_max=0.9, phase=2.0),
+           "The article's ring: r ∈ [0.4, 0.9], any phase."),
+    Preset("🖼️ sCIFAR ring", dict(r_min=0.9, r_max=0.999, phase=2.0),
+           "LRU on sequential CIFAR: eigenvalues close to the circle, horizons 10–1000 steps."),
+    Preset("🧮 ListOps ring", dict(r_min=0.0, r_max=0.9, phase=2.0),
+           "Short tasks can live with short memory: r ∈ [0, 0.9]."),
+    Preset("🛣️ PathX ring", dict(r_min=0.999, r_max=0.9999, phase=0.1),
+           "16k-step sequences: |λ| ≥ 0.999 and phase ≤ π/10 — slow, smooth memory."),
+)
+
+
+def compute(v: dict) -> RingStudy:
+    return ring_study(v["n"], v["r_min"], v["r_max"], v["phase"] * math.pi, v["seed"])   # the slider is in units of π
+
+
+def metrics(v: dict, study: RingStudy) -> list:
+    h = study.horizons
+    items = [Metric("smallest |λ|", f"{study.radii.min():.5f}"), Metric("largest |λ|", f"{study.radii.max():.5f}"),
+             Metric("median memory horizon", f"{np.median(h):,.4g} steps"),
+             Metric("longest memory horizon", f"{h.max():,.4g} steps")]
+    if v["r_min"] > v["r_max"]:
+        items.append(Notice(f"r_min > r_max: using the ring [{study.r_min:g}, {study.r_max:g}].", level="info",
+                            icon="↔️"))
+    return items
+
+
+def quantities(v: dict, study: RingStudy) -> dict[str, float]:
+    h = study.horizons
+    j = study.picked[-1]                     # the slowest eigenvalue (largest |λ|): the one the equations follow
+    lam = study.eigenvalues[j]
+    return dict(r_min=study.r_min, r_max=study.r_max, max_phase=study.max_phase, phase_pi=v["phase"], n=v["n"],
+                min_horizon=float(h.min()), median_horizon=float(np.median(h)), max_horizon=float(h.max()),
+                min_radius=float(study.radii.min()), max_radius=float(study.radii[j]),
+                nu_log=float(study.init.nu_log[j]), theta_log=float(study.init.theta_log[j]),
+                lam_re=float(lam.real), lam_im=float(lam.imag), gamma=float(study.gammas[j]))
+
+
+def equations(q: dict) -> list[str]:
+    return [rf"\lambda = \exp(-e^{{\nu^{{\log}}}} + i\,e^{{\theta^{{\log}}}}),\quad"
+            rf"\nu^{{\log}} = {q['nu_log']:.4g},\ \theta^{{\log}} = {q['theta_log']:.4g}"
+            rf"\ \Rightarrow\ \lambda = {q['lam_re']:.5f} {q['lam_im']:+.5f}i",
+            rf"|\lambda| = {q['max_radius']:.6f},\quad \text{{horizon}} = \frac{{1}}{{1-|\lambda|}} = "
+            rf"{q['max_horizon']:,.5g}\ \text{{steps}},"
+            rf"\quad \gamma = \sqrt{{1 - |\lambda|^2}} = {q['gamma']:.5f}",
+            rf"|\lambda|^2 \sim \mathcal U[r_{{\min}}^2, r_{{\max}}^2] = \mathcal U[{q['r_min'] ** 2:.6g},"
+            rf" {q['r_max'] ** 2:.6g}],\qquad \theta \sim \mathcal U[0, {q['phase_pi']:g}\pi]"]
+
+
+# --- figures ---------------------------------------------------------------------------------
+def figures(v: dict, study: RingStudy) -> dict[str, go.Figure]:
+    return {"eigenvalues": eigenvalue_ring_figure(study), "radius-histogram": radius_histogram_figure(study),
+            "impulse-responses": impulse_response_figure(study)}
+
+
+def eigenvalue_ring_figure(study: RingStudy) -> go.Figure:
+    """λ in the complex plane over the unit circle, the ring r_min ≤ |λ| ≤ r_max, the picked three."""
+    lam = study.eigenvalues
+    traces = [unit_circle_trace(color="black")]
+    for r, name in ((study.r_min, "r_min"), (study.r_max, "r_max")):
+        if r > 0:
+            traces.append(unit_circle_trace(f"{name} = {r:g}", r, color="#2ca02c", dash="dash"))
+    traces.append(go.Scatter(x=lam.real, y=lam.imag, mode="markers", name="λ",
+                             marker=dict(size=6, color=PALETTE[0], opacity=0.7),
+                             customdata=np.stack([study.radii, study.horizons], -1),
+                             hovertemplate="|λ| = %{customdata[0]:.5f}<br>horizon %{customdata[1]:.4g} steps"
+                                           "<extra></extra>"))
+    for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
+        traces.append(go.Scatter(x=[lam[idx].real], y=[lam[idx].imag], mode="markers", name=label,
+                                 marker=dict(size=14, symbol="star", color=PALETTE[n + 1],
+                                             line=dict(color="black", width=1))))
+    return build(traces, f"{len(lam)} eigenvalues", height=430, legend_side="right",
+                 xaxis=axis("Re λ", range=[-1.1, 1.1], constrain="domain"),
+                 yaxis=axis("Im λ", range=[-1.1, 1.1], scaleanchor="x"))
+
+
+def radius_histogram_figure(study: RingStudy) -> go.Figure:
+    """Histogram of |λ|; the dashed line is what uniform-in-area predicts (density ∝ r)."""
+    traces = [go.Histogram(x=study.radii, nbinsx=30, name="|λ|", marker_color=PALETTE[0],
+                           histnorm="probability density")]
+    if len(study.density_radii):
+        traces.append(go.Scatter(x=study.density_radii, y=study.density, mode="lines", name="∝ r (uniform in area)",
+                                 line=dict(color="black", dash="dash")))
+    return build(traces, "Distribution of |λ|", xaxis=axis("|λ|", exponentformat="none"), yaxis=axis("density"))
+
+
+def impulse_response_figure(study: RingStudy) -> go.Figure:
+    """Re λ^t for the picked eigenvalues, with the envelope ±|λ|^t and the horizon 1/(1 − |λ|)."""
+    traces, shapes = [], []
+    steps = np.arange(study.impulse.shape[1])
+    for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
+        h = study.impulse[n]
+        color = PALETTE[n + 1]
+        traces.append(go.Scatter(x=steps, y=h.real, name=f"{label}: Re λᵗ", line=dict(color=color, width=1.5)))
+        traces.append(go.Scatter(x=steps, y=np.abs(h), showlegend=False, hoverinfo="skip",
+                                 line=dict(color=color, dash="dot", width=1)))
+        if study.horizons[idx] < steps[-1]:
+            shapes.append(vline(float(study.horizons[idx]), color, "dash"))
+    return build(traces, "Impulse responses (dotted: |λ|ᵗ, dashed: horizon)", shapes=shapes,
+                 xaxis=axis("step t"), yaxis=axis("λᵗ", range=[-1.05, 1.05]))
+
+
+LESSON = Lesson(
+    page="rings", number=3, title="Eigenvalue rings", icon="⭕", section="Dynamics",
+    summary="LRU ring initialization, memory horizon, impulse responses.",
+    settings=SETTINGS, presets=PRESETS, sidebar_title="⭕ Ring",
+    compute=compute, figures=figures, charts=(("eigenvalues", "radius-histogram"), ("impulse-responses",)),
+    metrics=metrics, quantities=quantities, equations=equations,
+    caption="The impulse responses λᵗ are computed by the EOS scan (o = λ, e = 1, i = δ, s = 1 and −i).",
+)

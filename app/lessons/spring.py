@@ -1,0 +1,145 @@
+"""Lesson 1 · Spring–mass–damper: m, k, c and a forcing → response, phase portrait, energy, poles.
+
+Prose and exercises: lessons/01-spring.md. Every curve comes from `simulate_spring`, the EOS
+scan on the ZOH-discretized spring.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.kit.figure_style import PALETTE, RED, axis, build, divergence_marks, note, subplot_grid, vline
+from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.settings import Preset, Setting, Settings
+from lcsm_core.dynamics.forcing import FORCINGS
+from lcsm_core.dynamics.spring_simulation import SpringSimulation, simulate_spring
+
+SETTINGS = Settings("spring", (
+    Setting.slider("m", "mass m", 1.0, 0.1, 5.0, step=0.05),
+    Setting.slider("k", "spring constant k", 1.0, 0.1, 10.0, step=0.05),
+    Setting.slider("c", "damping c", 0.2, -1.0, 5.0, step=0.01, help="Negative c pumps energy in."),
+    Setting.choice("forcing", "forcing f(t)", "impulse", FORCINGS),
+    Setting.slider("freq", "sine frequency ω (rad/s)", 1.0, 0.1, 5.0, step=0.05,
+                   shown=lambda v: v["forcing"] == "sine"),
+    Setting.slider("period", "pulse period (s)", 5.0, 1.0, 15.0, step=0.5,
+                   shown=lambda v: v["forcing"] == "pulse train"),
+))
+
+PRESETS = (
+    Preset("🌊 Underdamped", dict(m=1.0, k=1.0, c=0.2, forcing="impulse"), "ζ < 1: it rings while it decays."),
+    Preset("⚖️ Critically damped", dict(m=1.0, k=1.0, c=2.0, forcing="impulse"),
+           "ζ = 1: the fastest return to rest without overshoot — a double pole."),
+    Preset("🐌 Overdamped", dict(m=1.0, k=1.0, c=4.0, forcing="impulse"), "ζ > 1: two real poles, slow creep back."),
+    Preset("🎵 Undamped", dict(m=1.0, k=1.0, c=0.0, forcing="impulse"), "c = 0: energy is conserved forever."),
+    Preset("💥 Negative damping", dict(m=1.0, k=1.0, c=-0.3, forcing="impulse"),
+           "c < 0: the damper pumps energy in — exploding, like exploding gradients."),
+    Preset("📻 Resonance", dict(m=1.0, k=1.0, c=0.1, forcing="sine", freq=1.0),
+           "Forcing at ωn: the amplitude builds up to 1/(c ωn)."),
+)
+
+
+def compute(v: dict) -> SpringSimulation:
+    return simulate_spring(v["m"], v["c"], v["k"], v["forcing"], frequency=v["freq"], period=v["period"])
+
+
+def metrics(v: dict, sim: SpringSimulation) -> list:
+    r = sim.regime
+    if r.stable:
+        clock = Metric("half-life", f"{r.half_life:.3g} s")
+    elif math.isfinite(r.doubling_time):
+        clock = Metric("doubling time", f"{r.doubling_time:.3g} s")
+    else:
+        clock = Metric("half-life", "∞ (no decay)")
+    items = [Metric("regime", r.name), Metric("damping ratio ζ", f"{r.zeta:.3g}"),
+             Metric("natural frequency ωn", f"{r.omega_n:.3g} rad/s"), clock]
+    if sim.diverged_at is not None:
+        items.append(Notice(f"The response grew past ±{sim.bound:g} at t = {sim.diverged_at:.3g} s; "
+                            "the plots stop there.", icon="💥"))
+    return items
+
+
+def quantities(v: dict, sim: SpringSimulation) -> dict[str, float]:
+    r = sim.regime
+    p1, p2 = r.poles
+    return dict(m=v["m"], c=v["c"], k=v["k"], zeta=r.zeta, omega_n=r.omega_n, half_life=r.half_life,
+                decay_rate=r.decay_rate, c_critical=2 * math.sqrt(v["m"] * v["k"]), pole_real=float(r.poles.real.max()),
+                p1_re=p1.real, p1_im=p1.imag, p2_re=p2.real, p2_im=p2.imag)
+
+
+def equations(q: dict) -> list[str]:
+    return [rf"{q['m']:.3g}\,\ddot x {q['c']:+.3g}\,\dot x {q['k']:+.3g}\,x = f(t)"
+            rf"\qquad A = \begin{{bmatrix}} 0 & 1 \\ {-q['k'] / q['m']:.3g} & {-q['c'] / q['m']:.3g} \end{{bmatrix}}",
+            rf"p_{{1,2}} = \frac{{-c \pm \sqrt{{c^2 - 4mk}}}}{{2m}} = {q['p1_re']:.4g} {q['p1_im']:+.4g}i,\;"
+            rf"{q['p2_re']:.4g} {q['p2_im']:+.4g}i \qquad \zeta = \frac{{c}}{{2\sqrt{{mk}}}} = {q['zeta']:.4g}"
+            rf"\qquad \omega_n = \sqrt{{k/m}} = {q['omega_n']:.4g}"]
+
+
+# --- figures ---------------------------------------------------------------------------------
+def figures(v: dict, sim: SpringSimulation) -> dict[str, go.Figure]:
+    return dict(response=time_response_figure(sim), phase=phase_portrait_figure(sim), energy=energy_figure(sim),
+                poles=s_plane_figure(sim.regime.poles))
+
+
+def time_response_figure(sim: SpringSimulation) -> go.Figure:
+    """x(t) above, the forcing f(t) below (shared time axis)."""
+    axes, _, _ = subplot_grid(2, 1, vspace=0.06)
+    axes["yaxis"].update(domain=[0.36, 1.0], title=dict(text="x"))
+    axes["yaxis2"].update(domain=[0.0, 0.28], title=dict(text="f"))
+    axes["xaxis"].update(matches="x2", showticklabels=False)
+    axes["xaxis2"].update(title=dict(text="t (s)"))
+    traces = [go.Scatter(x=sim.t, y=sim.x, name="position x(t)", line=dict(color=PALETTE[0], width=2.5)),
+              go.Scatter(x=sim.t, y=sim.force, name="force f(t)", line=dict(color=PALETTE[1], width=1.5),
+                         xaxis="x2", yaxis="y2")]
+    shapes, notes = [], []
+    if sim.diverged_at is not None:
+        shapes.append(vline(sim.diverged_at, RED, "dash", 1.5, xref="x2"))
+        notes.append(note(f"⚠ |x| passed {sim.bound:g} at t = {sim.diverged_at:.3g} s — stopped",
+                          sim.diverged_at, 1, xref="x2"))
+    return build(traces, "Time response", height=380, shapes=shapes, annotations=notes, **axes)
+
+
+def phase_portrait_figure(sim: SpringSimulation) -> go.Figure:
+    traces = [go.Scatter(x=sim.x, y=sim.v, mode="lines", name="trajectory", line=dict(color=PALETTE[2])),
+              go.Scatter(x=sim.x[:1], y=sim.v[:1], mode="markers", name="start",
+                         marker=dict(size=10, color="black", symbol="circle-open")),
+              go.Scatter(x=sim.x[-1:], y=sim.v[-1:], mode="markers", name="end",
+                         marker=dict(size=10, color=PALETTE[3]))]
+    return build(traces, "Phase portrait (x, v)", xaxis=axis("position x"), yaxis=axis("velocity v"))
+
+
+def energy_figure(sim: SpringSimulation) -> go.Figure:
+    shapes, notes = divergence_marks(sim.diverged_at, "energy")
+    trace = go.Scatter(x=sim.t, y=sim.energy, fill="tozeroy", name="E", line=dict(color=PALETTE[4]))
+    return build([trace], "Energy", legend=False, shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
+                 yaxis=axis("½mv² + ½kx²"))
+
+
+def s_plane_figure(poles: np.ndarray) -> go.Figure:
+    """Poles as ×, the stable left half-plane shaded."""
+    poles = np.asarray(poles, dtype=complex)
+    reach = max(1.0, 1.3 * float(np.max(np.abs(poles))))
+    shapes = [dict(type="rect", x0=-100 * reach, x1=0, y0=-100 * reach, y1=100 * reach, layer="below",
+                   fillcolor="rgba(44,160,44,0.08)", line=dict(width=0)),
+              vline(0, "#888"), dict(type="line", x0=0, x1=1, xref="x domain", y0=0, y1=0,
+                                     line=dict(color="#ccc", width=1))]
+    notes = [note("stable", 0, 1, xref="x domain", yref="y domain", color="#2ca02c", xanchor="left"),
+             note("unstable", 1, 1, xref="x domain", yref="y domain", color=RED)]
+    trace = go.Scatter(x=poles.real, y=poles.imag, mode="markers", name="poles",
+                       marker=dict(symbol="x", size=14, color=RED, line=dict(width=2)),
+                       hovertemplate="p = %{x:.4g} %{y:+.4g}i<extra></extra>")
+    return build([trace], "Poles in the s-plane", legend=False, shapes=shapes, annotations=notes,
+                 xaxis=axis("Re s", range=[-reach, reach], zeroline=False, constrain="domain"),
+                 yaxis=axis("Im s", range=[-reach, reach], zeroline=False, scaleanchor="x"))
+
+
+LESSON = Lesson(
+    page="spring", number=1, title="Spring–mass–damper", icon="🪀", section="Dynamics",
+    summary="Sliders m, k, c: time response, phase portrait, energy, poles.",
+    settings=SETTINGS, presets=PRESETS, sidebar_title="🪀 Spring",
+    compute=compute, figures=figures, charts=(("response", "phase"), ("energy", "poles")),
+    metrics=metrics, quantities=quantities, equations=equations,
+    caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s), "
+            "m_t = λ ⊙ m_{t−1} + e_t i_tᵀ with complex λ = e^{pΔ}.",
+)

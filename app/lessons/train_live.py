@@ -1,0 +1,306 @@
+"""Lesson 8 · Train live: a small EOS model learns associative recall while its oscillation eigenvalues
+move inside the unit disk.
+
+Prose and exercises: lessons/08-train-live.md. Training runs in a worker thread of the server's one
+RunManager (`lcsm_core.training.shared_manager`); this page turns the settings into a RunConfig with
+`run_config`, sends one command per button, and draws what the run store holds — polling once a second
+with a fragment while the shown run is active. The run shown travels in the URL as `?run=ID`.
+"""
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from app.kit.figure_style import PALETTE, axis, build, divergence_marks, subplot_grid, unit_circle_trace
+from app.kit.lesson import Lesson
+from app.kit.settings import Preset, Setting, Settings
+from app.kit.url_state import current_settings
+from app.kit.widgets import show_chart
+from lcsm_core.tasks import TASK_NAMES
+from lcsm_core.training import RunConfig, RunRow, run_config, shared_manager
+from lcsm_core.variants import VARIANTS
+
+TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
+LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
+POLL_S = 1.0
+RUN_KEY, SESSION_KEY = "train_live_run", "train_live_session"
+ERROR_KEY, POLLING_KEY = "train_live_error", "train_live_polling"
+
+
+# --- the shown run (session state and the `run` URL parameter) --------------------------------
+def current_run() -> int | None:
+    """The run this tab shows: chosen here, else from the link (?run=ID)."""
+    if RUN_KEY not in st.session_state:
+        value = st.query_params.get("run")
+        st.session_state[RUN_KEY] = int(value) if value and value.isdigit() else None
+    return st.session_state[RUN_KEY]
+
+
+def show_run(run_id: int | None) -> None:
+    st.session_state[RUN_KEY] = run_id
+    if run_id is None:
+        st.query_params.pop("run", None)
+    else:
+        st.query_params["run"] = str(run_id)
+
+
+def push_lr_to_run() -> None:
+    """The learning rate slider also steers the shown run while it lives."""
+    run_id = current_run()
+    control = shared_manager().control(run_id) if run_id else None
+    if control is not None:
+        control.set_lr(float(st.session_state[SETTINGS.key("lr")]))
+
+
+# Ranges are wide on purpose: the server's SizeLimits say clearly what is too big for it.
+SETTINGS = Settings("train_live", (
+    Setting.choice("task", "Task", "mqar", TASK_NAMES, option_labels=TASK_LABELS, group="Task"),
+    Setting.number("seq_len", "Sequence length", 64, 4, 4096, step=2, group="Task"),
+    Setting.number("kv_pairs", "Key–value pairs", 4, 1, 256, group="Task", shown=lambda v: v["task"] == "mqar"),
+    Setting.number("copy_tokens", "Tokens to copy", 8, 1, 256, group="Task",
+                   shown=lambda v: v["task"] == "selective_copying"),
+    Setting.number("vocab", "Vocabulary size", 64, 4, 65536, step=2, group="Task"),
+    Setting.choice("layer", "Layer", "variant", ("variant", "code"), widget="radio",
+                   option_labels={"variant": "Variant", "code": "Model code"}, group="Model"),
+    Setting.choice("variant", "Variant", "gla", VARIANTS, group="Model", shown=lambda v: v["layer"] == "variant"),
+    Setting.text("code", "Model code e-o-s-a", "1-3-1-0", group="Model", shown=lambda v: v["layer"] == "code",
+                 help="LCSM §2.5: e, s ∈ {0,1}; o ∈ 0..11 (Table 3); a ∈ 0..7 (Table 2). Codes whose o is a "
+                      "data-dependent k×d matrix (o = 1, 6, 7, 8, 9; e.g. 1-9-1-0) cost k×d gates per token "
+                      "and train ~10× slower on a CPU."),
+    Setting.number("tau", "τ (temperature of a data-dependent o)", 16.0, 0.5, 128.0, group="Model",
+                   shown=lambda v: v["layer"] == "code"),
+    Setting.number("d_model", "d_model", 64, 4, 4096, step=8, group="Model"),
+    Setting.number("k", "Expand dim k (memory m is k × d)", 64, 1, 4096, step=8, group="Model"),
+    Setting.number("layers", "Layers", 2, 1, 64, group="Model"),
+    Setting.number("conv", "Short conv width (0 = none)", 4, 0, 16, group="Model",
+                   help="A causal depthwise convolution before each EOS layer: it lets the key reach its value."),
+    Setting.choice("lr", "Learning rate", 5e-3, LR_CHOICES, widget="select_slider", group="Training",
+                   help="Changes a running run too.", on_change=push_lr_to_run),
+    Setting.number("batch", "Batch size", 32, 1, 4096, group="Training"),
+    Setting.number("seed", "Seed", 0, 0, 2**31 - 1, group="Training"),
+    Setting.number("budget", "Time budget (s)", 90.0, 1.0, 3600.0, step=10.0, group="Training"),
+))
+
+PRESETS = (
+    Preset("⚡ GLA learns recall",
+           dict(task="mqar", layer="variant", variant="gla", k=64, lr=5e-3, seed=0),
+           "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values."),
+    Preset("🧪 Code 1-3-1-0", dict(task="mqar", layer="code", code="1-3-1-0", tau=16.0, k=64, seed=0),
+           "A model code with a data-dependent k-vector o (GLA's decay): e, o, s all read the input."),
+    Preset("🐢 S4 on recall", dict(task="mqar", layer="variant", variant="s4", k=16, seed=0),
+           "A time-invariant oscillation: its eigenvalues cannot react to which token is a key "
+           "(k = 16: S4's dense k×k state per channel is slow on a CPU)."),
+    Preset("✂️ Selective copying, GLA",
+           dict(task="selective_copying", layer="variant", variant="gla", k=64, lr=5e-3, seed=0),
+           "Copy the scattered tokens in order: a data-dependent decay can keep the tokens and skip the blanks "
+           "(GLA ~0.88 in a minute here; S4 at k = 16 stays near chance — compare them in the table)."),
+)
+
+
+def config_of(v: dict) -> RunConfig:
+    """The run these settings describe (one call into the core's settings → RunConfig translation)."""
+    return run_config(task=v["task"], seq_len=v["seq_len"], kv_pairs=v["kv_pairs"], copy_tokens=v["copy_tokens"],
+                      vocab_size=v["vocab"], variant=v["variant"], code=v["code"] if v["layer"] == "code" else None,
+                      tau=v["tau"], d_model=v["d_model"], expand_dim=v["k"], layers=v["layers"], short_conv=v["conv"],
+                      lr=v["lr"], batch_size=v["batch"], seed=v["seed"], max_seconds=v["budget"])
+
+
+def command(action: str) -> None:
+    """Button callback (runs before the page redraws, so the buttons show the new state)."""
+    manager = shared_manager()
+    run_id = current_run()
+    control = manager.control(run_id) if run_id else None
+    try:
+        if action in ("play", "step"):
+            if control is None:
+                session = st.session_state.setdefault(SESSION_KEY, uuid.uuid4().hex)
+                run_id = manager.submit(config_of(current_settings(SETTINGS)), session,
+                                        start_paused=action == "step")
+                show_run(run_id)
+                control = manager.control(run_id)
+            if action == "play":
+                control.resume()
+            else:
+                control.step(1)
+        elif action == "pause" and control is not None:
+            control.pause()
+        elif action == "reset":
+            if control is not None:
+                manager.stop(run_id, "reset by the user")
+            show_run(None)
+    except ValueError as err:
+        st.session_state[ERROR_KEY] = f"Cannot start this run: {err}"
+
+
+def run_quantities(run: RunRow | None) -> dict[str, float]:
+    """What the exercises check, about the shown run."""
+    if run is None:
+        return dict(best_acc=0.0, finished=0.0, mqar=0.0, linear_attention=0.0, steps=0.0)
+    model = run.config.get("model", {})
+    return dict(best_acc=run.best_test_acc or 0.0, finished=float(not run.active),
+                mqar=float(run.config.get("task", {}).get("name", "mqar") == "mqar"),
+                linear_attention=float(not model.get("code") and model.get("variant") == "linear_attention"),
+                steps=float(run.steps))
+
+
+# --- the live part -------------------------------------------------------------------------------
+def live(v: dict) -> dict[str, float]:
+    """Play / pause / step / reset, then the polling panel; returns the shown run's quantities."""
+    st.caption("A small EOS model learns multi-query associative recall: key–value pairs, then questions "
+               "about the keys. Press play and watch the loss fall, the accuracy climb, and the eigenvalues of "
+               "each layer's oscillation state move inside the unit disk.")
+    manager = shared_manager()
+    run_id = current_run()
+    control = manager.control(run_id) if run_id else None
+    play, pause, step, reset = st.columns(4)
+    play.button("▶ Play", key="play", width="stretch", on_click=command, args=("play",))
+    pause.button("⏸ Pause", key="pause", width="stretch", disabled=control is None, on_click=command,
+                 args=("pause",))
+    step.button("⏭ Step", key="step", width="stretch", on_click=command, args=("step",))
+    reset.button("↺ Reset", key="reset", width="stretch", on_click=command, args=("reset",))
+    if ERROR_KEY in st.session_state:
+        st.error(st.session_state.pop(ERROR_KEY))
+
+    run = manager.store.get_run(run_id) if run_id else None
+    polling = run is not None and run.active
+    st.session_state[POLLING_KEY] = polling
+    st.fragment(run_panel, run_every=POLL_S if polling else None)(run_id)
+    return run_quantities(manager.store.get_run(run_id) if run_id else None)
+
+
+def run_panel(drawn_for: int | None) -> None:
+    """The shown run (status, metrics, curves, eigenvalues) and the past runs; reruns alone while polling."""
+    manager = shared_manager()
+    run_id = current_run()
+    run = manager.store.get_run(run_id) if run_id else None
+    ended = st.session_state.get(POLLING_KEY) and (run is None or not run.active)
+    if run_id != drawn_for or ended:
+        st.rerun()                     # the whole page: start/stop polling, enable/disable the buttons
+    if run is None:
+        st.info("No run selected: press ▶ Play to train with the settings on the left, or pick a past run below.")
+    else:
+        shown_run(manager, run)
+    past_runs(manager)
+
+
+def shown_run(manager, run: RunRow) -> None:
+    position = manager.queue_position(run.id)
+    waiting = f" — waiting, position {position} in the server queue" if position else ""
+    st.markdown(f"**Run {run.id}** · {run.label} · status **{run.status}**{waiting}"
+                + (f" · {run.reason}" if run.reason else ""))
+    if run.status == "failed":
+        st.error(f"The run failed: {run.reason}")
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("steps", run.steps)
+    c2.metric("test accuracy", "—" if run.test_acc is None else f"{run.test_acc:.3f}")
+    c3.metric("training time", f"{run.wall_s:.1f} s")
+    c4.metric("steps / s", f"{run.steps / run.wall_s:.1f}" if run.wall_s > 0 else "—")
+    metrics = manager.store.metrics(run.id)
+    left, right = st.columns([3, 2])
+    if len(metrics["step"]):
+        diverged_at = float(metrics["step"][-1]) if run.status == "diverged" else None
+        show_chart(curves_figure(metrics, "training curves", diverged_at), "train-live-curves", container=left)
+    snapshots = manager.store.snapshots(run.id)
+    if snapshots:
+        zoom = right.toggle("zoom in on the eigenvalues", value=True, key="train_live_zoom")
+        show_chart(eigen_figure(snapshots, zoom), "train-live-eigenvalues", container=right)
+
+
+def past_runs(manager) -> None:
+    st.subheader("Past runs")
+    runs = manager.store.list_runs(limit=100)
+    if not runs:
+        st.caption("No runs yet.")
+        return
+    st.dataframe([{"run": r.id, "layer · task · sizes": r.label, "status": r.status, "steps": r.steps,
+                   "time (s)": round(r.wall_s, 1), "test acc": r.test_acc, "best test acc": r.best_test_acc}
+                  for r in runs], hide_index=True, width="stretch", key="runs_table")
+    labels = {r.id: f"{r.id} · {r.label}" for r in runs}
+    chosen = st.multiselect("Compare runs (overlay)", list(labels), format_func=labels.get, key="compare")
+    if chosen:
+        series = [(f"run {i}", manager.store.metrics(i)) for i in chosen]
+        show_chart(overlay_figure(series), "train-live-compare")
+    st.selectbox("Show run", [None, *labels], format_func=lambda i: "—" if i is None else labels[i],
+                 key="show_run", on_change=lambda: show_run(st.session_state.show_run))
+
+
+# --- figures -------------------------------------------------------------------------------------
+REPLAY = {"frame": {"duration": 150, "redraw": True}, "fromcurrent": False}
+
+
+def curves_figure(metrics: dict[str, np.ndarray], title: str, diverged_at: float | None = None) -> go.Figure:
+    """Train loss (log) on the left, batch and test accuracy on the right, against the step."""
+    axes, _, _ = subplot_grid(1, 2, hspace=0.12)
+    axes["xaxis"].update(title=dict(text="step"))
+    axes["xaxis2"].update(title=dict(text="step"))
+    axes["yaxis"].update(title=dict(text="train loss"), type="log")
+    axes["yaxis2"].update(title=dict(text="accuracy"), range=[0, 1.02])
+    step, loss, test = metrics["step"], metrics["loss"], metrics["test_acc"]
+    has_loss, has_test = np.isfinite(loss), np.isfinite(test)
+    traces = [go.Scatter(x=step[has_loss], y=loss[has_loss], name="train loss", mode="lines",
+                         line=dict(color=PALETTE[0])),
+              go.Scatter(x=step[has_loss], y=metrics["train_acc"][has_loss], name="batch accuracy", mode="lines",
+                         line=dict(color=PALETTE[1], width=1), opacity=0.5, xaxis="x2", yaxis="y2"),
+              go.Scatter(x=step[has_test], y=test[has_test], name="test accuracy", mode="lines+markers",
+                         line=dict(color=PALETTE[2]), xaxis="x2", yaxis="y2")]
+    shapes, notes = divergence_marks(diverged_at, "loss")
+    return build(traces, title, height=330, shapes=shapes, annotations=notes, **axes)
+
+
+def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]], zoom: bool = False) -> go.Figure:
+    """Eigenvalues of every layer's oscillation on the unit disk, one animation frame per snapshot;
+    `zoom` frames the eigenvalues (of all snapshots) instead of the whole disk."""
+    circle = unit_circle_trace("|λ| = 1")
+
+    def layer_traces(layers: list[np.ndarray]) -> list[go.Scatter]:
+        return [go.Scatter(x=np.real(v), y=np.imag(v), mode="markers", name=f"layer {j + 1}",
+                           marker=dict(size=6, color=PALETTE[j % len(PALETTE)], opacity=0.7))
+                for j, v in enumerate(layers)]
+
+    last_step, last_layers = snapshots[-1]
+    every = np.concatenate([v for _, layers in snapshots for v in layers] + [np.zeros(0, complex)])
+    if zoom and len(every):
+        pad = max(0.02, 0.1 * max(np.ptp(every.real), np.ptp(every.imag)))
+        x_range = [every.real.min() - pad, every.real.max() + pad]
+        y_range = [every.imag.min() - pad, every.imag.max() + pad]
+    else:
+        radius = max(1.05, 1.05 * float(np.abs(every).max(initial=0)))
+        x_range = y_range = [-radius, radius]
+    frames = [go.Frame(data=[circle, *layer_traces(layers)], name=str(step)) for step, layers in snapshots]
+    slider = dict(active=len(snapshots) - 1, currentvalue=dict(prefix="step "), y=-0.12, pad=dict(t=30),
+                  steps=[dict(label=str(step), method="animate",
+                              args=[[str(step)], dict(mode="immediate", frame=dict(duration=0, redraw=True))])
+                         for step, _ in snapshots])
+    replay = dict(type="buttons", showactive=False, x=0, y=1.02, xanchor="left", yanchor="bottom",
+                  buttons=[dict(label="▶ replay", method="animate", args=[None, REPLAY])])
+    return build([circle, *layer_traces(last_layers)], f"oscillation eigenvalues (step {last_step})", height=470,
+                 frames=frames, margin_top=90, xaxis=axis("Re λ", range=x_range),
+                 yaxis=axis("Im λ", range=y_range, scaleanchor="x"), sliders=[slider], updatemenus=[replay])
+
+
+def overlay_figure(series: list[tuple[str, dict[str, np.ndarray]]]) -> go.Figure:
+    """Test accuracy (left) and train loss (right, log) of several runs, one colour per run."""
+    axes, _, _ = subplot_grid(1, 2, hspace=0.12)
+    axes["xaxis"].update(title=dict(text="step"))
+    axes["xaxis2"].update(title=dict(text="step"))
+    axes["yaxis"].update(title=dict(text="test accuracy"), range=[0, 1.02])
+    axes["yaxis2"].update(title=dict(text="train loss"), type="log")
+    traces = []
+    for j, (label, m) in enumerate(series):
+        colour = PALETTE[j % len(PALETTE)]
+        has_test, has_loss = np.isfinite(m["test_acc"]), np.isfinite(m["loss"])
+        traces += [go.Scatter(x=m["step"][has_test], y=m["test_acc"][has_test], name=label, mode="lines",
+                              line=dict(color=colour), legendgroup=label),
+                   go.Scatter(x=m["step"][has_loss], y=m["loss"][has_loss], name=label, mode="lines",
+                              line=dict(color=colour), legendgroup=label, showlegend=False, xaxis="x2", yaxis="y2")]
+    return build(traces, "compared runs", height=360, **axes)
+
+
+LESSON = Lesson(
+    page="train_live", number=8, title="Train live", icon="🏋️", section="Sequence models",
+    summary="Small models learn associative recall; eigenvalues move.",
+    settings=SETTINGS, presets=PRESETS, sidebar_title="Run settings", live=live,
+)

@@ -1,1 +1,0 @@
-"""Plotly figure builders: pure functions from core results to go.Figure (no streamlit)."""

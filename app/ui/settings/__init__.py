@@ -1,1 +1,0 @@
-"""Each dynamics page's declared settings (URL parameters) and presets — pure data, no streamlit."""

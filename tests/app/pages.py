@@ -1,0 +1,39 @@
+"""Open one lesson page in AppTest the way the router draws it, and read what it shows."""
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+SCRIPT = """
+from app.kit.render import render_lesson
+from app.lessons import lesson
+render_lesson(lesson({page!r}))
+"""
+# Navigation inside one session: the page named in session_state["page"] is drawn, as the router would.
+NAVIGATING_SCRIPT = """
+import streamlit as st
+from app.kit.render import render_lesson
+from app.lessons import lesson
+render_lesson(lesson(st.session_state.get("page", "spring")))
+"""
+
+
+def open_page(page: str, query: dict | None = None, timeout: float = 120) -> AppTest:
+    at = AppTest.from_string(SCRIPT.format(page=page), default_timeout=timeout)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def url_value(at: AppTest, name: str):
+    value = at.query_params[name]
+    return value[-1] if isinstance(value, list) else value
+
+
+def link_notes(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning if "could not be used" in w.value]
+
+
+def assert_clean(at: AppTest, where: str = "") -> None:
+    """No exception, no exercise naming a quantity the page does not provide, no failed compute."""
+    assert not at.exception, f"{where}: {at.exception}"
+    assert not [e.value for e in at.error if "does not provide" in e.value or "cannot be computed" in e.value], where

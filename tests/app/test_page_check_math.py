@@ -1,0 +1,76 @@
+"""The Check-the-math page (lesson 10) loads, marks exactly the three wrong formulas, its live check passes,
+its settings travel in the URL and its exercises grade what the page shows."""
+from app.lessons.check_math import PRESETS, SETTINGS, compute, quantities
+from lcsm_core.backward_check import compare_backward
+from tests.app.pages import assert_clean, link_notes, open_page, url_value
+
+
+def wrong_cards(at) -> int:
+    return sum("wrong" in e.value for e in at.error)
+
+
+def test_page_marks_the_wrong_formulas_and_live_check_passes():
+    at = open_page("check_math")
+    assert_clean(at)
+    assert wrong_cards(at) == 3
+    assert any("gradcheck passes" in s.value for s in at.success)
+    at.selectbox(key="check_math.psi").set_value("matrix").run()
+    at.toggle(key="check_math.complex").set_value(True).run()
+    at.slider(key="check_math.T").set_value(64).run()
+    assert_clean(at)
+    assert any("gradcheck passes" in s.value for s in at.success)
+    assert url_value(at, "psi") == "matrix" and url_value(at, "complex") == "1" and url_value(at, "T") == "64"
+
+
+def test_compare_backward_is_exact_in_fp64():
+    for psi in ("elementwise", "matrix"):
+        for complex_o in (False, True):
+            result = compare_backward(psi, 9, 3, 5, complex_o)
+            assert max(result["errors"].values()) < 1e-9 * max(1.0, result["scale"])
+            assert result["gradcheck"]
+
+
+def test_settings_sit_in_the_sidebar_and_come_from_the_link():
+    at = open_page("check_math", dict(seed="7", psi="matrix", T="5", k="2", d="6", complex="1"))
+    assert_clean(at)
+    assert {"check_math.psi", "check_math.T", "check_math.k", "check_math.d"} <= {s.key for s in at.sidebar.slider} | {
+        s.key for s in at.sidebar.selectbox}
+    assert at.sidebar.number_input(key="check_math.seed").value == 7
+    assert at.selectbox(key="check_math.psi").value == "matrix" and at.toggle(key="check_math.complex").value
+    assert (at.slider(key="check_math.T").value, at.slider(key="check_math.k").value,
+            at.slider(key="check_math.d").value) == (5, 2, 6)
+    assert wrong_cards(at) == 3                                   # wrong on any random problem
+
+
+def test_bad_link_falls_back_with_a_note():
+    at = open_page("check_math", dict(psi="tensor", T="65", seed="-1"))
+    assert not at.exception
+    assert link_notes(at)
+    assert at.selectbox(key="check_math.psi").value == "elementwise" and at.slider(key="check_math.T").value == 8
+
+
+def test_every_preset_keeps_three_wrong_formulas_and_an_exact_backward():
+    for p in PRESETS:
+        v = {**SETTINGS.defaults, **p.values}
+        assert set(p.values) == set(SETTINGS.defaults), p.label  # the seed included
+        q = quantities(v, compute(v))
+        assert q["n_wrong"] == 3 and q["n_wrong_matrix"] == 2 and q["worst_corrected_error"] < 1e-12, p.label
+        assert q["gradcheck_passed"] == 1 and q["relative_error"] < 1e-12, p.label
+        assert q["worst_printed_error"] > 1, p.label              # wrong by far more than rounding
+    at = open_page("check_math")
+    at.button(key="check_math.preset.0").click().run()          # Type 2, complex
+    assert_clean(at)
+    assert at.selectbox(key="check_math.psi").value == "matrix" and at.toggle(key="check_math.complex").value
+
+
+def test_exercises_grade_the_page():
+    at = open_page("check_math")
+    for n, answer in ((0, 3), (1, 2)):                          # three wrong lines, two of them Type 2
+        at.number_input(key=f"check_math.exercise.{n}.answer").set_value(answer).run()
+        at.button(key=f"check_math.exercise.{n}.check").click().run()
+        assert any("Correct" in s.value for s in at.success), n
+    at.button(key="check_math.exercise.2.check").click().run()
+    assert any("Not yet" in e.value for e in at.error)         # defaults: ψ = ⊙, real, T = 8
+    at = open_page("check_math", dict(psi="matrix", complex="1", T="32"))
+    at.button(key="check_math.exercise.2.check").click().run()
+    assert any("Correct" in s.value for s in at.success)

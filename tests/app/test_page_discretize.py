@@ -1,0 +1,106 @@
+"""Lesson 2 page claims: the presets show what their insight says (Euler unstable with its warning,
+ZOH exact on a release), the numbers on the page are the core's, and a runaway Euler curve neither
+squashes the responses plot nor goes unmarked. (Loading, extremes, presets, links: tests/app/test_lessons.py.)"""
+from __future__ import annotations
+
+import pytest
+
+from app.lessons.discretize import LESSON, PRESETS, SETTINGS
+from lcsm_core.divergence import DIVERGENCE_BOUND
+from lcsm_core.dynamics.discretize_comparison import compare_discretizations
+from tests.app.pages import assert_clean, open_page
+
+EULER_UNSTABLE, ZOH_EXACT = 2, 1                # preset indices
+WHERE_EULER_BREAKS, UNSTABLE_RECURRENCE, ZOH_IS_EXACT = 0, 1, 2     # exercise indices
+# m = 0.1, k = 10, c = 0, Δ = 2: Euler's |z| = 20, its response passes the bound at t = 12 s
+EULER_DIVERGES = dict(SETTINGS.defaults, m=0.1, k=10.0, c=0.0, dt=2.0)
+
+
+def metric(at, label: str):
+    return next(m for m in at.metric if m.label == label)
+
+
+def click(at, key: str):
+    at.button(key=key).click().run()
+    assert_clean(at, key)
+    return at
+
+
+def test_euler_unstable_preset_shows_euler_unstable_and_says_why():
+    at = click(open_page("discretize"), f"discretize.preset.{EULER_UNSTABLE}")
+    assert at.session_state["discretize.dt"] == PRESETS[EULER_UNSTABLE].values["dt"]
+    assert metric(at, "Euler: largest |z|").delta == "unstable"
+    assert metric(at, "ZOH: largest |z|").delta == "stable"
+    assert metric(at, "bilinear: largest |z|").delta == "stable"
+    warnings = " ".join(w.value for w in at.warning)
+    assert "past Euler's stability limit 0.2 s" in warnings and "1.0149" in warnings
+    click(at, f"discretize.exercise.{UNSTABLE_RECURRENCE}.check")
+    assert at.success, [e.value for e in at.error]
+
+
+def test_zoh_is_exact_on_a_release_at_a_coarse_step():
+    at = click(open_page("discretize"), f"discretize.preset.{ZOH_EXACT}")
+    values = dict(SETTINGS.defaults, **PRESETS[ZOH_EXACT].values)
+    q = LESSON.quantities(values, LESSON.compute(values))
+    assert q["zoh_error"] < 1e-12 and q["euler_error"] > 0.1 and q["bilinear_error"] > 0.1
+    click(at, f"discretize.exercise.{ZOH_IS_EXACT}.check")
+    assert at.success, [e.value for e in at.error]
+
+
+def test_typed_euler_limit_is_accepted_and_a_wrong_one_is_not():
+    at = open_page("discretize")
+    at.number_input(key=f"discretize.exercise.{WHERE_EULER_BREAKS}.answer").set_value(0.2).run()
+    click(at, f"discretize.exercise.{WHERE_EULER_BREAKS}.check")
+    assert at.success and not at.error
+    at.number_input(key=f"discretize.exercise.{WHERE_EULER_BREAKS}.answer").set_value(0.3).run()
+    click(at, f"discretize.exercise.{WHERE_EULER_BREAKS}.check")
+    assert at.error and not at.success
+
+
+def test_metrics_and_equations_are_the_cores_values():
+    values = dict(SETTINGS.defaults, **PRESETS[EULER_UNSTABLE].values)
+    cmp = compare_discretizations(values["m"], values["c"], values["k"], values["dt"])
+    at = open_page("discretize", SETTINGS.encode(values))
+    for method, label in (("zoh", "ZOH"), ("bilinear", "bilinear"), ("euler", "Euler")):
+        assert metric(at, f"{label}: largest |z|").value == f"{cmp.methods[method].radius:.4f}"
+    latex = " ".join(e.value for e in at.latex)
+    p = cmp.s_poles[-1]
+    for method in ("zoh", "bilinear", "euler"):
+        z = cmp.methods[method].mapped[-1]       # where p went: the core's value, not recomputed by the page
+        assert f"{z.real:.4f} {z.imag:+.4f}i" in latex
+    assert f"{(1 + p * values['dt']).real:.4f}" in latex          # Euler's z = 1 + pΔ, as the lesson says
+
+
+def test_a_diverging_euler_is_cut_at_the_one_bound_and_marked():
+    at = open_page("discretize", SETTINGS.encode(EULER_DIVERGES))
+    assert_clean(at)
+    text = " ".join(w.value for w in at.warning)
+    assert f"passed ±{DIVERGENCE_BOUND:g} at t = 12 s" in text
+    assert metric(at, "Euler: largest |z|").delta == "unstable"
+
+    cmp = LESSON.compute(EULER_DIVERGES)
+    figures = LESSON.figures(EULER_DIVERGES, cmp)
+    euler = cmp.methods["euler"]
+    assert euler.diverged_at == 12.0 and max(abs(euler.y)) > DIVERGENCE_BOUND
+    low, high = figures["responses"].layout.yaxis.range           # framed on the exact response, not on 1e6
+    assert -10 < low < -1 and 1 < high < 10
+    for name in ("responses", "error"):
+        marks = [s.x0 for s in figures[name].layout.shapes]
+        assert 12.0 in marks, name
+        assert any("Euler diverged at 12" in a.text for a in figures[name].layout.annotations), name
+    assert any("leaves the frame" in a.text for a in figures["responses"].layout.annotations)
+
+
+@pytest.mark.parametrize("preset", [0, EULER_UNSTABLE, 3])
+def test_responses_autoscale_while_every_curve_stays_near_the_exact_one(preset):
+    values = dict(SETTINGS.defaults, **PRESETS[preset].values)
+    figure = LESSON.figures(values, LESSON.compute(values))["responses"]
+    assert figure.layout.yaxis.range is None and not figure.layout.annotations
+
+
+def test_sine_frequency_is_offered_only_for_a_sine_input():
+    at = open_page("discretize")
+    assert "sample time Δ (s)" in [s.label for s in at.slider]          # the browser test drags it
+    assert "discretize.freq" not in [s.key for s in at.slider]
+    at.selectbox(key="discretize.input").set_value("sine").run()
+    assert "discretize.freq" in [s.key for s in at.slider]

@@ -1,0 +1,74 @@
+"""Lesson 3 page claims: the horizons and γ on the page are the core's, a reversed ring is used swapped
+and said so, the PathX preset solves its exercises, a typed horizon is graded.
+(Loading, extremes, presets, links: tests/app/test_lessons.py.)"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from app.lessons.rings import PRESETS, SETTINGS
+from lcsm_core.dynamics.rings import ring_study
+from tests.app.pages import assert_clean, open_page
+
+PATHX = 3                                                    # preset index
+THOUSAND_STEPS, HORIZON_OF_A_RADIUS, PATHX_PHASES = 0, 1, 2  # exercise indices
+
+
+def metric_values(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def click(at, key: str):
+    at.button(key=key).click().run()
+    assert_clean(at, key)
+    return at
+
+
+def test_horizon_metrics_and_gamma_are_the_cores():
+    at = open_page("rings")
+    assert_clean(at)
+    assert "r_max" in [s.label for s in at.slider]           # the browser test drags it
+    v = SETTINGS.defaults
+    study = ring_study(v["n"], v["r_min"], v["r_max"], v["phase"] * math.pi, v["seed"])
+    h = study.horizons
+    assert metric_values(at) == {"smallest |λ|": f"{study.radii.min():.5f}",
+                                 "largest |λ|": f"{study.radii.max():.5f}",
+                                 "median memory horizon": f"{np.median(h):,.4g} steps",
+                                 "longest memory horizon": f"{h.max():,.4g} steps"}
+    j = study.picked[-1]
+    latex = " ".join(e.value for e in at.latex)
+    assert f"= {study.gammas[j]:.5f}" in latex and f"= {h[j]:,.5g}" in latex     # γ and horizon of the largest |λ|
+
+
+def test_reversed_bounds_are_swapped_and_said_so():
+    at = open_page("rings", SETTINGS.encode(dict(SETTINGS.defaults, r_min=0.9, r_max=0.5)))
+    assert_clean(at)
+    assert any("r_min > r_max: using the ring [0.5, 0.9]" in i.value for i in at.info)
+    study = ring_study(128, 0.5, 0.9, 2 * math.pi, 0)
+    assert metric_values(at)["smallest |λ|"] == f"{study.radii.min():.5f}"
+    assert not open_page("rings").info                        # no note while the ring is the right way round
+
+
+def test_pathx_preset_solves_the_long_memory_exercises():
+    at = click(open_page("rings"), f"rings.preset.{PATHX}")
+    assert at.session_state["rings.r_min"] == PRESETS[PATHX].values["r_min"]
+    for exercise in (THOUSAND_STEPS, PATHX_PHASES):
+        click(at, f"rings.exercise.{exercise}.check")
+        assert at.success and not at.error, exercise
+    assert float(metric_values(at)["median memory horizon"].split()[0].replace(",", "")) > 1000
+
+
+def test_defaults_do_not_solve_the_thousand_steps_exercise():
+    at = click(open_page("rings"), f"rings.exercise.{THOUSAND_STEPS}.check")
+    assert at.error and not at.success
+
+
+def test_typed_horizon_of_a_radius_is_graded():
+    at = open_page("rings")
+    at.number_input(key=f"rings.exercise.{HORIZON_OF_A_RADIUS}.answer").set_value(200.0).run()
+    click(at, f"rings.exercise.{HORIZON_OF_A_RADIUS}.check")
+    assert at.success and not at.error
+    at.number_input(key=f"rings.exercise.{HORIZON_OF_A_RADIUS}.answer").set_value(100.0).run()
+    click(at, f"rings.exercise.{HORIZON_OF_A_RADIUS}.check")
+    assert at.error and not at.success

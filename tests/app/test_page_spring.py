@@ -1,0 +1,49 @@
+"""Lesson 1 page: what it shows equals the core, presets do what they say, exercises grade right."""
+import math
+
+from lcsm_core.dynamics.spring import spring_regime
+from tests.app.pages import assert_clean, open_page
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_metrics_and_equations_show_the_core_values():
+    at = open_page("spring", {"m": "2", "k": "3", "c": "0.5"})
+    assert_clean(at)
+    r = spring_regime(2.0, 0.5, 3.0)
+    assert metric(at, "regime") == r.name == "underdamped"
+    assert metric(at, "damping ratio ζ") == f"{r.zeta:.3g}"
+    assert metric(at, "half-life") == f"{r.half_life:.3g} s"
+    assert f"{r.poles[0].real:.4g}" in at.latex[1].value and f"{r.zeta:.4g}" in at.latex[1].value
+    assert len(at.get("plotly_chart")) == 4
+
+
+def test_negative_damping_reports_growth_and_the_plots_stop_at_the_bound():
+    at = open_page("spring", {"m": "0.1", "c": "-1"})
+    assert_clean(at)
+    assert metric(at, "regime") == "unstable" and "doubling time" in [m.label for m in at.metric]
+    assert any("grew past ±1e+06" in w.value for w in at.warning)
+
+
+def test_the_critically_damped_preset_solves_the_first_exercise_and_the_half_life_is_typed_right():
+    at = open_page("spring")
+    at.button(key="spring.preset.1").click().run()
+    at.button(key="spring.exercise.0.check").click().run()
+    assert at.success and not at.error, [e.value for e in at.error]
+    fresh = open_page("spring")
+    fresh.number_input(key="spring.exercise.1.answer").set_value(6.93).run()
+    fresh.button(key="spring.exercise.1.check").click().run()
+    assert fresh.success, [e.value for e in fresh.error]
+    assert math.isclose(spring_regime(1.0, 0.2, 1.0).half_life, 6.93, rel_tol=2e-3)
+
+
+def test_the_frequency_slider_appears_only_for_a_sine_and_the_period_only_for_a_pulse_train():
+    at = open_page("spring")
+    keys = lambda: {s.key for s in at.slider}
+    assert "spring.freq" not in keys() and "spring.period" not in keys()
+    at.selectbox(key="spring.forcing").set_value("sine").run()
+    assert "spring.freq" in keys() and "spring.period" not in keys()
+    at.selectbox(key="spring.forcing").set_value("pulse train").run()
+    assert "spring.period" in keys() and "spring.freq" not in keys()

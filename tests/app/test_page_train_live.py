@@ -1,0 +1,125 @@
+"""Train live (lesson 8) in AppTest with a tiny config: start, pause, step, the learning rate reaching a running
+run, the run in the table, comparison overlay, reset, a clear message for bad input, links, exercises."""
+import json
+import time
+
+import pytest
+
+from lcsm_core.training import RunStore, run_config
+from tests.app.pages import assert_clean, open_page, url_value
+
+TINY = {"d_model": 8, "k": 8, "seq_len": 16, "vocab": 16, "kv_pairs": 2, "batch": 8, "layers": 1}
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    return RunStore(tmp_path / "runs.sqlite")
+
+
+@pytest.fixture
+def page(store):
+    at = open_page("train_live", timeout=60)
+    assert_clean(at, "load")
+    for key, value in TINY.items():
+        at.number_input(key=f"train_live.{key}").set_value(value)
+    yield at, store
+    if at.session_state["train_live_run"] is not None:
+        at.button(key="reset").click().run()
+
+
+def rerun_until(at, predicate, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        at.run()
+        assert not at.exception
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_start_pause_step_and_the_run_appears_in_the_table(page):
+    at, store = page
+    at.button(key="play").click().run()
+    assert not at.exception and not at.error
+    run_id = at.session_state["train_live_run"]
+    assert url_value(at, "run") == str(run_id)
+    assert store.get_run(run_id).config["model"]["d_model"] == 8          # the settings made the run
+    assert rerun_until(at, lambda: store.get_run(run_id).steps > 0)
+
+    at.button(key="pause").click().run()
+    # wait on what the page shows: the store can turn "paused" just after a rerun drew "running"
+    assert rerun_until(at, lambda: "status **paused**" in " ".join(m.value for m in at.markdown))
+    assert store.get_run(run_id).status == "paused"
+    paused_at = store.get_run(run_id).steps
+
+    at.select_slider(key="train_live.lr").set_value(1e-3).run()  # learning rate changed while the run lives
+    at.button(key="step").click().run()
+    assert rerun_until(at, lambda: store.get_run(run_id).steps == paused_at + 1)
+    time.sleep(0.3)
+    assert store.get_run(run_id).steps == paused_at + 1          # one step, then paused again
+    assert store.metrics(run_id)["lr"][-1] == 1e-3
+
+    at.run()
+    table = at.dataframe[0].value
+    assert run_id in table["run"].tolist() and "paused" in table["status"].tolist()
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    animated = [spec for spec in specs if spec.get("frames")]
+    assert len(specs) == 2 and len(animated) == 1                  # live curves + eigenvalues on the disk
+    assert len(animated[0]["frames"]) == len(store.snapshots(run_id)) >= 1
+    at.multiselect(key="compare").set_value([run_id]).run()
+    assert not at.exception and len(at.get("plotly_chart")) == 3   # + the overlay
+
+    at.button(key="reset").click().run()
+    assert at.session_state["train_live_run"] is None
+    assert rerun_until(at, lambda: store.get_run(run_id).status == "stopped")
+
+
+def test_bad_input_gets_a_clear_message(page):
+    at, _ = page
+    at.number_input(key="train_live.d_model").set_value(1024)
+    at.button(key="play").click().run()
+    assert not at.exception
+    assert any("over this server's cap" in e.value for e in at.error)
+    at.number_input(key="train_live.d_model").set_value(8)
+    at.radio(key="train_live.layer").set_value("code").run()
+    at.text_input(key="train_live.code").set_value("1-99-1-0")
+    at.button(key="play").click().run()
+    assert not at.exception and any("Cannot start" in e.value and "99" in e.value for e in at.error)
+    assert at.session_state["train_live_run"] is None
+
+
+def test_the_model_code_is_a_setting_shown_only_for_a_code_layer(store):
+    at = open_page("train_live")
+    assert not [t for t in at.text_input if t.key == "train_live.code"]
+    linked = open_page("train_live", {"layer": "code", "code": "1-9-1-0", "tau": "4"})
+    assert_clean(linked, "code link")
+    assert linked.text_input(key="train_live.code").value == "1-9-1-0"
+    assert linked.number_input(key="train_live.tau").value == 4.0
+    assert not [s for s in linked.selectbox if s.key == "train_live.variant"]
+    assert url_value(linked, "code") == "1-9-1-0"
+
+
+def test_a_link_restores_settings_and_the_shown_run(store):
+    run_id = store.create_run({}, label="from a link", status="completed")
+    linked = open_page("train_live", {"variant": "mamba", "d_model": "32", "run": str(run_id), "layers": "oops"})
+    assert not linked.exception
+    assert linked.selectbox(key="train_live.variant").value == "mamba"
+    assert linked.number_input(key="train_live.d_model").value == 32
+    assert any("layers=oops" in w.value for w in linked.warning)
+    assert f"**Run {run_id}**" in " ".join(m.value for m in linked.markdown)
+
+
+def test_exercises_grade_the_shown_run(store):
+    config = run_config(variant="linear_attention", seq_len=16, kv_pairs=2, vocab_size=16)
+    run_id = store.create_run(config.to_dict(), label="linear attention", status="running")
+    store.write(run_id, [(40, 1.2, 0.4, 0.45, 5e-3, 9.0)], [], status="completed", steps=40, wall_s=9.0,
+                test_acc=0.45, reason="reached max seconds")
+    at = open_page("train_live", {"run": str(run_id)})
+    assert_clean(at, "shown run")
+    stall, recall = "train_live.exercise.1.check", "train_live.exercise.0.check"
+    at.button(key=stall).click().run()
+    assert at.success and not at.error                             # linear attention, finished, best 0.45
+    at.button(key=recall).click().run()
+    assert at.error and not at.success                             # but it did not reach 0.99
