@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import torch
@@ -20,7 +19,6 @@ from .scan_inputs import output_real, prepare
 from .scan_recurrent import scan_recurrent
 from .variants import VARIANTS, build_layer, build_layer_from_code
 
-Signal = Literal["random", "impulse", "sine", "repeated pattern"]
 SIGNALS: tuple[str, ...] = ("random", "impulse", "sine", "repeated pattern")
 
 

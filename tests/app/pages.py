@@ -37,3 +37,18 @@ def assert_clean(at: AppTest, where: str = "") -> None:
     """No exception, no exercise naming a quantity the page does not provide, no failed compute."""
     assert not at.exception, f"{where}: {at.exception}"
     assert not [e.value for e in at.error if "does not provide" in e.value or "cannot be computed" in e.value], where
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    """Click a button and check the page stayed clean."""
+    at.button(key=key).click().run()
+    assert_clean(at, key)
+    return at
+
+
+def feedback_for(at: AppTest, page: str, exercise: int, answer: float) -> bool:
+    """Type `answer` into an answer-kind exercise, press Check; True for "Correct", False for "Not yet"."""
+    at.number_input(key=f"{page}.exercise.{exercise}.answer").set_value(answer).run()
+    click(at, f"{page}.exercise.{exercise}.check")
+    assert bool(at.success) != bool(at.error), ([s.value for s in at.success], [e.value for e in at.error])
+    return bool(at.success)

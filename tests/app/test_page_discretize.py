@@ -8,7 +8,7 @@ import pytest
 from app.lessons.discretize import LESSON, PRESETS, SETTINGS
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.discretize_comparison import compare_discretizations
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import assert_clean, click, feedback_for, open_page
 
 EULER_UNSTABLE, ZOH_EXACT = 2, 1                # preset indices
 WHERE_EULER_BREAKS, UNSTABLE_RECURRENCE, ZOH_IS_EXACT = 0, 1, 2     # exercise indices
@@ -19,11 +19,6 @@ EULER_DIVERGES = dict(SETTINGS.defaults, m=0.1, k=10.0, c=0.0, dt=2.0)
 def metric(at, label: str):
     return next(m for m in at.metric if m.label == label)
 
-
-def click(at, key: str):
-    at.button(key=key).click().run()
-    assert_clean(at, key)
-    return at
 
 
 def test_euler_unstable_preset_shows_euler_unstable_and_says_why():
@@ -49,12 +44,8 @@ def test_zoh_is_exact_on_a_release_at_a_coarse_step():
 
 def test_typed_euler_limit_is_accepted_and_a_wrong_one_is_not():
     at = open_page("discretize")
-    at.number_input(key=f"discretize.exercise.{WHERE_EULER_BREAKS}.answer").set_value(0.2).run()
-    click(at, f"discretize.exercise.{WHERE_EULER_BREAKS}.check")
-    assert at.success and not at.error
-    at.number_input(key=f"discretize.exercise.{WHERE_EULER_BREAKS}.answer").set_value(0.3).run()
-    click(at, f"discretize.exercise.{WHERE_EULER_BREAKS}.check")
-    assert at.error and not at.success
+    assert feedback_for(at, "discretize", WHERE_EULER_BREAKS, 0.2)
+    assert not feedback_for(at, "discretize", WHERE_EULER_BREAKS, 0.3)
 
 
 def test_metrics_and_equations_are_the_cores_values():

@@ -9,7 +9,7 @@ import numpy as np
 
 from app.lessons.rings import PRESETS, SETTINGS
 from lcsm_core.dynamics.rings import ring_study
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import assert_clean, click, feedback_for, open_page
 
 PATHX = 3                                                    # preset index
 THOUSAND_STEPS, HORIZON_OF_A_RADIUS, PATHX_PHASES = 0, 1, 2  # exercise indices
@@ -18,11 +18,6 @@ THOUSAND_STEPS, HORIZON_OF_A_RADIUS, PATHX_PHASES = 0, 1, 2  # exercise indices
 def metric_values(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
-
-def click(at, key: str):
-    at.button(key=key).click().run()
-    assert_clean(at, key)
-    return at
 
 
 def test_horizon_metrics_and_gamma_are_the_cores():
@@ -66,9 +61,5 @@ def test_defaults_do_not_solve_the_thousand_steps_exercise():
 
 def test_typed_horizon_of_a_radius_is_graded():
     at = open_page("rings")
-    at.number_input(key=f"rings.exercise.{HORIZON_OF_A_RADIUS}.answer").set_value(200.0).run()
-    click(at, f"rings.exercise.{HORIZON_OF_A_RADIUS}.check")
-    assert at.success and not at.error
-    at.number_input(key=f"rings.exercise.{HORIZON_OF_A_RADIUS}.answer").set_value(100.0).run()
-    click(at, f"rings.exercise.{HORIZON_OF_A_RADIUS}.check")
-    assert at.error and not at.success
+    assert feedback_for(at, "rings", HORIZON_OF_A_RADIUS, 200.0)
+    assert not feedback_for(at, "rings", HORIZON_OF_A_RADIUS, 100.0)
