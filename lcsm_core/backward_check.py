@@ -10,7 +10,8 @@ def compare_backward(psi: str = "elementwise", T: int = 8, k: int = 4, d: int = 
                      seed: int = 0, run_gradcheck: bool = True) -> dict:
     """Gradients of one random fp64 problem two ways; the largest difference per state.
 
-    Returns {"errors": {name: max |manual − autograd|}, "gradcheck": bool | None, "scale": max |grad|}.
+    Returns {"errors": {name: max |manual − autograd|}, "gradcheck": bool | None, "scale": max |grad|,
+    "grad_max": {name: max |autograd gradient|}} with names i, e, o, s.
     """
     if psi not in ("elementwise", "matrix"):
         raise ValueError(f"psi must be 'elementwise' or 'matrix', got {psi!r}")
@@ -35,4 +36,5 @@ def compare_backward(psi: str = "elementwise", T: int = 8, k: int = 4, d: int = 
         small = [x.detach()[:, : min(T, 4)].clone().requires_grad_() for x in leaves]
         passed = bool(torch.autograd.gradcheck(lambda *xs: eos_scan(*xs, psi=psi, backward="manual"), tuple(small),
                                                raise_exception=False))
-    return {"errors": errors, "gradcheck": passed, "scale": scale}
+    grad_max = {name: float(x.abs().max()) for name, x in zip("ieos", grads["autograd"])}
+    return {"errors": errors, "gradcheck": passed, "scale": scale, "grad_max": grad_max}

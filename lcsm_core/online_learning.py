@@ -25,12 +25,14 @@ RULES = ("linear attention", "GLA", "DeltaNet", "Longhorn")
 
 @dataclass
 class RecallStudy:
-    """errors (rules, T) recall error after each step; final_error (rules, N) per key; radius (rules, T)
-    largest |eigenvalue| of each step's transition; diverged_at per rule (step or None)."""
+    """errors (rules, T) recall error after each step; final_error (rules, N) per key; final_kept (rules, N)
+    per key, ⟨final recall, value⟩ / ‖value‖²: how much of its value the memory still returns (1 all, 0 none);
+    radius (rules, T) largest |eigenvalue| of each step's transition; diverged_at per rule (step or None)."""
 
     rules: tuple
     errors: np.ndarray
     final_error: np.ndarray
+    final_kept: np.ndarray
     radius: np.ndarray
     diverged_at: dict
     key_order: np.ndarray
@@ -89,7 +91,7 @@ def recall_study(n_keys: int = 8, key_dim: int = 16, value_dim: int = 8, repeats
     first_seen = {int(j): t for t, j in reversed(list(enumerate(order.tolist())))}
     for j, t in first_seen.items():
         seen[j, t:] = True
-    errors, finals, radii, diverged = [], [], [], {}
+    errors, finals, kept, radii, diverged = [], [], [], [], {}
     for rule in RULES:
         i, e, o, psi = rule_states(rule, k, v, beta, gate)
         y = eos_scan(i, e, o, queries, psi=psi)                                  # (N, T, d)
@@ -100,6 +102,8 @@ def recall_study(n_keys: int = 8, key_dim: int = 16, value_dim: int = 8, repeats
         diverged[rule] = int(bad.nonzero()[0]) if bool(bad.any()) else None
         errors.append(per_step.numpy())
         finals.append(sq[:, -1].numpy())
+        last = torch.nan_to_num(y[:, -1], nan=0.0, posinf=DIVERGENCE_BOUND, neginf=-DIVERGENCE_BOUND)
+        kept.append(((last * values).sum(-1) / (values * values).sum(-1)).numpy())
         radii.append(transition_radius(o, psi, T).numpy())
-    return RecallStudy(RULES, np.stack(errors), np.stack(finals), np.stack(radii), diverged, order.numpy(),
-                       n_keys, key_dim, 1.0 - beta * key_scale ** 2)
+    return RecallStudy(RULES, np.stack(errors), np.stack(finals), np.stack(kept), np.stack(radii), diverged,
+                       order.numpy(), n_keys, key_dim, 1.0 - beta * key_scale ** 2)

@@ -189,12 +189,20 @@ def holds(check: str, quantities: dict) -> bool:
 def check_settings(ex: Exercise, quantities: dict) -> Feedback:
     """Feedback on a check-kind exercise for the page's current live quantities."""
     try:
-        ok = all(holds(c, quantities) for c in ex.checks)
+        failing = [c for c in ex.checks if not holds(c, quantities)]
     except KeyError as missing:
         return Feedback(False, f"This exercise refers to {missing}, which the page does not provide.")
-    if ok:
+    if not failing:
         return Feedback(True, "✅ Correct. " + ex.explain)
-    return Feedback(False, "Not yet. " + (ex.hint or "Move the sliders and try again."))
+    return Feedback(False, "Not yet: " + "; ".join(_what_fails(c, quantities) for c in failing) + ". "
+                    + (ex.hint or "Move the sliders and try again."))
+
+
+def _what_fails(check: str, quantities: dict) -> str:
+    """`zeta = 1 ± 0.02` does not hold (now zeta = 0.1) — the condition and the value that breaks it."""
+    names = sorted(n for n in Exercise("", "", checks=(check,)).names() if n in quantities)
+    now = ", ".join(f"{n} = {float(quantities[n]):.4g}" for n in names)
+    return f"`{check.strip()}` does not hold" + (f" (now {now})" if now else "")
 
 
 def check_answer(ex: Exercise, answer: float | None, quantities: dict) -> Feedback:

@@ -193,8 +193,19 @@ class Settings:
 
 @dataclass(frozen=True)
 class Preset:
-    """One click → a set of page settings that shows one key insight."""
+    """One click → a complete page state that shows one key insight, and the claim that insight makes.
+
+    A click sets `values` and every other setting back to its default, so a preset always shows the
+    same picture whatever the learner did before. `claim` holds check lines on the page's quantities
+    (the exercise grammar: `naive_left_disk = 1`, `final_error < 0.05`); tests apply every preset and
+    check that its claim holds — across seeds 0..2 when the page has a seed the preset does not pin.
+    """
 
     label: str            # button text, e.g. "🌊 Underdamped"
-    values: dict = field(default_factory=dict)   # setting name → value (a subset of the page's settings)
+    values: dict = field(default_factory=dict)   # setting name → value (the rest are the defaults)
     insight: str = ""     # one sentence: what to look at
+    claim: tuple[str, ...] = ()                  # check lines that must hold at this state
+
+    def state(self, settings: Settings) -> dict[str, Any]:
+        """Every setting's value once this preset is applied."""
+        return {**settings.defaults, **self.values}

@@ -58,7 +58,7 @@ def preset_buttons(spec: Settings, presets: Sequence[Preset]) -> None:
 
 
 def _apply_preset(spec: Settings, preset: Preset) -> None:
-    apply_values(spec, preset.values)
+    apply_values(spec, preset.state(spec))
     st.session_state[f"{spec.page}.preset.last"] = preset.insight
 
 

@@ -39,14 +39,21 @@ def _problem(**changes) -> dict:
 PRESETS = (
     Preset("🔁 Type 2, complex", _problem(psi="matrix", complex=True, T=16),
            "ψ = × with a complex f_t: the gradient goes back through the conjugate transpose f_tᴴ — the printed "
-           "f_t dm_t would be wrong twice; the hand-written backward still matches autograd to rounding."),
+           "f_t dm_t would be wrong twice; the hand-written backward still matches autograd to rounding.",
+           claim=("psi_is_matrix = 1", "is_complex = 1", "t2_dm_printed_error > 1", "relative_error < 1e-12",
+                  "gradcheck_passed = 1")),
     Preset("1️⃣ One step, T = 1", _problem(T=1),
            "A single step starts from m_0 = 0, so the true df_1 = dm_1 ⊙ m_0 is zero — the printed dm_t ⊙ m_t "
-           "would not be."),
+           "would not be.",
+           claim=("T = 1", "psi_is_matrix = 0", "df_max = 0 ± 0", "t1_df_printed_error > 1", "relative_error < 1e-12")),
     Preset("🧱 Wide memory", _problem(T=32, k=16, d=16),
-           "A 16 × 16 memory over 32 steps: the same corrected formulas, 256 entries a step, still exact in fp64."),
+           "A 16 × 16 memory over 32 steps: the same corrected formulas, 256 entries a step, still exact in fp64.",
+           claim=("k = 16", "d = 16", "T = 32", "worst_corrected_error < 1e-9", "relative_error < 1e-12",
+                  "gradcheck_passed = 1")),
     Preset("🎲 Another random problem", _problem(seed=7),
-           "New random data (seed 7): the same three printed lines fail, by errors between 2 and 11 — not rounding."),
+           "New random data (seed 7): the same three printed lines fail, by errors from 2.2 to 11 — not rounding.",
+           claim=("seed = 7", "n_wrong = 3", "n_unexpected = 0", "least_wrong_error between 2 and 2.5",
+                  "worst_printed_error between 10.5 and 11.5", "worst_corrected_error < 1e-9")),
 )
 
 
@@ -122,10 +129,15 @@ def quantities(v: dict, check: MathCheck) -> dict[str, float]:
     rows = check.formulas
     wrong = [row for row in rows if not row["printed_holds"]]
     error = largest_error(check)
+    printed = {row["id"]: row["printed_error"] for row in rows}
     return dict(n_formulas=len(rows), n_wrong=len(wrong),
                 n_wrong_matrix=sum(row["psi"] == "matrix" for row in wrong),
                 n_wrong_elementwise=sum(row["psi"] == "elementwise" for row in wrong),
+                n_unexpected=sum(row["printed_holds"] != row["recorded_holds"] for row in rows),
                 worst_printed_error=max(row["printed_error"] for row in rows),
+                least_wrong_error=min((row["printed_error"] for row in wrong), default=0.0),
+                t1_df_printed_error=printed["t1-df"], t2_dm_printed_error=printed["t2-dm"],
+                df_max=check.live["grad_max"]["o"],
                 worst_corrected_error=max(row["corrected_error"] for row in rows),
                 max_error=error, grad_scale=check.live["scale"],
                 relative_error=error / max(check.live["scale"], 1e-300),

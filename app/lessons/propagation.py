@@ -35,15 +35,19 @@ SETTINGS = Settings("propagation", (
 
 PRESETS = (
     Preset("📰 Article setup", dict(gap=100, length=200, nu=0.01, theta=15),
-           "Pulses 10 s apart: the lightly damped spring keeps aa and ab apart, the heavily damped one cannot."),
+           "Pulses 10 s apart: the lightly damped spring keeps aa and ab apart, the heavily damped one cannot.",
+           claim=("gap = 100", "low_distance > 0.1", "high_distance < 0.001")),
     Preset("🫥 Forgets", dict(gap=100, length=200, nu=0.1, theta=15),
            "ν = 0.1: the second token — the one that tells \"aa\" from \"ab\" — has shrunk to "
-           "2|λ|²⁰⁰ = 2e⁻²⁰ ≈ 4·10⁻⁹: the two states can no longer be told apart."),
+           "2|λ|²⁰⁰ = 2e⁻²⁰ ≈ 4·10⁻⁹: the two states can no longer be told apart.",
+           claim=("predicted_distance = 4.12e-9 ± 1%", "lru_distance = predicted_distance ± 1%", "lru_exploded = 0")),
     Preset("💥 Explodes", dict(gap=100, length=400, nu=-0.05, theta=15),
            "ν = −0.05: |λ| = e^0.05 > 1 — both states grow like e^(0.05 t), pass ±10⁶ after about 280 steps "
-           "and are stopped there."),
+           "and are stopped there.",
+           claim=("lambda_abs = 1.0513 ± 0.0001", "lru_exploded = 1", "lru_last_step between 270 and 290")),
     Preset("🧠 Long memory", dict(gap=50, length=400, nu=0.002, theta=5),
-           "ν = 0.002: horizon 500 steps, small phase — still distinguishable after 400 steps."),
+           "ν = 0.002: horizon 500 steps, small phase — still distinguishable after 400 steps.",
+           claim=("length = 400", "lru_exploded = 0", "lru_distance > 0.5", "lru_distance = predicted_distance ± 1%")),
 )
 
 
@@ -72,7 +76,7 @@ def quantities(v: dict, exp: PropagationExperiment) -> dict[str, float]:
     low, high, negative, lru = exp.traces
     lam = exp.eigenvalue
     return dict(gap=v["gap"], length=v["length"], nu=v["nu"], theta_deg=v["theta"],
-                lru_distance=lru.final_distance, lru_exploded=float(lru.exploded),
+                lru_distance=lru.final_distance, lru_exploded=float(lru.exploded), lru_last_step=float(lru.t[-1]),
                 low_distance=low.final_distance, high_distance=high.final_distance,
                 negative_distance=negative.final_distance,
                 theta_rad=exp.exponent.imag, lambda_re=lam.real, lambda_im=lam.imag, lambda_abs=abs(lam),

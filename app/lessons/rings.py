@@ -26,13 +26,17 @@ SETTINGS = Settings("rings", (
 
 PRESETS = (
     Preset("📰 Article figure", dict(r_min=0.4, r_max=0.9, phase=2.0),
-           "The article's ring: r ∈ [0.4, 0.9], any phase."),
+           "The article's ring: r ∈ [0.4, 0.9], any phase.",
+           claim=("min_radius >= 0.4", "max_radius <= 0.9", "phase_pi = 2")),
     Preset("🖼️ sCIFAR ring", dict(r_min=0.9, r_max=0.999, phase=2.0),
-           "LRU on sequential CIFAR: eigenvalues close to the circle, horizons 10–1000 steps."),
+           "LRU on sequential CIFAR: eigenvalues close to the circle, horizons 10–1000 steps.",
+           claim=("min_radius >= 0.9", "min_horizon >= 10", "max_horizon <= 1000")),
     Preset("🧮 ListOps ring", dict(r_min=0.0, r_max=0.9, phase=2.0),
-           "Short tasks can live with short memory: r ∈ [0, 0.9]."),
+           "Short tasks can live with short memory: r ∈ [0, 0.9], no horizon past 10 steps.",
+           claim=("max_radius <= 0.9", "max_horizon <= 10")),
     Preset("🛣️ PathX ring", dict(r_min=0.999, r_max=0.9999, phase=0.1),
-           "16k-step sequences: |λ| ≥ 0.999 and phase ≤ π/10 — slow, smooth memory."),
+           "16k-step sequences: |λ| ≥ 0.999 and phase ≤ π/10 — slow, smooth memory.",
+           claim=("min_radius >= 0.999", "min_horizon >= 1000", "phase_pi <= 0.1")),
 )
 
 

@@ -28,15 +28,21 @@ SETTINGS = Settings("spring", (
 ))
 
 PRESETS = (
-    Preset("🌊 Underdamped", dict(m=1.0, k=1.0, c=0.2, forcing="impulse"), "ζ < 1: it rings while it decays."),
+    Preset("🌊 Underdamped", dict(m=1.0, k=1.0, c=0.2, forcing="impulse"), "ζ < 1: it rings while it decays.",
+           claim=("zeta > 0", "zeta < 1", "p2_im > 0", "decay_rate > 0")),
     Preset("⚖️ Critically damped", dict(m=1.0, k=1.0, c=2.0, forcing="impulse"),
-           "ζ = 1: the fastest return to rest without overshoot — a double pole."),
-    Preset("🐌 Overdamped", dict(m=1.0, k=1.0, c=4.0, forcing="impulse"), "ζ > 1: two real poles, slow creep back."),
-    Preset("🎵 Undamped", dict(m=1.0, k=1.0, c=0.0, forcing="impulse"), "c = 0: energy is conserved forever."),
+           "ζ = 1: the fastest return to rest without overshoot — a double pole.",
+           claim=("zeta = 1 ± 1e-9", "p1_im = 0 ± 1e-6", "p2_im = 0 ± 1e-6", "p1_re = p2_re ± 1e-6")),
+    Preset("🐌 Overdamped", dict(m=1.0, k=1.0, c=4.0, forcing="impulse"), "ζ > 1: two real poles, slow creep back.",
+           claim=("zeta > 1", "p1_im = 0 ± 1e-12", "p2_im = 0 ± 1e-12", "p1_re < p2_re", "decay_rate < 0.5")),
+    Preset("🎵 Undamped", dict(m=1.0, k=1.0, c=0.0, forcing="impulse"), "c = 0: energy is conserved forever.",
+           claim=("energy_growth = 1 ± 1e-6", "decay_rate = 0 ± 1e-12")),
     Preset("💥 Negative damping", dict(m=1.0, k=1.0, c=-0.3, forcing="impulse"),
-           "c < 0: the damper pumps energy in — exploding, like exploding gradients."),
+           "c < 0: the damper pumps energy in — exploding, like exploding gradients.",
+           claim=("pole_real > 0", "energy_growth > 1000")),
     Preset("📻 Resonance", dict(m=1.0, k=1.0, c=0.1, forcing="sine", freq=1.0),
-           "Forcing at ωn: the amplitude builds up to 1/(c ωn)."),
+           "Forcing at ωn: the amplitude builds up toward 1/(c ωn) = 10 (past 7 within the 30 s shown).",
+           claim=("x_peak between 7 and resonance_amplitude",)),
 )
 
 
@@ -65,7 +71,15 @@ def quantities(v: dict, sim: SpringSimulation) -> dict[str, float]:
     p1, p2 = r.poles
     return dict(m=v["m"], c=v["c"], k=v["k"], zeta=r.zeta, omega_n=r.omega_n, half_life=r.half_life,
                 decay_rate=r.decay_rate, c_critical=2 * math.sqrt(v["m"] * v["k"]), pole_real=float(r.poles.real.max()),
-                p1_re=p1.real, p1_im=p1.imag, p2_re=p2.real, p2_im=p2.imag)
+                p1_re=p1.real, p1_im=p1.imag, p2_re=p2.real, p2_im=p2.imag, x_peak=float(np.abs(sim.x).max()),
+                energy_growth=energy_growth(sim),
+                resonance_amplitude=1 / (v["c"] * r.omega_n) if v["c"] > 0 else math.inf)
+
+
+def energy_growth(sim: SpringSimulation) -> float:
+    """Energy at the end over the energy just after the first push (1 when no energy is lost or gained)."""
+    start = float(sim.energy[min(1, len(sim.energy) - 1)])
+    return float(sim.energy[-1]) / start if start > 0 else math.inf
 
 
 def equations(q: dict) -> list[str]:

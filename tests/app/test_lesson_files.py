@@ -40,3 +40,10 @@ def test_feedback_for_settings_answers_and_unknown_names():
 def test_malformed_lessons_are_reported(text):
     with pytest.raises(LessonFormatError):
         lc.parse_lesson(text)
+
+
+def test_feedback_names_the_condition_that_fails_and_its_value_now():
+    ex = Exercise("t", "p", checks=("zeta = 1 ± 0.02", "c > 0"), hint="raise c")
+    message = check_settings(ex, {"zeta": 0.1, "c": 0.2}).message
+    assert "`zeta = 1 ± 0.02` does not hold (now zeta = 0.1)" in message and "c > 0" not in message
+    assert message.endswith("raise c")

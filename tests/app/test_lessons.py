@@ -151,10 +151,10 @@ def test_page_loads_every_widget_extreme_and_every_preset(page):
                     value = widget.min if value == keys[widget.key].low else widget.max   # dynamic bounds
                 getattr(at, kind)(key=widget.key).set_value(value).run()
                 assert_clean(at, f"{widget.key}={value}")
-    for n, preset in enumerate(spec.presets):
+    for n, preset in enumerate(spec.presets):                  # a preset is a complete state: the rest default
         at.button(key=f"{page}.preset.{n}").click().run()
         assert_clean(at, preset.label)
-        for name, value in preset.values.items():
+        for name, value in clamped(spec.settings, preset.state(spec.settings)).items():
             assert at.session_state[spec.settings.key(name)] == value, (preset.label, name)
             assert url_value(at, name) == spec.settings[name].encode(value), (preset.label, name)
 
@@ -218,3 +218,37 @@ def test_the_lessons_readme_lists_exactly_the_quantities_each_page_provides():
         spec = lesson(page)
         values = spec.settings.defaults
         assert table[page] == set(spec.quantities(values, spec.compute(values))), page
+
+
+# --- every preset is a complete state whose claim holds; no exercise passes at the defaults -----------
+def preset_states(spec, preset) -> list[dict]:
+    """The states a preset's claim must hold in: its own, and at seeds 0..2 when the page has a seed it does
+    not pin (a caption must not depend on the draw)."""
+    state = clamped(spec.settings, preset.state(spec.settings))
+    if "seed" not in spec.settings or "seed" in preset.values:
+        return [state]
+    return [{**state, "seed": seed} for seed in (0, 1, 2)]
+
+
+@pytest.mark.parametrize("page", STATIC)
+def test_every_preset_claim_holds(page):
+    from app.kit.lesson_text import holds
+    spec = lesson(page)
+    for preset in spec.presets:
+        assert preset.claim, f"{preset.label}: its caption makes no checkable claim"
+        for state in preset_states(spec, preset):
+            quantities = spec.quantities(state, spec.compute(state))
+            failing = [line for line in preset.claim if not holds(line, quantities)]
+            assert not failing, (preset.label, state.get("seed"), failing,
+                                 {n: quantities[n] for line in failing for n in quantities if n in line})
+
+
+@pytest.mark.parametrize("page", STATIC)
+def test_no_exercise_passes_at_the_defaults(page):
+    """An exercise that says ✅ before the learner did anything teaches nothing (a false pass)."""
+    from app.kit.lesson_text import check_settings
+    spec = lesson(page)
+    quantities = spec.quantities(spec.settings.defaults, spec.compute(spec.settings.defaults))
+    passing = [ex.title for ex in load_lesson(page).exercises
+               if ex.kind == "check" and check_settings(ex, quantities).correct]
+    assert not passing, passing

@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 import app.lessons.lru_stability as page
-from lcsm_core.dynamics.lru_stability import PARAMETERIZATIONS, stability_study
+from lcsm_core.dynamics.lru_stability import (
+    PARAMETERIZATIONS,
+    RING_WIDTH,
+    StabilityConfig,
+    output_scale,
+    stability_study,
+)
 from tests.app.pages import assert_clean, open_page
 
 PRESET = {preset.label.split(" ", 1)[1]: preset for preset in page.PRESETS}
@@ -91,6 +97,14 @@ def test_no_gamma_blows_the_output_up():
     assert q["init_gain"] > 5                                        # 1/√(1 − r²) of the mode nearest the circle
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_no_gamma_blows_the_output_up_at_every_seed(seed):
+    assert "seed" not in PRESET["No γ normalization"].values
+    r_max = PRESET["No γ normalization"].values["r_max"]
+    scale = output_scale(StabilityConfig(r_min=r_max - RING_WIDTH, r_max=r_max, seed=seed))
+    assert scale["without γ"] > 2 * scale["with γ"]
+
+
 def test_presets_that_need_a_seed_set_it_on_the_page():
     at = open_page("lru_stability")
     at.slider(key="lru_stability.seed").set_value(1).run()
@@ -107,9 +121,8 @@ def test_presets_that_need_a_seed_set_it_on_the_page():
 
 
 # --- exercises -----------------------------------------------------------------------------------
-def test_large_steps_preset_solves_push_it_out():
-    at = open_page("lru_stability")
-    at.button(key="lru_stability.preset.1").click().run()
+def test_big_steps_from_an_inner_ring_solve_push_it_out():
+    at = open_page("lru_stability", {"r_max": "0.95", "lr": "0.3", "seed": "0"})
     at.button(key="lru_stability.exercise.0.check").click().run()
     assert at.success, [e.value for e in at.error]
     assert [w.value for w in at.warning if w.value.startswith("naive: an eigenvalue left the unit disk")]
