@@ -40,8 +40,16 @@ def lesson_body(lesson: LessonText) -> None:
 
 
 def lesson_exercises(lesson: LessonText, quantities: dict) -> None:
-    """One block per exercise; the Check button grades the live settings or the typed number."""
-    st.subheader("✏️ Exercises")
+    """One block per exercise; the Check button grades the live settings or the typed number.
+
+    Feedback stays on the page until what it graded changes (the settings' quantities, or the typed
+    number), and the heading counts the exercises solved in this session.
+    """
+    if not lesson.exercises:
+        return
+    heading = st.empty()
+    solved: set = st.session_state.setdefault(f"{lesson.page}.exercises.solved", set())
+    graded_on = tuple(sorted(quantities.items()))
     for n, ex in enumerate(lesson.exercises):
         with st.container(border=True):
             st.markdown(f"**{n + 1}. {ex.title}** — {ex.prompt}")
@@ -49,9 +57,18 @@ def lesson_exercises(lesson: LessonText, quantities: dict) -> None:
             if ex.kind == "answer":
                 typed = st.number_input("Your answer", value=None, format="%.6g", key=f"{key}.answer")
                 clicked = st.button("Check", key=f"{key}.check")
+                stamp = (graded_on, typed)
                 feedback = check_answer(ex, typed, quantities) if clicked else None
             else:
                 clicked = st.button("Check my settings", key=f"{key}.check")
+                stamp = graded_on
                 feedback = check_settings(ex, quantities) if clicked else None
             if feedback is not None:
-                (st.success if feedback.correct else st.error)(feedback.message)
+                st.session_state[f"{key}.feedback"] = (stamp, feedback)
+                if feedback.correct:
+                    solved.add(ex.title)
+            shown = st.session_state.get(f"{key}.feedback")
+            if shown is not None and shown[0] == stamp:
+                (st.success if shown[1].correct else st.error)(shown[1].message)
+    done = sum(ex.title in solved for ex in lesson.exercises)
+    heading.subheader(f"✏️ Exercises · {done} of {len(lesson.exercises)} solved")

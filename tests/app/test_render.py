@@ -92,3 +92,17 @@ def test_settings_survive_navigating_away_and_back():
     assert not at.exception
     assert at.slider(key="spring.m").value == 2.5
     assert url_value(at, "m") == "2.5"
+
+
+def test_feedback_stays_until_its_settings_change_and_solved_exercises_are_counted():
+    at = open_page("spring")
+    assert any("0 of 3 solved" in h.value for h in at.subheader)
+    at.button(key="spring.preset.1").click().run()                    # ⚖️ critically damped
+    at.button(key="spring.exercise.0.check").click().run()
+    assert any("Correct" in s.value for s in at.success)
+    at.button(key="spring.exercise.2.check").click().run()              # another exercise: the first stays
+    assert any("Correct" in s.value for s in at.success) and any("Not yet" in e.value for e in at.error)
+    assert any("1 of 3 solved" in h.value for h in at.subheader)
+    at.slider(key="spring.c").set_value(2.5).run()                       # what was graded changed: feedback goes
+    assert not at.success and not at.error
+    assert any("1 of 3 solved" in h.value for h in at.subheader)       # solved stays solved
