@@ -70,16 +70,10 @@ def quantities(v: dict, sim: SpringSimulation) -> dict[str, float]:
     r = sim.regime
     p1, p2 = r.poles
     return dict(m=v["m"], c=v["c"], k=v["k"], zeta=r.zeta, omega_n=r.omega_n, half_life=r.half_life,
-                decay_rate=r.decay_rate, c_critical=2 * math.sqrt(v["m"] * v["k"]), pole_real=float(r.poles.real.max()),
+                decay_rate=r.decay_rate, c_critical=r.critical_damping, pole_real=float(r.poles.real.max()),
                 p1_re=p1.real, p1_im=p1.imag, p2_re=p2.real, p2_im=p2.imag, x_peak=float(np.abs(sim.x).max()),
-                energy_growth=energy_growth(sim),
+                energy_growth=sim.energy_growth,
                 resonance_amplitude=1 / (v["c"] * r.omega_n) if v["c"] > 0 else math.inf)
-
-
-def energy_growth(sim: SpringSimulation) -> float:
-    """Energy at the end over the energy just after the first push (1 when no energy is lost or gained)."""
-    start = float(sim.energy[min(1, len(sim.energy) - 1)])
-    return float(sim.energy[-1]) / start if start > 0 else math.inf
 
 
 def equations(q: dict) -> list[str]:

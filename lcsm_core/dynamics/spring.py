@@ -40,6 +40,7 @@ class SpringRegime:
     time_constant: float  # 1/σ of the slowest mode (inf when σ ≤ 0)
     half_life: float     # ln 2 / σ (inf when σ ≤ 0)
     doubling_time: float  # ln 2 / (-σ) when the system grows, else inf
+    critical_damping: float  # c = 2 sqrt(mk): the damping at which ζ = 1
 
     @property
     def stable(self) -> bool:
@@ -68,6 +69,7 @@ def spring_regime(m: float, c: float, k: float) -> SpringRegime:
         time_constant=1.0 / sigma if sigma > 0 else math.inf,
         half_life=math.log(2) / sigma if sigma > 0 else math.inf,
         doubling_time=math.log(2) / -sigma if grows else math.inf,
+        critical_damping=2.0 * math.sqrt(m * k),
     )
 
 

@@ -1,6 +1,7 @@
 """Lesson 1 in one call: the spring under a forcing, simulated through the EOS core."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,12 @@ class SpringSimulation:
     regime: SpringRegime
     diverged_at: float | None   # time (s) where the response left ±bound, None if it stayed
     bound: float
+
+    @property
+    def energy_growth(self) -> float:
+        """Energy at the end over the energy just after the first step (1 when none is lost or gained)."""
+        start = float(self.energy[min(1, len(self.energy) - 1)])
+        return float(self.energy[-1]) / start if start > 0 else math.inf
 
 
 def simulate_spring(m: float, c: float, k: float, forcing: str = "impulse", *, horizon: float = 30.0,
