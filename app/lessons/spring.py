@@ -73,7 +73,7 @@ def quantities(v: dict, sim: SpringSimulation) -> dict[str, float]:
                 decay_rate=r.decay_rate, c_critical=r.critical_damping, pole_real=float(r.poles.real.max()),
                 p1_re=p1.real, p1_im=p1.imag, p2_re=p2.real, p2_im=p2.imag, x_peak=float(np.abs(sim.x).max()),
                 energy_growth=sim.energy_growth,
-                resonance_amplitude=1 / (v["c"] * r.omega_n) if v["c"] > 0 else math.inf)
+                resonance_amplitude=r.resonance_amplitude)
 
 
 def equations(q: dict) -> list[str]:

@@ -41,6 +41,7 @@ class SpringRegime:
     half_life: float     # ln 2 / σ (inf when σ ≤ 0)
     doubling_time: float  # ln 2 / (-σ) when the system grows, else inf
     critical_damping: float  # c = 2 sqrt(mk): the damping at which ζ = 1
+    resonance_amplitude: float  # steady amplitude 1/(c ωn) under a unit sine at ωn (inf when c ≤ 0)
 
     @property
     def stable(self) -> bool:
@@ -70,6 +71,7 @@ def spring_regime(m: float, c: float, k: float) -> SpringRegime:
         half_life=math.log(2) / sigma if sigma > 0 else math.inf,
         doubling_time=math.log(2) / -sigma if grows else math.inf,
         critical_damping=2.0 * math.sqrt(m * k),
+        resonance_amplitude=1.0 / (c * omega_n) if c > 0 and omega_n > 0 else math.inf,
     )
 
 
