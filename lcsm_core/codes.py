@@ -45,7 +45,8 @@ class ModelCode:
 
     def describe(self) -> str:
         if self.is_ssm:
-            return "SSM parameterization (diagonal complex A, discretized)"
+            return ("SSM parameterization: a bank of d SISO SSMs (DSS), diagonal complex A shared, "
+                    "Δ, B, C per channel, zero-order hold")
         dd = lambda v: "data-dependent" if v else "data-independent"
         return (f"expand {dd(self.e)}, oscillation: {OSCILLATIONS[self.o]}, shrink {dd(self.s)}, "
                 f"activation {ACTIVATIONS[self.a][0]}")

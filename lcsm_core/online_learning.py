@@ -2,10 +2,13 @@
 
 Each rule is an EOS recurrence with hand-set states (no training), run by `eos_scan`:
 
-    linear attention   m_t = m_{t−1} + k_t v_tᵀ
-    GLA (fixed gate)   m_t = g m_{t−1} + k_t v_tᵀ
-    DeltaNet           m_t = (I − β k_t k_tᵀ) m_{t−1} + β k_t v_tᵀ          (ψ = ×)
-    Longhorn           m_t = (1 − (k_t⊙k_t) ε_tᵀ) ⊙ m_{t−1} + k_t (ε_t⊙v_t)ᵀ,  ε = β/(1 + β k_tᵀk_t)
+    linear attention       m_t = m_{t−1} + k_t v_tᵀ
+    RetNet (fixed decay)   m_t = γ m_{t−1} + k_t v_tᵀ
+    DeltaNet               m_t = (I − β k_t k_tᵀ) m_{t−1} + β k_t v_tᵀ          (ψ = ×)
+    Longhorn               m_t = (1 − (k_t⊙k_t) ε_tᵀ) ⊙ m_{t−1} + k_t (ε_t⊙v_t)ᵀ,  ε = β/(1 + β k_tᵀk_t)
+
+The fixed-decay rule is RetNet's row of Longhorn's Table 4 (objective γ‖S − S_{t−1}‖² + (1 − γ)‖S‖² − 2⟨Sk, x⟩);
+GLA makes the decay data-dependent, which none of these four rules does.
 
 After every step the memory is asked for every key seen so far (shrink s = k_j);
 the recall error is the mean squared distance to the value last stored for that key.
@@ -20,7 +23,8 @@ import torch
 from .divergence import DIVERGENCE_BOUND
 from .scan import eos_scan
 
-RULES = ("linear attention", "GLA", "DeltaNet", "Longhorn")
+RETNET = "RetNet (fixed decay)"
+RULES = ("linear attention", RETNET, "DeltaNet", "Longhorn")
 
 
 @dataclass
@@ -51,13 +55,13 @@ def key_value_stream(n_keys: int, key_dim: int, value_dim: int, repeats: int, ke
     return keys, values, order
 
 
-def rule_states(rule: str, k: torch.Tensor, v: torch.Tensor, beta: float, gate: float):
+def rule_states(rule: str, k: torch.Tensor, v: torch.Tensor, beta: float, decay: float):
     """(i, e, o, psi) of one rule for the stream k (T, n), v (T, d)."""
     T, n = k.shape
     if rule == "linear attention":
         return v, k, torch.ones(1, 1, dtype=k.dtype), "elementwise"
-    if rule == "GLA":
-        return v, k, torch.full((1, 1), gate, dtype=k.dtype), "elementwise"
+    if rule == RETNET:
+        return v, k, torch.full((1, 1), decay, dtype=k.dtype), "elementwise"
     if rule == "DeltaNet":
         eye = torch.eye(n, dtype=k.dtype)
         return v, beta * k, eye - beta * k[:, :, None] * k[:, None, :], "matrix"
@@ -76,13 +80,13 @@ def transition_radius(o: torch.Tensor, psi: str, T: int) -> torch.Tensor:
 
 
 def recall_study(n_keys: int = 8, key_dim: int = 16, value_dim: int = 8, repeats: int = 3, beta: float = 1.0,
-                 gate: float = 0.9, key_scale: float = 1.0, seed: int = 0) -> RecallStudy:
+                 decay: float = 0.9, key_scale: float = 1.0, seed: int = 0) -> RecallStudy:
     for name, value, lo, hi in (("n_keys", n_keys, 1, 64), ("key_dim", key_dim, 1, 64),
                                 ("value_dim", value_dim, 1, 64), ("repeats", repeats, 1, 20)):
         if not lo <= int(value) <= hi:
             raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
-    if not (beta > 0 and 0 < gate <= 1 and key_scale > 0):
-        raise ValueError("need beta > 0, 0 < gate ≤ 1 and key_scale > 0")
+    if not (beta > 0 and 0 < decay <= 1 and key_scale > 0):
+        raise ValueError("need beta > 0, 0 < decay ≤ 1 and key_scale > 0")
     keys, values, order = key_value_stream(n_keys, key_dim, value_dim, repeats, key_scale, seed)
     k, v = keys[order], values[order]                                            # (T, n), (T, d)
     T = len(order)
@@ -93,7 +97,7 @@ def recall_study(n_keys: int = 8, key_dim: int = 16, value_dim: int = 8, repeats
         seen[j, t:] = True
     errors, finals, kept, radii, diverged = [], [], [], [], {}
     for rule in RULES:
-        i, e, o, psi = rule_states(rule, k, v, beta, gate)
+        i, e, o, psi = rule_states(rule, k, v, beta, decay)
         y = eos_scan(i, e, o, queries, psi=psi)                                  # (N, T, d)
         sq = ((y - values[:, None, :]) ** 2).mean(-1)                            # (N, T)
         sq = torch.nan_to_num(sq, nan=DIVERGENCE_BOUND, posinf=DIVERGENCE_BOUND).clamp(max=DIVERGENCE_BOUND)

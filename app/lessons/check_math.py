@@ -1,8 +1,10 @@
-"""Lesson 10 · Check the math: the paper's printed backward formulas against autograd.
+"""Lesson 10 · Check the math: the paper's printed backward formulas against autograd, and every other
+printed error found in the sources.
 
-Prose and exercises: lessons/10-check-math.md. Two core calls: `check_all` evaluates every printed
+Prose and exercises: lessons/10-check-math.md. Three core calls: `check_all` evaluates every printed
 backward line (and its corrected form) on random fp64 data; `compare_backward` runs the core's
-hand-written backward of `eos_scan` against autograd and gradcheck on the learner's problem.
+hand-written backward of `eos_scan` against autograd and gradcheck on the learner's problem;
+`check_errata` demonstrates each erratum in the sources numerically.
 """
 from __future__ import annotations
 
@@ -15,12 +17,13 @@ from app.kit.lesson import Lesson, Metric, Notice
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.backward_check import compare_backward
 from lcsm_core.backward_formulas import check_all
+from lcsm_core.errata import check_errata
 
 PSI_NAMES = {"elementwise": "⊙ elementwise (Type 1)", "matrix": "× matrix (Type 2)"}
 
 SETTINGS = Settings("check_math", (
     Setting.number("seed", "random problem (seed)", 0, 0, 10_000, step=1,
-                   help="The random states both checks are evaluated on."),
+                   help="The random states every check on this page is evaluated on."),
     Setting.choice("psi", "ψ", "elementwise", tuple(PSI_NAMES), option_labels=PSI_NAMES, group="Live check",
                    help="How the oscillation acts on the memory: ⊙ elementwise, or × a k×k matrix."),
     Setting.slider("T", "T", 8, 1, 64, group="Live check", help="sequence length"),
@@ -51,9 +54,11 @@ PRESETS = (
            claim=("k = 16", "d = 16", "T = 32", "worst_corrected_error < 1e-9", "relative_error < 1e-12",
                   "gradcheck_passed = 1")),
     Preset("🎲 Another random problem", _problem(seed=7),
-           "New random data (seed 7): the same three printed lines fail, by errors from 2.2 to 11 — not rounding.",
+           "New random data (seed 7): the same three printed lines fail, by errors from 2.2 to 11 — not rounding; "
+           "and all nine errata in the sources are confirmed again.",
            claim=("seed = 7", "n_wrong = 3", "n_unexpected = 0", "least_wrong_error between 2 and 2.5",
-                  "worst_printed_error between 10.5 and 11.5", "worst_corrected_error < 1e-9")),
+                  "worst_printed_error between 10.5 and 11.5", "worst_corrected_error < 1e-9", "n_errata = 9",
+                  "errata_confirmed = 9")),
 )
 
 
@@ -61,12 +66,14 @@ PRESETS = (
 class MathCheck:
     formulas: list[dict]      # one row per printed formula (check_all)
     live: dict                # compare_backward on the learner's problem
+    errata: list[dict]        # one row per other printed error in the sources (check_errata)
 
 
 def compute(v: dict) -> MathCheck:
-    # check_all depends on the seed only, but takes ~40 ms: not worth a cache of its own
+    # check_all and check_errata depend on the seed only, but take ~40 and ~80 ms: not worth a cache of their own
     return MathCheck(formulas=check_all(seed=v["seed"]),
-                     live=compare_backward(v["psi"], v["T"], v["k"], v["d"], v["complex"], v["seed"]))
+                     live=compare_backward(v["psi"], v["T"], v["k"], v["d"], v["complex"], v["seed"]),
+                     errata=check_errata(seed=v["seed"]))
 
 
 def largest_error(check: MathCheck) -> float:
@@ -79,10 +86,18 @@ def metrics(v: dict, check: MathCheck) -> list:
                     help="evaluated on random fp64 data and compared with autograd"),
              Metric("largest |manual − autograd|", f"{largest_error(check):.1e}",
                     help=f"largest gradient entry: {check.live['scale']:.3g}"),
-             Metric("gradcheck", "passes" if check.live["gradcheck"] else "fails")]
+             Metric("gradcheck", "passes" if check.live["gradcheck"] else "fails"),
+             Metric("errata in the sources confirmed", f"{errata_confirmed(check)} of {len(check.errata)}",
+                    help="printed form fails and corrected form holds, on random fp64 data")]
     if not all(row["corrected_error"] < 1e-9 for row in check.formulas):
         items.append(Notice("A corrected formula does not match autograd on this problem.", level="error"))
+    if errata_confirmed(check) < len(check.errata):
+        items.append(Notice("An erratum is not confirmed on this problem (see its card).", level="error"))
     return items
+
+
+def errata_confirmed(check: MathCheck) -> int:
+    return sum(row["confirmed"] for row in check.errata)
 
 
 def formula_panel(v: dict, check: MathCheck) -> None:
@@ -123,6 +138,37 @@ def formula_panel(v: dict, check: MathCheck) -> None:
         st.success(f"torch.autograd.gradcheck passes (fp64). Largest gradient entry: {live['scale']:.3g}.")
     else:
         st.error("gradcheck failed: the hand-written backward disagrees with finite differences.")
+    errata_section(check.errata)
+
+
+def errata_section(rows: list[dict]) -> None:
+    """One card per printed error in the sources: where, printed vs corrected, the numbers, the verdict."""
+    st.subheader("Errata in the sources")
+    st.markdown(
+        "Beyond the backward pass, the sources print a few more things that do not hold. Each card evaluates the "
+        "printed form and the corrected one on the same random fp64 data (the seed in the sidebar) against an "
+        "exact computation — the recurrence written out step by step, the core's scan, autograd, or the core's LRU. "
+        "Where the printed form mixes up shapes it cannot even be formed (here k = 3, d = 4).")
+    for row in rows:
+        with st.container(border=True):
+            st.markdown(f"**{row['source']} · {row['location']}**")
+            printed, corrected = st.columns(2)
+            printed.caption("as printed")
+            printed.latex(row["printed"])
+            if not row["formable"]:
+                printed.error(f"printed form fails · cannot be formed: {row['printed_failure']}")
+            elif row["printed_fails"]:
+                printed.error(f"printed form fails · {row['measure']}: {row['printed_error']:.3g}")
+            else:
+                printed.warning(f"printed form holds here · {row['measure']}: {row['printed_error']:.1e}")
+            corrected.caption("corrected")
+            corrected.latex(row["corrected"])
+            if row["corrected_holds"]:
+                corrected.success(f"corrected form holds · {row['measure']}: {row['corrected_error']:.1e}")
+            else:
+                corrected.warning(f"corrected form does not hold here · {row['measure']}: {row['corrected_error']:.3g}")
+            st.markdown("\n".join(f"- {label}: {value:.3g}" for label, value in row["facts"]))
+            st.caption(row["why"])
 
 
 def quantities(v: dict, check: MathCheck) -> dict[str, float]:
@@ -142,12 +188,14 @@ def quantities(v: dict, check: MathCheck) -> dict[str, float]:
                 max_error=error, grad_scale=check.live["scale"],
                 relative_error=error / max(check.live["scale"], 1e-300),
                 gradcheck_passed=float(bool(check.live["gradcheck"])), psi_is_matrix=float(v["psi"] == "matrix"),
+                n_errata=len(check.errata), errata_confirmed=errata_confirmed(check),
+                errata_unformable=sum(not row["formable"] for row in check.errata),
                 is_complex=float(v["complex"]), T=v["T"], k=v["k"], d=v["d"], seed=v["seed"])
 
 
 LESSON = Lesson(
     page="check_math", number=10, title="Check the math", icon="✅", section="Sequence models",
-    summary="Hand-written backward vs autograd, formula by formula.",
+    summary="Hand-written backward vs autograd, formula by formula; every printed error in the sources.",
     settings=SETTINGS, presets=PRESETS, sidebar_title="✅ Problem",
     compute=compute, metrics=metrics, quantities=quantities, panel=formula_panel,
 )

@@ -117,6 +117,11 @@ class EOSLayer(nn.Module):
         return float(o.abs().max())
 
 
+def parameter_count(layer: nn.Module) -> int:
+    """The trainable real numbers of a layer; a complex parameter counts twice (real and imaginary part)."""
+    return sum(p.numel() * (2 if p.is_complex() else 1) for p in layer.parameters() if p.requires_grad)
+
+
 def linear(d_in: int, d_out: int, bias: bool = False, std: float | None = None) -> nn.Linear:
     layer = nn.Linear(d_in, d_out, bias=bias)
     if std is not None:

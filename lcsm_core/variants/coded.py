@@ -90,7 +90,8 @@ class CodedLayer(EOSLayer):
 
 
 def build_layer_from_code(code: str, d_model: int, expand_dim: int, tau: float = 16.0, **options) -> EOSLayer:
-    """A layer for an LCSM model code "e-o-s-a" (or "0": the SSM parameterization, a DSS layer)."""
+    """A layer for an LCSM model code "e-o-s-a" (or "0": the SSM parameterization, a DSS layer: one SISO SSM
+    per channel, with its own Δ, B and C, so "0" has more parameters than 0-0-0-0, as in LCSM Table 5)."""
     parsed = parse_code(code)
     if parsed.is_ssm:
         return VARIANT_CLASSES["dss"](d_model, expand_dim, **options)

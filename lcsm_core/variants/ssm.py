@@ -38,6 +38,15 @@ def along_time(p: torch.Tensor, T: int) -> torch.Tensor:
     return p.unsqueeze(-2).expand(*p.shape[:-1], T, p.shape[-1])
 
 
+def one_channel_each(x: torch.Tensor) -> torch.Tensor:
+    """x (B, T, D) as the input of D single-channel systems: (B, D, T, 1), for layout="channels"."""
+    return x.transpose(1, 2).unsqueeze(-1)
+
+
+def complex_dtype(x: torch.Tensor) -> torch.dtype:
+    return torch.complex128 if x.dtype == torch.float64 else torch.complex64
+
+
 @register
 class S4(EOSLayer):
     info = VariantInfo("s4", "S4", "SSM", "u_t", "B̄", "Ā (HiPPO-LegS, bilinear)", "C", "matrix", "",
@@ -60,7 +69,7 @@ class S4(EOSLayer):
     def states(self, x):
         T = x.shape[1]
         Abar, Bbar = self.discrete()
-        return EOSStates(i=x.transpose(1, 2).unsqueeze(-1), e=along_time(Bbar.to(x.dtype), T),
+        return EOSStates(i=one_channel_each(x), e=along_time(Bbar.to(x.dtype), T),
                          o=Abar.to(x.dtype).unsqueeze(1), s=along_time(self.C.to(x.dtype), T),
                          psi="matrix", layout="channels")
 
@@ -70,6 +79,8 @@ class S4(EOSLayer):
 
 @register
 class S5(EOSLayer):
+    # data_dependent "": e = B̄ u_t only carries the input (i = 1), so that one MIMO SSM fits the EOS core;
+    # A, B, C never read x_t (LCSM Table 1 writes e = B). LRU folds its input the same way and says the same.
     info = VariantInfo("s5", "S5", "SSM", "1 (d = 1 per output)", "B̄ u_t", "Ā (dense)", "C (one row per output)",
                        "matrix", "", "one MIMO SSM; each output channel reads the shared state")
 
@@ -99,52 +110,60 @@ class S5(EOSLayer):
 
 @register
 class DSS(EOSLayer):
-    info = VariantInfo("dss", "DSS", "SSM", "u_t", "B", "exp(Δ a) (diagonal, complex)", "C", "elementwise", "",
-                       "ψ = × with a diagonal A is ψ = ⊙ with a 1ᵀ")
+    # LCSM §2.3: DSS is S5's recurrence with A = Diag{a}, and S5 has B, C ∈ R^{k×d}: d SISO SSMs sharing a,
+    # each with its own B and C; Δ per channel as in DSS and S4D. ψ = × with a diagonal A is ψ = ⊙.
+    info = VariantInfo("dss", "DSS", "SSM", "u_t, one channel per SSM", "B̄_c = (exp(Δ_c a) − 1)/a ⊙ B_c",
+                       "exp(Δ_c a) (a diagonal, complex, shared)", "C_c", "elementwise", "",
+                       "a bank of d SISO SSMs: Δ_c, B_c, C_c per channel, a shared")
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
         n = expand_dim
         self.a_real_log = nn.Parameter(torch.log(0.5 * torch.ones(n)))            # S4D-Lin: a = −1/2 + iπj
         self.a_imag = nn.Parameter(math.pi * torch.arange(n, dtype=torch.float32))
-        self.log_dt = nn.Parameter(log_uniform_dt(1)[0])
-        self.B = nn.Parameter(torch.ones(n))
-        self.C = nn.Parameter(torch.randn(n, dtype=torch.complex64) * n ** -0.5)
+        self.log_dt = nn.Parameter(log_uniform_dt(d_model))                       # one step size per channel
+        self.B = nn.Parameter(torch.ones(d_model, n))                             # row c: channel c's B
+        self.C = nn.Parameter(torch.randn(d_model, n, dtype=torch.complex64) * n ** -0.5)
         self.out_proj = linear(d_model, d_model)
 
-    def oscillation(self):
+    def discrete(self):
+        """Zero-order hold per channel: Ā_c = exp(Δ_c a), B̄_c = (Ā_c − 1)/a ⊙ B_c, both (d, n) complex."""
         a = torch.complex(-torch.exp(self.a_real_log), self.a_imag)
-        return torch.exp(torch.exp(self.log_dt) * a).unsqueeze(-1)               # (n, 1)
+        Abar = torch.exp(torch.exp(self.log_dt).unsqueeze(-1) * a)
+        return Abar, (Abar - 1) / a * self.B
 
     def states(self, x):
-        T = x.shape[1]
-        cdt = torch.complex128 if x.dtype == torch.float64 else torch.complex64
-        return EOSStates(i=x, e=along_time(self.B.to(x.dtype), T), o=self.oscillation().to(cdt),
-                         s=along_time(self.C.to(cdt), T))
+        T, cdt = x.shape[1], complex_dtype(x)
+        Abar, Bbar = self.discrete()
+        return EOSStates(i=one_channel_each(x), e=along_time(Bbar.to(cdt), T), o=Abar.to(cdt)[:, None, :, None],
+                         s=along_time(self.C.to(cdt), T), layout="channels")
 
 
 @register
 class TNN(EOSLayer):
-    info = VariantInfo("tnn", "TNN", "SSM", "x_t", "B", "diag(λ)", "C = J (ones)", "elementwise", "",
-                       "a Toeplitz network converted to an SSM")
+    # LCSM §2.3: C = J^(kd), B ∈ R^{k×d}, A = Diag{λ}: channel c's kernel is Σ_j B_jc λ_j^t.
+    info = VariantInfo("tnn", "TNN", "SSM", "x_t, one channel per SSM", "B_c", "diag(λ) (shared)", "C = J (ones)",
+                       "elementwise", "", "a Toeplitz network converted to an SSM: B_c per channel, λ shared")
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
         self.rate_log = nn.Parameter(torch.log(-torch.log(alibi_decays(expand_dim))))  # λ = exp(−exp(rate_log))
-        self.B = nn.Parameter(torch.randn(expand_dim) * expand_dim ** -0.5)
-        self.register_buffer("C", torch.ones(expand_dim))
+        self.B = nn.Parameter(torch.randn(d_model, expand_dim) * expand_dim ** -0.5)  # row c: channel c's B
+        self.register_buffer("C", torch.ones(expand_dim))                         # J: the same for every channel
         self.out_proj = linear(d_model, d_model)
 
     def states(self, x):
         T = x.shape[1]
         lam = torch.exp(-torch.exp(self.rate_log)).to(x.dtype).unsqueeze(-1)      # (k, 1)
-        return EOSStates(i=x, e=along_time(self.B.to(x.dtype), T), o=lam, s=along_time(self.C.to(x.dtype), T))
+        return EOSStates(i=one_channel_each(x), e=along_time(self.B.to(x.dtype), T), o=lam,
+                         s=along_time(self.C.to(x.dtype), T), layout="channels")
 
 
 @register
 class LRU(EOSLayer):
+    # data_dependent "": as in S5, e = γ ⊙ B x_t only carries the input (i = 1); ν, θ, γ, B, C never read x_t.
     info = VariantInfo("lru", "LRU", "linear RNN", "1 (d = 1 per output)", "γ ⊙ B x_t", "λ = exp(−exp(ν) + iθ)",
-                       "C (one row per output)", "elementwise", "e",
+                       "C (one row per output)", "elementwise", "",
                        "complex diagonal, ring init; y = Re(C h) + D x")
 
     def __init__(self, d_model, expand_dim, *, r_min: float = 0.4, r_max: float = 0.99, max_phase: float = math.pi,
@@ -164,8 +183,7 @@ class LRU(EOSLayer):
         return torch.exp(torch.complex(-torch.exp(self.nu_log), torch.exp(self.theta_log)))   # (n,)
 
     def states(self, x):
-        T = x.shape[1]
-        cdt = torch.complex128 if x.dtype == torch.float64 else torch.complex64
+        T, cdt = x.shape[1], complex_dtype(x)
         lam = self.eigenvalue_params().to(cdt).unsqueeze(-1)                      # (n, 1)
         drive = x.to(cdt) @ self.B.to(cdt).T * torch.exp(self.gamma_log).to(cdt)   # γ ⊙ B x_t  (B, T, n)
         ones = torch.ones(1, 1, T, 1, dtype=x.dtype, device=x.device)

@@ -1,12 +1,35 @@
 """The Check-the-math page (lesson 10) loads, marks exactly the three wrong formulas, its live check passes,
-its settings travel in the URL and its exercises grade what the page shows."""
+every erratum in the sources gets a card with its verdict, its settings travel in the URL and its exercises
+grade what the page shows."""
 from app.lessons.check_math import PRESETS, SETTINGS, compute, quantities
 from lcsm_core.backward_check import compare_backward
+from lcsm_core.errata import ERRATA
 from tests.app.pages import assert_clean, link_notes, open_page, url_value
 
 
 def wrong_cards(at) -> int:
-    return sum("wrong" in e.value for e in at.error)
+    return sum(e.value.startswith("wrong ·") for e in at.error)
+
+
+def test_every_erratum_has_a_card_with_printed_failing_and_corrected_holding():
+    at = open_page("check_math")
+    assert_clean(at)
+    assert any(h.value == "Errata in the sources" for h in at.subheader)
+    headers = [m.value for m in at.markdown]
+    for erratum in ERRATA:
+        assert f"**{erratum.source} · {erratum.location}**" in headers, erratum.id
+    latex = [x.value.strip("$\n") for x in at.latex]                       # st.latex wraps the source in $$
+    assert all(e.printed in latex and e.corrected in latex for e in ERRATA)
+    failing = [e.value for e in at.error if e.value.startswith("printed form fails ·")]
+    assert len(failing) == len(ERRATA)
+    assert sum("cannot be formed" in text for text in failing) == 4           # the four shape errata
+    corrected = [s.value for s in at.success if s.value.startswith("corrected form holds ·")]
+    assert len(corrected) == len(ERRATA)
+    assert any(m.label == "errata in the sources confirmed" and m.value == f"{len(ERRATA)} of {len(ERRATA)}"
+               for m in at.metric)
+    at.number_input(key="check_math.seed").set_value(123).run()             # a new draw: the same verdicts
+    assert sum(e.value.startswith("printed form fails ·") for e in at.error) == len(ERRATA)
+    assert sum(s.value.startswith("corrected form holds ·") for s in at.success) == len(ERRATA)
 
 
 def test_page_marks_the_wrong_formulas_and_live_check_passes():
@@ -57,6 +80,7 @@ def test_every_preset_keeps_three_wrong_formulas_and_an_exact_backward():
         assert q["n_wrong"] == 3 and q["n_wrong_matrix"] == 2 and q["worst_corrected_error"] < 1e-12, p.label
         assert q["gradcheck_passed"] == 1 and q["relative_error"] < 1e-12, p.label
         assert q["worst_printed_error"] > 1, p.label              # wrong by far more than rounding
+        assert q["errata_confirmed"] == q["n_errata"] == len(ERRATA), p.label
     at = open_page("check_math")
     at.button(key="check_math.preset.0").click().run()          # Type 2, complex
     assert_clean(at)
@@ -65,7 +89,7 @@ def test_every_preset_keeps_three_wrong_formulas_and_an_exact_backward():
 
 def test_exercises_grade_the_page():
     at = open_page("check_math")
-    for n, answer in ((0, 3), (1, 2)):                          # three wrong lines, two of them Type 2
+    for n, answer in ((0, 3), (1, 2), (3, 4), (4, 1.105), (5, -1)):   # …, four unformable errata, e^0.1, −1
         at.number_input(key=f"check_math.exercise.{n}.answer").set_value(answer).run()
         at.button(key=f"check_math.exercise.{n}.check").click().run()
         assert any("Correct" in s.value for s in at.success), n

@@ -29,6 +29,22 @@ def test_page_loads_presets_and_extremes():
             assert not at.exception, (name, value)
 
 
+def test_the_fixed_decay_rule_is_called_retnet():
+    """Longhorn's Table 4: m_t = γ m_{t−1} + k_t v_tᵀ is RetNet's row; GLA's decay depends on the input."""
+    at = open_page("online_learners")
+    labels = [m.label for m in at.metric]
+    assert "RetNet (fixed decay): final error" in labels and not any("GLA" in label for label in labels)
+    assert at.slider(key="online_learners.gate").label == "RetNet decay γ"
+    assert "RetNet (fixed decay)" in compute(SETTINGS.defaults).rules
+    study = recall_study(n_keys=3, key_dim=4, value_dim=2, repeats=1, decay=0.5, seed=2)
+    keys, values, order = key_value_stream(3, 4, 2, 1, 1.0, seed=2)
+    m = torch.zeros(4, 2, dtype=torch.float64)
+    for j in order.tolist():
+        m = 0.5 * m + torch.outer(keys[j], values[j])                            # RetNet: γ m + k vᵀ
+    want = (((keys @ m) - values) ** 2).mean(-1).numpy()
+    np.testing.assert_allclose(study.final_error[study.rules.index("RetNet (fixed decay)")], want, rtol=1e-9)
+
+
 def test_deltanet_and_longhorn_match_their_update_rules():
     keys, values, order = key_value_stream(5, 4, 3, 2, 1.3, seed=1)
     beta = 0.7
@@ -53,13 +69,15 @@ def test_long_keys_push_deltanet_off_the_disk_but_not_longhorn():
 
 def test_presets_captions_match_the_measured_errors():
     room = preset_quantities("Room to spare")
-    assert room["deltanet_error"] < 0.01                        # "recalls almost perfectly"
-    assert room["la_over_longhorn"] > 20                        # "over 20× better than linear attention"
+    assert room["deltanet_error"] == pytest.approx(0.001, abs=1e-4)      # "ends with a recall error of 0.001"
+    assert room["longhorn_error"] == pytest.approx(0.19, abs=0.01)       # "not exact — it ends at 0.19"
+    assert room["la_error"] == pytest.approx(4.9, abs=0.1)               # "linear attention (4.9)"
+    assert room["la_over_longhorn"] == pytest.approx(26, abs=1)          # "26× below linear attention"
     over = preset_quantities("Overloaded")
     assert over["n_keys"] > over["key_dim"]
-    assert min(over["gla_error"], over["deltanet_error"], over["longhorn_error"]) > 0.5     # every rule interferes
+    assert min(over["retnet_error"], over["deltanet_error"], over["longhorn_error"]) > 0.5     # every rule interferes
     assert 30 < over["la_over_longhorn"] < 50                   # "~40× above Longhorn's"
-    assert over["deltanet_error"] > over["gla_error"]           # "even DeltaNet's overwrites disturb the others"
+    assert over["deltanet_error"] > over["retnet_error"]           # "even DeltaNet's overwrites disturb the others"
     long = preset_quantities("Long keys")
     assert long["deltanet_eigenvalue"] == pytest.approx(-3.0) and long["deltanet_radius"] == pytest.approx(3.0)
     assert long["longhorn_radius"] <= 1.0

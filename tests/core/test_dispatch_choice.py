@@ -8,10 +8,10 @@ from lcsm_core.scan_inputs import prepare
 
 
 @pytest.mark.parametrize("name,k,d,expected", [
-    ("gla", 16, 16, "chunked"), ("linear_attention", 64, 64, "chunked"), ("dss", 16, 16, "chunked"),
-    ("longhorn", 16, 64, "chunked"), ("longhorn", 64, 64, "recurrent"), ("mamba", 64, 64, "recurrent"),
-    ("lru", 16, 16, "recurrent"), ("hgrn", 8, 16, "recurrent"), ("rwkv4", 8, 16, "recurrent"),
-    ("s4", 8, 16, "recurrent"), ("deltanet", 16, 16, "recurrent"),
+    ("gla", 16, 16, "chunked"), ("linear_attention", 64, 64, "chunked"), ("longhorn", 16, 64, "chunked"),
+    ("longhorn", 64, 64, "recurrent"), ("mamba", 64, 64, "recurrent"), ("lru", 16, 16, "recurrent"),
+    ("dss", 16, 16, "recurrent"), ("tnn", 16, 16, "recurrent"), ("hgrn", 8, 16, "recurrent"),
+    ("rwkv4", 8, 16, "recurrent"), ("s4", 8, 16, "recurrent"), ("deltanet", 16, 16, "recurrent"),
 ])
 def test_auto_form_on_cpu(name, k, d, expected, monkeypatch):
     monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)

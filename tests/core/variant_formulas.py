@@ -116,19 +116,25 @@ def s5(layer, x):
 
 
 def dss(layer, x):
-    """Diagonal complex A = a: h_n,c = exp(Δ a_n) h_n,c + B_n u_c ; y_c = Re Σ_n C_n h_n,c."""
+    """Per channel c, diagonal complex A = a (shared), zero-order hold with the channel's own Δ_c:
+    h_n = exp(Δ_c a_n) h_n + (exp(Δ_c a_n) − 1)/a_n B_cn u_c ; y_c = Re Σ_n C_cn h_n."""
     a = torch.complex(-torch.exp(layer.a_real_log), layer.a_imag)
-    lam = torch.exp(torch.exp(layer.log_dt) * a)
-    h0 = torch.zeros(x.shape[0], layer.expand_dim, layer.d_model, dtype=torch.complex128)
-    return _loop(x.shape[1], lambda h, t: lam[:, None] * h + layer.B[:, None] * x[:, t, None, :],
-                 lambda h, t: torch.einsum("bnd,n->bd", h, layer.C.to(torch.complex128)).real, h0)
+
+    def channel(c):
+        lam = torch.exp(torch.exp(layer.log_dt[c]) * a)
+        b = (lam - 1) / a * layer.B[c]
+        Cc = layer.C[c].to(torch.complex128)
+        return _loop(x.shape[1], lambda h, t: lam * h + b * x[:, t, c, None], lambda h, t: (h @ Cc).real,
+                     torch.zeros(x.shape[0], layer.expand_dim, dtype=torch.complex128))
+    return torch.stack([channel(c) for c in range(layer.d_model)], dim=-1)
 
 
 def tnn(layer, x):
+    """LCSM §2.3: m_t = A m_{t−1} + B ⊙ (1 u_tᵀ) with B ∈ R^{k×d} (a column per channel), y_t = m_tᵀ J."""
     lam = torch.exp(-torch.exp(layer.rate_log))
+    B = layer.B.T                                  # (k, d)
     h0 = torch.zeros(x.shape[0], layer.expand_dim, layer.d_model, dtype=x.dtype)
-    return _loop(x.shape[1], lambda h, t: lam[:, None] * h + layer.B[:, None] * x[:, t, None, :],
-                 lambda h, t: h.sum(1), h0)
+    return _loop(x.shape[1], lambda h, t: lam[:, None] * h + B * x[:, t, None, :], lambda h, t: h.sum(1), h0)
 
 
 def lru(layer, x):

@@ -27,7 +27,7 @@ def test_two_steps_and_a_snapshot(layer):
     assert len(last.eigenvalues) == 2 and all(e.is_complex() and e.ndim == 1 and len(e) for e in last.eigenvalues)
 
 
-@pytest.mark.parametrize("variant, step_by_step", [("gla", False), ("retnet", False), ("dss", False),
+@pytest.mark.parametrize("variant, step_by_step", [("gla", False), ("retnet", False), ("dss", True),
                                                    ("lru", True), ("s4", True), ("deltanet", True)])
 def test_layers_leave_the_form_to_the_core(variant, step_by_step, monkeypatch):
     """Layers stay on form="auto"; on a CPU eos_scan then picks the faster form for their shapes."""
