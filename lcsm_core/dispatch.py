@@ -30,24 +30,24 @@ def choose_form(inp: ScanInputs) -> str:
     return "chunked" if cpu_prefers_chunked(inp) else "recurrent"
 
 
-# Largest k·d of a full, per-step k×d oscillation for which the chunked form still wins on a CPU.
-FULL_OSCILLATION_MAX_KD = 1024
+# Largest k·d of a full k×d oscillation for which the chunked form still wins on a CPU.
+FULL_OSCILLATION_MAX_KD = 128
 
 
 def cpu_prefers_chunked(inp: ScanInputs) -> bool:
     """Whether the chunked torch form beats the step-by-step one on a CPU, from the shapes alone.
 
-    The chunked form wins where its blocks are real matmuls; elsewhere the T python steps of the
-    recurrent form cost less than the extra work. Measured fwd+bwd, B=8, T=64, one thread:
-    GLA k=d=16 2.2 vs 12 ms (chunked wins), LRU (d=1 per output) 35 vs 13 ms, HGRN/RWKV4 (1×1 per
-    channel) ~1.5× slower chunked, S4/S5 (matrix) > 30 s vs 0.8 s, Longhorn full k×d: 16×64 20 vs
-    28 ms but 64×64 131 vs 95 ms.
+    The chunked form wins where its blocks are real matmuls: a k×1 or 1×d oscillation. A full k×d
+    oscillation, static or per step, is expanded to (T, k, d) decays in every block, which costs more
+    than the T steps of the recurrent form unless k·d is tiny. Measured fwd+bwd, T=64, one thread,
+    batch 8 / 32: GLA k=d=16 10.5/32.8 recurrent vs 6.2/7.8 ms chunked; Longhorn 16×64 18/70 vs
+    28/123 ms; code 1-0-1-0 (static k×d) 32×32 17/23 vs 25/138 ms, 8×8 13.5/13.6 vs 2.6/6.6 ms;
+    LRU (d=1 per output), HGRN/RWKV4 (1×1 per channel) and S4/S5 (matrix) are faster recurrent.
     """
     if inp.psi == "matrix" or min(inp.k, inp.d) < 4:
         return False
-    ko, do = inp.o.shape[-2], inp.o.shape[-1]
-    full_per_step = ko > 1 and do > 1 and inp.o.shape[-3] > 1
-    return not full_per_step or inp.k * inp.d <= FULL_OSCILLATION_MAX_KD
+    full = inp.o.shape[-2] > 1 and inp.o.shape[-1] > 1
+    return not full or inp.k * inp.d <= FULL_OSCILLATION_MAX_KD
 
 
 def kernels_available() -> bool:

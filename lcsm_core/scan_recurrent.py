@@ -37,9 +37,13 @@ def scan_recurrent(inp: ScanInputs, m0: torch.Tensor | None, keep_memories: bool
         m = m + m0.to(dtype)
     memories = [m]
     ys = []
+    # Split the time axis once: indexing step t of a (..., T, ...) tensor T times would make autograd
+    # zero-fill a full-size gradient per step (O(T²) work); unbind's backward is one stack.
+    i_steps, e_steps, s_steps = inp.i.unbind(-2), inp.e.unbind(-2), inp.s.unbind(-2)
+    o_steps = inp.o.unbind(-3)
     for t in range(inp.T):
-        o_t = inp.o[..., min(t, inp.o.shape[-3] - 1), :, :]
-        m, y_t = step(m, inp.i[..., t, :], inp.e[..., t, :], o_t, inp.s[..., t, :], inp.psi)
+        o_t = o_steps[min(t, len(o_steps) - 1)]
+        m, y_t = step(m, i_steps[t], e_steps[t], o_t, s_steps[t], inp.psi)
         ys.append(y_t)
         if keep_memories:
             memories.append(m)

@@ -5,9 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
 # flash-linear-attention's plain-PyTorch references are oracles in the kernel tests only (never imported at run
-# time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones.
+# time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones. Ray runs one paper-lab
+# grid on a local instance in the tests (the app needs it only when LCSM_RAY_ADDRESS is set).
 if [ "${1:-}" = "--tests" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
+  python3 -m pip install --quiet --disable-pip-version-check ray==2.60.0
 fi
 # Browser tests drive Debian's chromium (Playwright's own browser download is not used).
 # The emoji font makes page icons render in headless screenshots as they do in a desktop browser.

@@ -47,6 +47,18 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Snippet:
+    """How a page's numbers come out of lcsm_core alone, for the exported script (`app.kit.snippet`):
+    `imports` (lines), the core `call` with `{name}` for each setting (filled with the value's repr) — or a
+    function of the settings that writes it — and the numbers it prints, each an expression over `result`
+    (the call's return value)."""
+
+    imports: str
+    call: str | Callable[[Values], str]
+    prints: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Lesson:
     """One page of the explorer, declared; `app.kit.render.render_lesson` draws it."""
 
@@ -68,6 +80,7 @@ class Lesson:
     caption: str = ""
     panel: Callable[[Values, Any], None] | None = None          # draws what is not a chart (tables, cards)
     live: Callable[[Values], dict[str, float]] | None = None    # a live fragment; returns its quantities
+    snippet: Snippet | None = None                              # the page as a runnable lcsm_core script
 
     def chart_names(self) -> list[str]:
         return [name for row in self.charts if not isinstance(row, str) for name in row]

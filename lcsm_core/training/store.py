@@ -234,6 +234,14 @@ class RunStore:
             rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_run_row(r) for r in rows]
 
+    def session_runs(self, session: str) -> list[RunRow]:
+        """Every run of one session (e.g. a grid's "grid:<id>"), oldest first."""
+        self.mark_interrupted()
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE session=? ORDER BY id",
+                                    (session,)).fetchall()
+        return [_run_row(r) for r in rows]
+
     def get_run(self, run_id: int) -> RunRow | None:
         with self._lock:
             row = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id=?", (run_id,)).fetchone()

@@ -1,13 +1,17 @@
-"""Paper lab (lesson 9) in AppTest: a grid in the store is shown (chart, runs, exercises graded on it), the
-launch button runs a grid on the server's runner to the end, the key–value pairs follow the sequence length."""
+"""Paper lab (lesson 9) in AppTest: the page opens with the shipped results and their verdict; "Run missing
+cells" runs only what is missing, to the end, into the same heatmap; one cell can be rerun; the key–value pairs
+stay within a quarter of the shortest sequence length (a link asking for more falls back with a note)."""
 import json
 import time
 
 import pytest
 
-from lcsm_core.paper_lab import GridSpec, grid_configs, shared_grid_runner
+from lcsm_core.paper_lab import DEFAULT_SPECS, load_shipped, shared_grid_runner
 from lcsm_core.training import RunStore
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import assert_clean, click, open_page
+
+SMALL = {"ablation": "parameterization", "lengths": "32", "lrs": "0.01", "d_model": "16", "steps": "100",
+         "seeds": "1"}
 
 
 @pytest.fixture
@@ -16,68 +20,60 @@ def store(tmp_path, monkeypatch):
     return RunStore(tmp_path / "runs.sqlite")
 
 
-def stored_grid(store: RunStore, spec: GridSpec, grid_id: str, status: str = "completed") -> list[int]:
-    """The runs of a grid as the runner leaves them, without training (best accuracy 0.5 + 0.01 · seed)."""
-    ids = []
-    for label, config in grid_configs(spec):
-        run_id = store.create_run(config.to_dict(), label=f"{spec.ablation}: {label}", session=f"grid:{grid_id}")
-        acc = 0.5 + 0.01 * config.optim.seed
-        store.write(run_id, [(10, 1.0, acc, acc, spec.lr, 2.0)], [], status=status, steps=10, wall_s=2.0,
-                    test_acc=acc)
-        ids.append(run_id)
-    return ids
-
-
-def check(at, n: int) -> bool:
-    at.button(key=f"paper_lab.exercise.{n}.check").click().run()
-    assert not at.exception
-    return bool(at.success) and not [e for e in at.error if "Not yet" in e.value or "does not" in e.value]
-
-
-def test_a_finished_grid_is_shown_and_graded(store):
-    ids = stored_grid(store, GridSpec(ablation="tau", seeds=2), "tau-20250101-120000")
-    at = open_page("paper_lab")
-    assert_clean(at, "load")
-    assert at.selectbox(key="paper_lab.shown").value == "tau-20250101-120000"
+def heatmap(at) -> dict:
     [chart] = at.get("plotly_chart")
-    [bar] = json.loads(chart.proto.spec)["data"]
-    assert len(bar["x"]) == 7 and bar["y"] == pytest.approx([0.505] * 7)       # mean over the two seeds
-    runs = at.dataframe[-1].value
-    assert runs["run"].tolist() == ids and set(runs["status"]) == {"completed"}
-    assert check(at, 0)                                                        # every run finished
-    assert check(at, 1)                                                        # τ, two seeds, finished
+    [heat] = json.loads(chart.proto.spec)["data"]
+    return heat
 
 
-def test_a_running_grid_is_not_finished(store):
-    stored_grid(store, GridSpec(ablation="parameterization"), "parameterization-20250101-120000", status="running")
-    at = open_page("paper_lab")
-    assert_clean(at, "running grid")
-    assert not check(at, 0)
-
-
-def test_the_launch_button_runs_a_grid_to_the_end(store):
-    at = open_page("paper_lab", {"ablation": "parameterization", "budget": "5", "d_model": "16"})
-    assert_clean(at, "load")
-    assert any("No grid has run yet" in c.value for c in at.caption)
-    at.button(key="paper_lab.launch").click().run()
-    assert_clean(at, "launched")
+def wait_for_the_grid(seconds: float = 240) -> None:
     lab = shared_grid_runner()
-    grid = at.selectbox(key="paper_lab.shown").value
-    assert grid == lab.active_grid and grid.startswith("parameterization-")
-    assert at.button(key="paper_lab.launch").disabled and any(grid in i.value for i in at.info)
-    with pytest.raises(ValueError, match="still running"):
-        lab.launch(GridSpec(ablation="tau"))
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + seconds
     while lab.active_grid and time.monotonic() < deadline:
         time.sleep(0.5)
+    assert lab.active_grid is None
+
+
+def test_the_page_opens_with_the_shipped_results_and_their_verdict(store):
+    at = open_page("paper_lab")
+    assert_clean(at, "load")
+    spec, shipped = DEFAULT_SPECS["data_dependence"], load_shipped("data_dependence")
+    heat = heatmap(at)
+    assert len(heat["y"]) == 8 and len(heat["x"]) == len(spec.seq_lens)
+    assert all(cell != "" for row in heat["text"] for cell in row)            # every cell has a number
+    assert any("Shipped results" in c.value and shipped.measured_on in c.value for c in at.caption)
+    assert [s.value for s in at.success] or [e.value for e in at.error if "did not hold" in e.value]
+    assert store.list_runs() == []                                            # nothing ran to show it
+
+    click(at, "paper_lab.launch")                                             # nothing is missing
+    assert any("nothing to run" in w.value for w in at.warning)
+    assert store.list_runs() == [] and shared_grid_runner().active_grid is None
+
+
+def test_run_missing_cells_fills_the_heatmap_then_one_cell_reruns(store):
+    at = open_page("paper_lab", SMALL)
+    assert_clean(at, "load")
+    assert any("No results for this grid yet" in c.value for c in at.caption)
+    assert heatmap(at)["text"] == [[""], [""]]
+    click(at, "paper_lab.launch")
+    assert at.button(key="paper_lab.launch").disabled and any("is running" in i.value for i in at.info)
+    wait_for_the_grid()
     at.run()
     assert_clean(at, "finished")
     assert not at.button(key="paper_lab.launch").disabled
-    assert {r.status for r in store.list_runs()} == {"completed"}
-    assert check(at, 0)
+    assert all(cell != "" for row in heatmap(at)["text"] for cell in row)
+    assert {r.status for r in store.list_runs()} == {"completed"} and len(store.list_runs()) == 2
+    assert [s.value for s in at.success] or [e.value for e in at.error if "did not hold" in e.value]
+
+    at.selectbox(key="paper_lab.cell").set_value("1-1-1-0 · T=32").run()
+    click(at, "paper_lab.rerun_cell")
+    wait_for_the_grid()
+    runs = store.list_runs()
+    assert len(runs) == 3 and runs[0].config["model"]["code"] == "1-1-1-0"    # newest first
 
 
-def test_key_value_pairs_stay_within_a_quarter_of_the_sequence(store):
-    at = open_page("paper_lab", {"seq_len": "32", "kv_pairs": "16"})
+def test_key_value_pairs_stay_within_a_quarter_of_the_shortest_sequence(store):
+    at = open_page("paper_lab", {"lengths": "32", "kv_pairs": "16"})
     assert_clean(at, "link")
-    assert at.slider(key="paper_lab.kv_pairs").value == 8 and at.slider(key="paper_lab.kv_pairs").max == 8
+    assert at.slider(key="paper_lab.kv_pairs").value == 4 and at.slider(key="paper_lab.kv_pairs").max == 8
+    assert any("kv_pairs" in w.value for w in at.warning)

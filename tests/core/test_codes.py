@@ -75,3 +75,32 @@ def test_data_independent_oscillation_starts_alibi_style():
     o = layer.states(torch.randn(1, 3, 6)).o.squeeze(-1)
     expected = torch.exp(-(2.0 ** (-8.0 * torch.arange(1, 5) / 4)))
     torch.testing.assert_close(o, expected)
+
+
+@pytest.mark.parametrize("code,carrier", [("1-1-1-0", "k"), ("1-2-1-0", "d"), ("1-3-1-0", "k"), ("1-8-1-0", None)])
+def test_data_dependent_gates_start_at_the_alibi_decays(code, carrier):
+    """At τ = 16 and a zero input the data-dependent decays equal the ALiBi decays along the carrier's axis;
+    a gate that is not the carrier (1-8: the static k-vector carries them) starts near 1."""
+    k, d = 4, 6
+    layer = build_layer_from_code(code, d, k, tau=16.0)
+    alibi = {"k": torch.exp(-(2.0 ** (-8.0 * torch.arange(1, k + 1) / k))),
+             "d": torch.exp(-(2.0 ** (-8.0 * torch.arange(1, d + 1) / d)))}
+    with torch.no_grad():
+        for gate in (layer.gate_k, layer.gate_d):
+            if gate is not None:
+                gate.weight.zero_()
+        o = layer.oscillation(torch.zeros(1, 1, d))[0, 0]                   # (k|1, d|1)
+    if carrier == "k":
+        torch.testing.assert_close(o[:, 0], alibi["k"] * (0.999 if code == "1-1-1-0" else 1.0), rtol=1e-4, atol=1e-5)
+    elif carrier == "d":
+        torch.testing.assert_close(o[0, :], alibi["d"], rtol=1e-4, atol=1e-5)
+    else:
+        torch.testing.assert_close(layer.gate_d.bias.sigmoid() ** (1 / 16), torch.full((d,), 0.999))
+
+
+def test_data_dependent_gates_start_leaning_on_the_input_a_little():
+    """The gate weights are scaled down, not zeroed: o still varies with x (the EOS view shows it), a little."""
+    layer = build_layer_from_code("1-1-1-0", 16, 8)
+    o = layer.oscillation(torch.randn(2, 5, 16))                         # (B, T, k, d)
+    spread = (o.amax(dim=(0, 1)) - o.amin(dim=(0, 1))).max().item()
+    assert 0 < spread < 0.05

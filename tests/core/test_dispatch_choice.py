@@ -5,17 +5,20 @@ import torch
 from lcsm_core import build_layer
 from lcsm_core.dispatch import choose_form
 from lcsm_core.scan_inputs import prepare
+from lcsm_core.variants import build_layer_from_code
 
 
 @pytest.mark.parametrize("name,k,d,expected", [
-    ("gla", 16, 16, "chunked"), ("linear_attention", 64, 64, "chunked"), ("longhorn", 16, 64, "chunked"),
+    ("gla", 16, 16, "chunked"), ("linear_attention", 64, 64, "chunked"), ("longhorn", 16, 64, "recurrent"),
     ("longhorn", 64, 64, "recurrent"), ("mamba", 64, 64, "recurrent"), ("lru", 16, 16, "recurrent"),
     ("dss", 16, 16, "recurrent"), ("tnn", 16, 16, "recurrent"), ("hgrn", 8, 16, "recurrent"),
     ("rwkv4", 8, 16, "recurrent"), ("s4", 8, 16, "recurrent"), ("deltanet", 16, 16, "recurrent"),
+    ("1-0-1-0", 32, 32, "recurrent"), ("1-1-1-0", 32, 32, "recurrent"), ("1-0-1-0", 8, 8, "chunked"),
 ])
 def test_auto_form_on_cpu(name, k, d, expected, monkeypatch):
     monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)
-    st = build_layer(name, d, k).states(torch.randn(2, 9, d))
+    layer = build_layer_from_code(name, d, k) if "-" in name else build_layer(name, d, k)
+    st = layer.states(torch.randn(2, 9, d))
     assert choose_form(prepare(st.i, st.e, st.o, st.s, st.psi)) == expected
 
 

@@ -1,33 +1,120 @@
-"""Paper lab core: every ablation makes valid configs; a grid runs to the end on a process pool.
-(The page: tests/app/test_page_paper_lab.py.)"""
+"""Paper lab core: grids are budgeted in steps and identified by their spec; a grid runs to the end on a
+process pool and resumes; the claims read an accuracy table; the shipped results match the default grids.
+(The CLI: test_paper_lab_cli.py; the page: tests/app/test_page_paper_lab.py.)"""
+import dataclasses
 import time
 
 import pytest
 
 from lcsm_core.paper_lab import (
     ABLATIONS,
+    DEFAULT_SPECS,
+    CellResult,
     GridRunner,
     GridSpec,
-    grid_ablation,
-    grid_configs,
-    grid_runs,
-    past_grids,
-    summarize_grid,
+    accuracy_table,
+    best_lrs,
+    cells,
+    grid_session,
+    is_complete,
+    live_results,
+    load_shipped,
+    merged,
+    verdict,
 )
+from lcsm_core.training import RunStore
+
+TINY = dict(seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,), steps=3, batch_size=4, eval_every=2)
 
 
 @pytest.mark.parametrize("ablation", list(ABLATIONS))
-def test_every_ablation_builds_valid_configs(ablation):
-    configs = grid_configs(GridSpec(ablation=ablation, seeds=2))
-    assert len(configs) == 2 * len(ABLATIONS[ablation].entries)
-    assert len({label for label, _ in configs}) == len(configs) == GridSpec(ablation=ablation, seeds=2).run_count
+def test_every_ablation_makes_one_valid_cell_per_entry_length_lr_and_seed(ablation):
+    spec = GridSpec(ablation=ablation, seq_lens=(32, 64), lrs=(1e-3, 1e-2), seeds=(0, 1))
+    grid = cells(spec)
+    assert len(grid) == spec.cell_count == len(ABLATIONS[ablation].entries) * 8
+    assert len({c.key for c in grid}) == len(grid)
+    for cell in grid:
+        assert cell.config.optim.max_steps == spec.steps                # budgeted in steps, not seconds
+        assert cell.config.optim.max_seconds >= 3600
+        assert cell.config.model.short_conv == 0                        # the paper's models have none
+        assert (cell.config.task.seq_len, cell.config.optim.lr, cell.config.optim.seed) == cell.key[2:]
 
 
-def test_bad_grid_specs_are_refused():
-    with pytest.raises(ValueError, match="unknown ablation"):
-        grid_configs(GridSpec(ablation="dropout"))
-    with pytest.raises(ValueError, match="seeds"):
-        grid_configs(GridSpec(seeds=9))
+def test_a_grid_is_named_by_its_spec():
+    spec = GridSpec()
+    assert spec.grid_id == GridSpec().grid_id and spec.grid_id.startswith("data_dependence-")
+    assert dataclasses.replace(spec, steps=spec.steps + 1).grid_id != spec.grid_id
+
+
+@pytest.mark.parametrize("changes,message", [
+    (dict(ablation="dropout"), "unknown ablation"), (dict(seeds=tuple(range(9))), "seeds"),
+    (dict(seeds=(0, 0)), "seeds"), (dict(steps=0), "steps"), (dict(seq_lens=()), "at least one"),
+    (dict(lrs=(1e-2, 1e-2)), "repeat"), (dict(seq_lens=(31,)), "seq_len"), (dict(lrs=(20.0,)), "learning rate"),
+])
+def test_bad_grid_specs_are_refused_with_a_message(changes, message):
+    with pytest.raises(ValueError, match=message):
+        cells(GridSpec(**changes))
+
+
+def result(label, seq_len, acc, lr=1e-2, seed=0, code=None, tau=16.0) -> CellResult:
+    return CellResult(label, code or label, tau, seq_len, lr, seed, "completed", 10, acc, 1.0, "live")
+
+
+def test_the_table_keeps_the_best_learning_rate_and_averages_seeds():
+    spec = GridSpec(ablation="parameterization", seq_lens=(32,), lrs=(1e-3, 1e-2), seeds=(0, 1))
+    results = [result("0", 32, 0.2, lr=1e-3), result("0", 32, 0.6, lr=1e-2),
+               result("0", 32, 0.9, lr=1e-3, seed=1), result("0", 32, 0.1, lr=1e-2, seed=1)]
+    assert accuracy_table(spec, results) == {"0": {32: pytest.approx(0.75)}, "1-1-1-0": {32: None}}
+    assert best_lrs(spec, results)["0"][32] == 1e-3
+    assert not is_complete(spec, results) and verdict(spec, results) is None
+
+
+def full_grid(spec: GridSpec, acc) -> list[CellResult]:
+    """A result for every cell, accuracy acc(label, seq_len)."""
+    return [result(c.label, c.seq_len, acc(c.label, c.seq_len), c.lr, c.seed, c.code, c.tau) for c in cells(spec)]
+
+
+@pytest.mark.parametrize("ablation,winner", [
+    ("parameterization", "0"), ("data_dependence", "1-0-1-0"), ("oscillation", "1-11-1-0"),
+    ("activation", "1-1-1-2"), ("tau", "τ = 64"),
+])
+def test_each_claim_holds_when_its_winner_wins_and_fails_when_it_does_not(ablation, winner):
+    spec = GridSpec(ablation=ablation, seq_lens=(32, 64))
+    partner = {"data_dependence": "1-1-1-0", "tau": "τ = 32"}.get(ablation)
+
+    def winning(label, T):
+        return 0.9 if label in (winner, partner) else 0.3 - 0.001 * ABLATIONS[ablation].labels.index(label)
+
+    def losing(label, T):
+        return 0.2 if label in (winner, partner) else 0.5
+    held = verdict(spec, full_grid(spec, winning))
+    assert held.held, held.detail
+    failed = verdict(spec, full_grid(spec, losing))
+    assert not failed.held and failed.detail
+
+
+def test_data_dependence_fails_when_one_good_code_is_beaten_at_one_length():
+    spec = GridSpec(ablation="data_dependence", seq_lens=(32, 64))
+    found = verdict(spec, full_grid(spec, lambda label, T: 0.9 if label == "1-0-1-0" or
+                                    (label == "1-1-1-0" and T == 32) else 0.3))
+    assert not found.held and "T=64" in found.detail
+
+
+def test_live_runs_replace_shipped_cells():
+    shipped = [result("0", 32, 0.1), result("1-1-1-0", 32, 0.2)]
+    live = [dataclasses.replace(result("0", 32, 0.7), source="live")]
+    assert sorted((r.label, r.best_acc, r.source) for r in merged(shipped, live)) == [
+        ("0", 0.7, "live"), ("1-1-1-0", 0.2, "live")]
+
+
+@pytest.mark.parametrize("ablation", list(ABLATIONS))
+def test_every_default_grid_ships_complete_results(ablation):
+    shipped = load_shipped(ablation)
+    assert shipped is not None, f"no shipped results for {ablation}"
+    assert shipped.spec == DEFAULT_SPECS[ablation]
+    assert is_complete(shipped.spec, shipped.results)
+    assert all(r.status in ("completed", "diverged") and 0 <= r.best_acc <= 1 for r in shipped.results)
+    assert verdict(shipped.spec, shipped.results) is not None
 
 
 @pytest.fixture
@@ -36,17 +123,42 @@ def data_dir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_a_grid_runs_to_the_end(data_dir):
-    lab = GridRunner(workers=2)
-    grid_id = lab.launch(GridSpec(ablation="parameterization", max_steps=2, max_seconds=30, d_model=16))
-    with pytest.raises(ValueError, match="still running"):
-        lab.launch(GridSpec(ablation="tau"))
-    deadline = time.monotonic() + 240
+def wait(lab: GridRunner, seconds: float = 240) -> None:
+    deadline = time.monotonic() + seconds
     while lab.active_grid and time.monotonic() < deadline:
-        time.sleep(0.5)
-    rows = grid_runs(None, grid_id)
-    assert [r.status for r in rows] == ["completed", "completed"]
-    assert past_grids(None) == [grid_id]
-    summary = summarize_grid("parameterization", rows)
-    assert [s["finished"] for s in summary] == [1, 1] and all(s["best_acc_mean"] is not None for s in summary)
-    assert grid_ablation(grid_id) == "parameterization"
+        time.sleep(0.3)
+    assert lab.active_grid is None, "the grid did not finish in time"
+
+
+def test_a_grid_runs_to_the_end_and_resumes(data_dir):
+    lab = GridRunner(data_dir / "runs.sqlite", workers=2)
+    spec = GridSpec(ablation="parameterization", **TINY)
+    grid_id, queued = lab.launch(spec)
+    assert grid_id == spec.grid_id and len(queued) == 2
+    with pytest.raises(ValueError, match="still running"):
+        lab.launch(GridSpec(ablation="tau", **TINY))
+    wait(lab)
+    store = RunStore(lab.db_path)
+    rows = store.session_runs(grid_session(grid_id))
+    assert [r.status for r in rows] == ["completed", "completed"] and [r.steps for r in rows] == [3, 3]
+    results = live_results(spec, rows)
+    assert is_complete(spec, results) and verdict(spec, results) is not None
+
+    assert lab.todo(spec) == [] and lab.launch(spec) == (grid_id, [])     # nothing left: nothing runs
+    _, again = lab.launch(spec, rerun=(("0", 16),))                       # one cell, on demand
+    assert [cell.code for cell, _, _ in again] == ["0"]
+    wait(lab)
+    rows = store.session_runs(grid_session(grid_id))
+    assert len(rows) == 3 and {r.run_id for r in live_results(spec, rows)} == {rows[1].id, rows[2].id}
+    store.close()
+
+
+def test_a_crashed_cell_is_run_again(data_dir):
+    lab = GridRunner(data_dir / "runs.sqlite", workers=1)
+    spec = GridSpec(ablation="parameterization", **TINY)
+    store = RunStore(lab.db_path)
+    first = cells(spec)[0]
+    run_id = store.create_run(first.config.to_dict(), label="crashed", session=grid_session(spec.grid_id))
+    store.set_status(run_id, "failed", "worker ended")
+    store.close()
+    assert [c.key for c in lab.todo(spec)] == [c.key for c in cells(spec)]

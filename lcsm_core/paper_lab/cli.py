@@ -1,0 +1,138 @@
+"""python -m lcsm_core.paper_lab --grid NAME [--steps N] [--seeds 0 1 ...] [--workers N] [--ray ADDRESS]
+
+Runs one ablation's grid into the run store, resuming: cells that finished before are not run again.
+Prints a progress bar on stderr, one JSON line per cell on stdout (finished earlier or now), and a final
+JSON summary line: the paper's claim, whether it held on these numbers, and the accuracy table.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from concurrent.futures import as_completed
+
+from ..training import RunStore, default_db_path
+from .ablations import ABLATIONS
+from .grid import GridSpec, cells, default_spec
+from .results import CellResult, accuracy_table, live_results, save_shipped, shipped_path, verdict
+from .runner import GridRunner, grid_session
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m lcsm_core.paper_lab", description=__doc__.split("\n\n")[1])
+    p.add_argument("--grid", required=True, choices=sorted(ABLATIONS), help="which ablation")
+    p.add_argument("--steps", type=int, help="optimizer steps per run (the budget)")
+    p.add_argument("--seeds", type=int, nargs="+", help="seeds, e.g. --seeds 0 1 2")
+    p.add_argument("--seq-lens", type=int, nargs="+", help="sequence lengths, e.g. --seq-lens 32 64 128")
+    p.add_argument("--lrs", type=float, nargs="+", help="the learning-rate sweep; each cell keeps the best")
+    p.add_argument("--d-model", type=int, help="model width d")
+    p.add_argument("--expand-dim", type=int, help="k, the rows of the memory")
+    p.add_argument("--kv-pairs", type=int, help="MQAR key–value pairs per example")
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--short-conv", type=int, help="width of a causal convolution before each EOS layer (0: none, "
+                                                  "as in the paper)")
+    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: 2 or fewer)")
+    p.add_argument("--ray", metavar="ADDRESS", help="run the cells on this Ray cluster instead")
+    p.add_argument("--db", help="the run store (default: data/runs.sqlite or $LCSM_DATA_DIR/runs.sqlite)")
+    p.add_argument("--rerun", action="store_true", help="run every cell again, finished or not")
+    p.add_argument("--ship", action="store_true", help="write the results file the Paper lab page opens with")
+    return p.parse_args(argv)
+
+
+def spec_from_args(args: argparse.Namespace) -> GridSpec:
+    spec = default_spec(args.grid)
+    changes = {"steps": args.steps, "seeds": args.seeds and tuple(args.seeds),
+               "seq_lens": args.seq_lens and tuple(args.seq_lens), "lrs": args.lrs and tuple(args.lrs),
+               "d_model": args.d_model, "expand_dim": args.expand_dim, "kv_pairs": args.kv_pairs,
+               "batch_size": args.batch_size, "short_conv": args.short_conv}
+    return dataclasses.replace(spec, **{k: v for k, v in changes.items() if v is not None}).validate()
+
+
+def cell_line(r: CellResult, fresh: bool) -> str:
+    return json.dumps(dict(cell=f"{r.label} · T={r.seq_len} · lr={r.lr:g} · seed {r.seed}", code=r.code, tau=r.tau,
+                           seq_len=r.seq_len, lr=r.lr, seed=r.seed, status=r.status, steps=r.steps,
+                           best_acc=round(r.best_acc, 4), wall_s=round(r.wall_s, 1), run=r.run_id,
+                           ran_now=fresh), ensure_ascii=False)
+
+
+def progress(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    elapsed = time.monotonic() - started
+    left = f" · ~{elapsed / done * (total - done) / 60:.1f} min left" if 0 < done < total else ""
+    sys.stderr.write(f"\r[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells · "
+                     f"{elapsed / 60:.1f} min{left}   ")
+    sys.stderr.flush()
+
+
+def run_grid(spec: GridSpec, runner: GridRunner, rerun: bool = False,
+             out=sys.stdout) -> tuple[dict, list[CellResult]]:
+    """Run what is left of the grid (everything with `rerun`), printing as the module docstring says;
+    returns the summary and the grid's results."""
+    started = time.monotonic()
+    total = len(cells(spec))
+    store = RunStore(runner.db_path)
+    try:
+        before = live_results(spec, store.session_runs(grid_session(spec.grid_id)))
+    finally:
+        store.close()
+    if not rerun:
+        for r in before:
+            print(cell_line(r, fresh=False), file=out, flush=True)
+    grid_id, queued = runner.launch(spec, rerun="all" if rerun else None)
+    done = total - len(queued)
+    progress(done, total, started)
+    for future in as_completed([f for _, _, f in queued]):
+        cell, run_id = next((c, i) for c, i, f in queued if f is future)
+        row = future.result() if future.exception() is None else dict(status="failed", steps=0, wall_s=0.0,
+                                                                        best_test_acc=None)
+        result = CellResult(cell.label, cell.code, cell.tau, cell.seq_len, cell.lr, cell.seed, row["status"],
+                            row["steps"], float(row["best_test_acc"] or 0.0), float(row["wall_s"]), "live", run_id)
+        done += 1
+        sys.stderr.write("\n")
+        print(cell_line(result, fresh=True), file=out, flush=True)
+        progress(done, total, started)
+    sys.stderr.write("\n")
+    store = RunStore(runner.db_path)
+    try:
+        results = live_results(spec, store.session_runs(grid_session(grid_id)))
+    finally:
+        store.close()
+    return summary(spec, results, wall_s=time.monotonic() - started, ran=len(queued)), results
+
+
+def summary(spec: GridSpec, results: list[CellResult], wall_s: float, ran: int) -> dict:
+    ablation = ABLATIONS[spec.ablation]
+    found = verdict(spec, results)
+    table = accuracy_table(spec, results)
+    return dict(summary=spec.grid_id, ablation=spec.ablation, paper=ablation.paper_finding, claim=ablation.claim,
+                held=None if found is None else found.held, detail="incomplete grid" if found is None else found.detail,
+                accuracy={label: {str(T): None if a is None else round(a, 3) for T, a in row.items()}
+                          for label, row in table.items()},
+                cells=len(cells(spec)), ran_now=ran, wall_s=round(wall_s, 1), spec=dataclasses.asdict(spec))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        spec = spec_from_args(args)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    runner = GridRunner(args.db or default_db_path(), workers=args.workers, ray_address=args.ray)
+    print(f"grid {spec.grid_id}: {spec.cell_count} cells × {spec.steps} steps on {runner.where}; "
+          f"store {runner.db_path}", file=sys.stderr)
+    try:
+        result, results = run_grid(spec, runner, rerun=args.rerun)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, ensure_ascii=False), flush=True)
+    if args.ship:
+        save_shipped(shipped_path(spec.ablation), spec, results, device=f"a {os.cpu_count()}-core CPU, {runner.where}",
+                     measured_on=time.strftime("%Y-%m-%d"), wall_s=result["wall_s"], workers=runner.workers)
+        print(f"wrote {shipped_path(spec.ablation)}", file=sys.stderr)
+    return 0

@@ -1,0 +1,121 @@
+"""A grid: one ablation × sequence lengths × a learning-rate sweep × seeds, budgeted in optimizer steps.
+
+Each cell of a grid is one training run. Budgets are steps (and so examples seen = steps × batch), never
+seconds, so a slow code is not punished for being slow. The grid's id is a hash of its spec: the same
+spec is the same grid, which is how a rerun resumes (finished cells are not run again).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+from ..training import RunConfig, run_config
+from .ablations import ABLATIONS
+
+MAX_SEEDS = 5
+MAX_STEPS = 20_000
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """What a grid trains. `expand_dim` is k, the rows of the memory (the paper fixes k = 128 at d = 64..512;
+    here k = d by default); `short_conv` > 1 puts a causal convolution of that width before each EOS layer,
+    which the paper's models do not have (0: none)."""
+
+    ablation: str = "data_dependence"
+    seq_lens: tuple[int, ...] = (32,)
+    kv_pairs: int = 4
+    d_model: int = 32
+    expand_dim: int = 32
+    lrs: tuple[float, ...] = (3e-3, 1e-2)
+    steps: int = 1000
+    batch_size: int = 32
+    seeds: tuple[int, ...] = (0,)
+    short_conv: int = 0
+    eval_every: int = 50
+
+    @property
+    def cell_count(self) -> int:
+        return len(ABLATIONS[self.ablation].entries) * len(self.seq_lens) * len(self.lrs) * len(self.seeds)
+
+    @property
+    def examples_per_run(self) -> int:
+        return self.steps * self.batch_size
+
+    @property
+    def grid_id(self) -> str:
+        """`<ablation>-<hash of the spec>`: the same spec is the same grid."""
+        blob = json.dumps(asdict(self), sort_keys=True)
+        return f"{self.ablation}-{hashlib.sha1(blob.encode()).hexdigest()[:10]}"
+
+    def validate(self) -> GridSpec:
+        if self.ablation not in ABLATIONS:
+            raise ValueError(f"unknown ablation {self.ablation!r}; choose one of {', '.join(ABLATIONS)}")
+        if not self.seq_lens or not self.lrs or not self.seeds:
+            raise ValueError("a grid needs at least one sequence length, one learning rate and one seed")
+        if len(self.seeds) > MAX_SEEDS or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0:
+            raise ValueError(f"seeds must be 1..{MAX_SEEDS} distinct non-negative numbers, got {list(self.seeds)}")
+        if not 1 <= self.steps <= MAX_STEPS:
+            raise ValueError(f"the budget per run must be 1..{MAX_STEPS} steps, got {self.steps}")
+        if len(set(self.seq_lens)) != len(self.seq_lens) or len(set(self.lrs)) != len(self.lrs):
+            raise ValueError("sequence lengths and learning rates must not repeat")
+        for config in (c.config for c in cells(self, check=False)):
+            config.validate()                 # sizes, learning rates: the training config's own messages
+        return self
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of a grid: an ablation entry at one sequence length, learning rate and seed."""
+
+    label: str
+    code: str
+    tau: float
+    seq_len: int
+    lr: float
+    seed: int
+    config: RunConfig = field(compare=False, repr=False)
+
+    @property
+    def key(self) -> tuple:
+        return (self.code, self.tau, self.seq_len, self.lr, self.seed)
+
+    @property
+    def run_label(self) -> str:
+        return f"{self.label} · T={self.seq_len} · lr={self.lr:g} · seed {self.seed}"
+
+
+def cells(spec: GridSpec, check: bool = True) -> list[Cell]:
+    """Every cell of the grid, entry by entry (then length, learning rate, seed)."""
+    if check:
+        spec.validate()
+    out = []
+    for label, code, tau in ABLATIONS[spec.ablation].entries:
+        for seq_len in spec.seq_lens:
+            for lr in spec.lrs:
+                for seed in spec.seeds:
+                    config = run_config(task="mqar", seq_len=seq_len, kv_pairs=spec.kv_pairs, code=code, tau=tau,
+                                        d_model=spec.d_model, expand_dim=spec.expand_dim, short_conv=spec.short_conv,
+                                        lr=lr, batch_size=spec.batch_size, max_steps=spec.steps,
+                                        max_seconds=float(24 * 3600), eval_every=spec.eval_every, seed=seed,
+                                        device="cpu")
+                    out.append(Cell(label, code, float(tau), seq_len, lr, seed, config))
+    return out
+
+
+def cell_key(config: dict) -> tuple:
+    """The key of the cell a stored run's config belongs to (see Cell.key)."""
+    model, optim, task = config.get("model", {}), config.get("optim", {}), config.get("task", {})
+    return (model.get("code"), float(model.get("tau", 16.0)), task.get("seq_len"), optim.get("lr"), optim.get("seed"))
+
+
+# The grid each ablation runs unless told otherwise: the smallest settings at which the paper's MQAR
+# claims can show on a 2-core CPU in minutes (see lessons/09-paper-lab.md for what was measured).
+DEFAULT_SPECS = {name: GridSpec(ablation=name) for name in ABLATIONS}
+
+
+def default_spec(ablation: str) -> GridSpec:
+    if ablation not in DEFAULT_SPECS:
+        raise ValueError(f"unknown ablation {ablation!r}; choose one of {', '.join(DEFAULT_SPECS)}")
+    return DEFAULT_SPECS[ablation]

@@ -1,0 +1,137 @@
+"""A grid's results: per cell, from the run store (live) or from a results file shipped in the repo; the
+paper-style accuracy table (entry × sequence length, best over the learning-rate sweep, mean over seeds);
+and the paper's claim checked on it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..training import RunRow
+from .ablations import ABLATIONS, Accuracy, Verdict
+from .grid import GridSpec, cells
+from .runner import finished_cells
+
+SHIPPED_DIR = Path(__file__).parent / "results"
+
+
+@dataclass(frozen=True)
+class CellResult:
+    label: str
+    code: str
+    tau: float
+    seq_len: int
+    lr: float
+    seed: int
+    status: str
+    steps: int
+    best_acc: float
+    wall_s: float
+    source: str                    # "shipped" (the results file) or "live" (this server's store)
+    run_id: int | None = None
+
+    @property
+    def key(self) -> tuple:
+        return (self.code, self.tau, self.seq_len, self.lr, self.seed)
+
+
+def live_results(spec: GridSpec, rows: list[RunRow]) -> list[CellResult]:
+    """The newest finished run of each of the grid's cells among `rows`."""
+    done = finished_cells(rows)
+    out = []
+    for cell in cells(spec):
+        row = done.get(cell.key)
+        if row is not None:
+            out.append(CellResult(cell.label, cell.code, cell.tau, cell.seq_len, cell.lr, cell.seed, row.status,
+                                  row.steps, float(row.best_test_acc or 0.0), float(row.wall_s), "live", row.id))
+    return out
+
+
+def merged(shipped: list[CellResult], live: list[CellResult]) -> list[CellResult]:
+    """Shipped results with every cell that also ran live replaced by the live run."""
+    by_key = {r.key: r for r in shipped}
+    by_key.update({r.key: r for r in live})
+    return list(by_key.values())
+
+
+def accuracy_table(spec: GridSpec, results: list[CellResult]) -> dict[str, dict[int, float | None]]:
+    """label -> sequence length -> best accuracy over learning rates, averaged over seeds (None: no result)."""
+    table: dict[str, dict[int, float | None]] = {}
+    for label in ABLATIONS[spec.ablation].labels:
+        table[label] = {}
+        for T in spec.seq_lens:
+            per_seed = {}
+            for r in results:
+                if r.label == label and r.seq_len == T:
+                    per_seed[r.seed] = max(per_seed.get(r.seed, 0.0), r.best_acc)
+            table[label][T] = sum(per_seed.values()) / len(per_seed) if per_seed else None
+    return table
+
+
+def best_lrs(spec: GridSpec, results: list[CellResult]) -> dict[str, dict[int, float | None]]:
+    """label -> sequence length -> the learning rate of the best run (seed 0 first), None without results."""
+    out: dict[str, dict[int, float | None]] = {}
+    for label in ABLATIONS[spec.ablation].labels:
+        out[label] = {}
+        for T in spec.seq_lens:
+            mine = [r for r in results if r.label == label and r.seq_len == T]
+            out[label][T] = max(mine, key=lambda r: (r.best_acc, -r.seed)).lr if mine else None
+    return out
+
+
+def is_complete(spec: GridSpec, results: list[CellResult]) -> bool:
+    return {r.key for r in results} >= {c.key for c in cells(spec)}
+
+
+def verdict(spec: GridSpec, results: list[CellResult]) -> Verdict | None:
+    """The paper's claim on this grid's numbers; None until every cell has a result."""
+    if not is_complete(spec, results):
+        return None
+    table = accuracy_table(spec, results)
+    return ABLATIONS[spec.ablation].check(Accuracy(table))
+
+
+# --- shipped results -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shipped:
+    spec: GridSpec
+    results: list[CellResult]
+    device: str
+    measured_on: str               # date
+    wall_s: float                  # the grid's wall time
+    workers: int
+
+
+def shipped_path(ablation: str) -> Path:
+    return SHIPPED_DIR / f"{ablation}.json"
+
+
+def save_shipped(path: Path, spec: GridSpec, results: list[CellResult], device: str, measured_on: str,
+                 wall_s: float, workers: int) -> None:
+    data = dict(spec=asdict(spec), device=device, measured_on=measured_on, wall_s=round(wall_s, 1), workers=workers,
+                cells=[{k: v for k, v in asdict(r).items() if k not in ("source", "run_id")} for r in results])
+    for cell in data["cells"]:
+        cell["best_acc"], cell["wall_s"] = round(cell["best_acc"], 4), round(cell["wall_s"], 2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def shipped_results(spec: GridSpec) -> list[CellResult]:
+    """The shipped results of exactly this grid (the ablation's default one); [] for any other grid."""
+    shipped = load_shipped(spec.ablation)
+    return shipped.results if shipped is not None and shipped.spec == spec else []
+
+
+def load_shipped(ablation: str) -> Shipped | None:
+    """The results file shipped for an ablation, or None when there is none."""
+    path = shipped_path(ablation)
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    spec_fields = dict(data["spec"])
+    for name in ("seq_lens", "lrs", "seeds"):
+        spec_fields[name] = tuple(spec_fields[name])
+    spec = GridSpec(**spec_fields)
+    results = [CellResult(**cell, source="shipped") for cell in data["cells"]]
+    return Shipped(spec, results, data["device"], data["measured_on"], data["wall_s"], data["workers"])

@@ -1,0 +1,177 @@
+"""Running a grid's cells: on a local process pool by default, or on a Ray cluster given its address.
+
+Every cell is a run in the one SQLite store (session "grid:<grid id>"). A cell whose run finished
+("completed" or "diverged") is not run again unless asked to; anything else (never started, failed,
+interrupted) is. With Ray the store file must be on storage every worker can reach.
+"""
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import sys
+import threading
+import types
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+
+from ..training import RunConfig, RunRow, RunStore, default_db_path
+from .grid import Cell, GridSpec, cell_key, cells
+
+RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
+DONE = ("completed", "diverged")
+
+
+def grid_session(grid_id: str) -> str:
+    return f"grid:{grid_id}"
+
+
+def run_one(config: dict, db_path: str, run_id: int, threads: int = 1) -> dict:
+    """Train one cell into the store (in a worker process); returns its stored row as a plain dict."""
+    import torch
+
+    from ..training import record_run
+    torch.set_num_threads(threads)
+    store = RunStore(db_path)
+    try:
+        record_run(store, run_id, RunConfig.from_dict(config))
+        row = store.get_run(run_id)
+        return dict(id=row.id, status=row.status, steps=row.steps, wall_s=row.wall_s, best_test_acc=row.best_test_acc,
+                    test_acc=row.test_acc, reason=row.reason)
+    finally:
+        store.close()
+
+
+def finished_cells(rows: list[RunRow]) -> dict[tuple, RunRow]:
+    """The newest finished run of every cell among a grid's runs."""
+    done = {}
+    for row in rows:                                  # oldest first: a newer run replaces an older one
+        if row.status in DONE:
+            done[cell_key(row.config)] = row
+    return done
+
+
+class GridRunner:
+    """Launches one grid at a time and says how it is going (everything else lives in the store)."""
+
+    def __init__(self, db_path: str | os.PathLike | None = None, workers: int | None = None,
+                 ray_address: str | None = None):
+        self.db_path = str(db_path or default_db_path())
+        self.workers = workers or max(1, min(2, os.cpu_count() or 1))
+        self.ray_address = ray_address
+        self._lock = threading.Lock()
+        self._active: str | None = None
+        self._pending: list[Future] = []
+
+    @property
+    def where(self) -> str:
+        """Where the runs execute, in words."""
+        if self.ray_address:
+            return f"Ray at {self.ray_address}"
+        return f"a local pool of {self.workers} worker process(es)"
+
+    @property
+    def active_grid(self) -> str | None:
+        with self._lock:
+            if self._active and all(f.done() for f in self._pending):
+                self._active, self._pending = None, []
+            return self._active
+
+    def todo(self, spec: GridSpec, rerun: tuple | str | None = None, have: frozenset = frozenset()) -> list[Cell]:
+        """The cells a launch would run: those with no finished run in the store and whose key is not in `have`
+        (results known elsewhere, e.g. shipped), or — `rerun` — every cell (rerun="all") or the cells whose
+        (label, seq_len) is in `rerun`, finished or not."""
+        grid = cells(spec)
+        if rerun == "all":
+            return grid
+        if rerun:
+            return [c for c in grid if (c.label, c.seq_len) in set(rerun)]
+        store = RunStore(self.db_path)
+        try:
+            done = finished_cells(store.session_runs(grid_session(spec.grid_id)))
+        finally:
+            store.close()
+        return [c for c in grid if c.key not in done and c.key not in have]
+
+    def launch(self, spec: GridSpec, rerun: tuple | str | None = None,
+               have: frozenset = frozenset()) -> tuple[str, list[tuple[Cell, int, Future]]]:
+        """Queue the grid's cells to do (see `todo`) and start them; returns the grid id and (cell, run id,
+        future) per queued cell. A grid with nothing left to do starts nothing."""
+        if self.active_grid:
+            raise ValueError(f"grid {self.active_grid} is still running; wait for it to finish")
+        todo = self.todo(spec, rerun, have)
+        grid_id = spec.grid_id
+        store = RunStore(self.db_path)
+        try:
+            jobs = [(cell, store.create_run(cell.config.to_dict(), label=f"{spec.ablation}: {cell.run_label}",
+                                            session=grid_session(grid_id)))
+                    for cell in todo]
+        finally:
+            store.close()
+        if not jobs:
+            return grid_id, []
+        args = [(cell.config.to_dict(), self.db_path, run_id) for cell, run_id in jobs]
+        futures = self._submit_ray(args) if self.ray_address else self._submit_local(args)
+        for future, (_, run_id) in zip(futures, jobs):
+            future.add_done_callback(lambda f, run_id=run_id: self._record_crash(f, run_id))
+        with self._lock:
+            self._active, self._pending = grid_id, futures
+        return grid_id, [(cell, run_id, future) for (cell, run_id), future in zip(jobs, futures)]
+
+    def _record_crash(self, future: Future, run_id: int) -> None:
+        """A worker that died before its run could say so leaves the run "failed", never "queued"."""
+        error = future.exception()
+        if error is None:
+            return
+        store = RunStore(self.db_path)
+        try:
+            row = store.get_run(run_id)
+            if row is not None and row.active:
+                store.set_status(run_id, "failed", f"worker ended: {type(error).__name__}: {error}")
+        finally:
+            store.close()
+
+    def _submit_local(self, args) -> list[Future]:
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+        with _main_hidden_from_workers():    # a spawn pool starts its workers inside submit()
+            futures = [pool.submit(run_one, *job) for job in args]
+        pool.shutdown(wait=False)            # workers finish the queue, then the pool goes away
+        return futures
+
+    def _submit_ray(self, args) -> list[Future]:
+        try:
+            import ray
+        except ImportError:
+            raise ValueError("a Ray address was given but Ray is not installed (pip install ray)") from None
+        if not ray.is_initialized():
+            ray.init(address=self.ray_address)
+        remote = ray.remote(num_cpus=1)(run_one)
+        return [remote.remote(*job).future() for job in args]
+
+
+@contextlib.contextmanager
+def _main_hidden_from_workers():
+    """A spawned worker first re-runs the parent's `__main__` from its file (multiprocessing's rule). Under
+    Streamlit that file is the app's script (the page that launched the grid), which must not run in a
+    worker; so while workers start, `__main__` is a blank module and they import only what `run_one` needs."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
+_SHARED: dict[tuple[Path, str | None], GridRunner] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_grid_runner(db_path: str | os.PathLike | None = None) -> GridRunner:
+    """The one runner of a store file in this process (one grid at a time, whoever launched it); on the
+    Ray cluster at $LCSM_RAY_ADDRESS when it is set, else on a local process pool."""
+    path = Path(db_path or default_db_path()).resolve()
+    ray_address = os.environ.get(RAY_ADDRESS_ENV) or None
+    with _SHARED_LOCK:
+        if (path, ray_address) not in _SHARED:
+            _SHARED[path, ray_address] = GridRunner(path, ray_address=ray_address)
+        return _SHARED[path, ray_address]
