@@ -17,7 +17,7 @@ import torch
 
 from lcsm_core.tasks import TASK_NAMES
 from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunStore, default_db_path, describe, run_config
-from lcsm_core.training.loop import TrainRecord
+from lcsm_core.training.loop import TrainRecord, check_runnable
 from lcsm_core.training.recorder import record_run
 
 
@@ -88,6 +88,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.threads)
     try:
         config = config_from_args(args).validate()
+        check_runnable(config)                  # an unavailable device or form: refused before a run exists
     except ValueError as err:
         print(json.dumps({"run_id": None, "status": "invalid", "error": str(err), "steps": 0, "wall_s": 0.0,
                           "test_acc": None}))

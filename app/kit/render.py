@@ -12,10 +12,12 @@ from __future__ import annotations
 import streamlit as st
 
 from .cache import cached
+from .classroom import ClassroomView, current_view, presenter_style, share_panel
 from .lesson import Lesson
 from .lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
+from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
-from .widgets import draw_setting, draw_sidebar_settings, preset_buttons, show_chart, show_readout
+from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset_buttons, show_chart, show_readout
 
 
 def render_lesson(lesson: Lesson) -> None:
@@ -25,12 +27,19 @@ def render_lesson(lesson: Lesson) -> None:
     spec = lesson.settings
     load_settings(spec)
     values = save_settings(spec)
-    with st.sidebar:
-        if lesson.sidebar_title:
-            st.header(lesson.sidebar_title)
-        draw_sidebar_settings(spec, values)
-        if lesson.presets:
-            preset_buttons(spec, lesson.presets)
+    view = current_view(spec)
+    st.session_state[PRESENTING_KEY] = view.present
+    if view.present:                                    # a projector: controls on the page, no sidebar
+        presenter_style()
+        draw_sidebar_settings(spec, values, view, columns=True)
+    else:
+        with st.sidebar:
+            if lesson.sidebar_title:
+                st.header(lesson.sidebar_title)
+            draw_sidebar_settings(spec, values, view)
+            if lesson.presets and view.shown is None and not view.lock:
+                preset_buttons(spec, lesson.presets)
+            share_panel(spec, values)
 
     quantities: dict[str, float] = {}
     if lesson.compute is not None:
@@ -41,13 +50,24 @@ def render_lesson(lesson: Lesson) -> None:
             st.error(f"These settings cannot be computed: {err}", icon="🚫")
             result = None
         if result is not None:
-            quantities = draw_result(lesson, values, frozen, result)
+            quantities = draw_result(lesson, values, frozen, result, view)
     if lesson.live is not None:
         quantities.update(lesson.live(values))
+    if lesson.snippet is not None and not view.present:
+        snippet_panel(lesson, values)
     lesson_exercises(text, quantities)
 
 
-def draw_result(lesson: Lesson, values: dict, frozen: tuple, result) -> dict[str, float]:
+def snippet_panel(lesson: Lesson, values: dict) -> None:
+    """The page at these settings as a short lcsm_core script, to read, copy or download."""
+    with st.expander("🐍 Reproduce these numbers in Python"):
+        script = snippet_script(lesson, values)
+        st.code(script, language="python")
+        st.download_button("⬇️ Download the script", script, file_name=snippet_filename(lesson),
+                           mime="text/x-python", key=f"{lesson.page}.snippet.download")
+
+
+def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: ClassroomView) -> dict[str, float]:
     if lesson.metrics is not None:
         show_readout(lesson.metrics(values, result))
     if lesson.panel is not None:
@@ -55,7 +75,8 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result) -> dict[str
     figures = drawn_figures(lesson.page, frozen, lesson) if lesson.figures is not None else {}
     for row in lesson.charts:
         if isinstance(row, str):                        # an in-page widget (e.g. the step t of a snapshot)
-            draw_setting(lesson.settings[row], lesson.settings.key(row), values)
+            if view.drawn(row):
+                draw_setting(lesson.settings[row], lesson.settings.key(row), values, disabled=not view.editable(row))
             continue
         for column, name in zip(st.columns(len(row)), row):
             show_chart(figures[name], f"{lesson.page}-{name}", container=column)

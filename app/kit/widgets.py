@@ -7,14 +7,17 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
+from .classroom import ClassroomView, presenter_figure
 from .lesson import Metric, Notice
 from .settings import Preset, Setting, Settings
 from .url_state import apply_values
 
+PRESENTING_KEY = "classroom.presenting"       # set by the renderer each run: charts drawn for a projector
 
-def draw_setting(setting: Setting, key: str, values: dict) -> None:
+
+def draw_setting(setting: Setting, key: str, values: dict, disabled: bool = False) -> None:
     """The widget a setting declares, bound to its session-state key (its value lives there)."""
-    common = dict(key=key, help=setting.help, on_change=setting.on_change)
+    common = dict(key=key, help=setting.help, on_change=setting.on_change, disabled=disabled)
     names = setting.option_labels.get if setting.option_labels else str
     if setting.widget == "slider":
         st.slider(setting.label, setting.low, type(setting.low)(setting.upper(values)), step=setting.step,
@@ -34,16 +37,23 @@ def draw_setting(setting: Setting, key: str, values: dict) -> None:
         st.text_input(setting.label, max_chars=setting.max_length, **common)
 
 
-def draw_sidebar_settings(spec: Settings, values: dict) -> None:
-    """Every sidebar setting that is shown for these values, under its group's subheader."""
+def draw_sidebar_settings(spec: Settings, values: dict, view: ClassroomView | None = None,
+                          columns: bool = False) -> None:
+    """Every sidebar setting that is shown for these values and the classroom view, under its group's
+    subheader (read-only where the view locks it); with `columns`, side by side on the page instead."""
+    view = view or ClassroomView()
+    drawn = [s for s in spec.params if not s.in_main and (s.shown is None or s.shown(values)) and view.drawn(s.name)]
+    if columns:
+        for column, setting in zip(st.columns(max(1, min(len(drawn), 4))), drawn):
+            with column:
+                draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))
+        return
     group = ""
-    for setting in spec.params:
-        if setting.in_main or (setting.shown is not None and not setting.shown(values)):
-            continue
+    for setting in drawn:
         if setting.group and setting.group != group:
             st.subheader(setting.group)
         group = setting.group
-        draw_setting(setting, spec.key(setting.name), values)
+        draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))
 
 
 def preset_buttons(spec: Settings, presets: Sequence[Preset]) -> None:
@@ -68,6 +78,8 @@ def show_chart(fig: go.Figure | dict, filename: str, *, container=None) -> None:
     `fig` may be a figure dict from `Figure.to_dict()` (the renderer caches those): it was
     validated when it was built, so it is wrapped without validating again.
     """
+    if st.session_state.get(PRESENTING_KEY):
+        fig = presenter_figure(fig if isinstance(fig, dict) else fig.to_dict())
     if isinstance(fig, dict):
         fig = go.Figure(fig, _validate=False)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}

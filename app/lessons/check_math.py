@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.backward_check import compare_backward
 from lcsm_core.backward_formulas import check_all
@@ -198,4 +198,8 @@ LESSON = Lesson(
     summary="Hand-written backward vs autograd, formula by formula; every printed error in the sources.",
     settings=SETTINGS, presets=PRESETS, sidebar_title="✅ Problem",
     compute=compute, metrics=metrics, quantities=quantities, panel=formula_panel,
+    snippet=Snippet(
+        imports="from lcsm_core.backward_formulas import check_all",
+        call="check_all(seed={seed})   # every printed backward formula against autograd",
+        prints=dict(n_formulas="len(result)", n_wrong="sum(not row['printed_holds'] for row in result)")),
 )

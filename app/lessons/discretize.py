@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.figure_style import COLORS, axis, build, divergence_marks, log_safe, note, unit_circle_trace, vline
-from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
 
@@ -186,4 +186,10 @@ LESSON = Lesson(
     metrics=metrics, quantities=quantities, equations=equations,
     caption="All four curves (the exact one too) are computed by the EOS scan on diagonalized discrete systems; "
             "the exact samples come from ZOH of the spring together with the signal generator of its input.",
+    snippet=Snippet(
+        imports="from lcsm_core.dynamics.discretize_comparison import compare_discretizations",
+        call="compare_discretizations({m}, {c}, {k}, {dt}, input_kind={input}, frequency={freq})",
+        prints=dict(euler_limit="result.euler_limit", zoh_radius="result.methods['zoh'].radius",
+                    bilinear_radius="result.methods['bilinear'].radius", euler_radius="result.methods['euler'].radius",
+                    euler_error="result.methods['euler'].error.max()")),
 )

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app.kit.figure_style import axis, build, divergence_marks, log_safe, subplot_grid, unit_circle_trace, vline
-from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core import VARIANTS, all_codes, variant_table
 from lcsm_core.divergence import DIVERGENCE_BOUND
@@ -236,4 +236,8 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🧩 Layer",
     compute=compute, figures=figures, metrics=metrics, quantities=quantities, panel=recurrence_panel,
     charts=(("states",), "t", ("memory", "memory_norm"), ("weights", "spectrum"), ("output",)),
+    snippet=Snippet(
+        imports="from lcsm_core.eos_view import inspect_layer",
+        call="inspect_layer({source}, {variant}, {code}, {d}, {k}, {T}, {signal}, {scale}, {seed}, {channel})",
+        prints=dict(spectral_radius="result.spectral_radius.max()")),
 )

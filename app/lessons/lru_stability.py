@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from app.kit.cache import cached
 from app.kit.figure_style import COLORS, build, circle, hline, log_safe, note, subplot_grid
-from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.lru_stability import (
@@ -211,4 +211,11 @@ LESSON = Lesson(
     metrics=metrics, quantities=quantities, equations=equations,
     caption="Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
             "Both students start from the same ring and run through the EOS scan with torch autograd.",
+    snippet=Snippet(
+        imports="from lcsm_core.dynamics.lru_stability import stability_study",
+        call="stability_study({lr}, 400, {gamma}, {r_max}, {seed}).up_to({steps})",
+        prints=dict(naive_max_radius="result.runs['naive'].peak_radius",
+                    exponential_max_radius="result.runs['exponential'].peak_radius",
+                    naive_final_loss="result.runs['naive'].loss[-1]",
+                    exponential_final_loss="result.runs['exponential'].loss[-1]")),
 )

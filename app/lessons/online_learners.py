@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.figure_style import PALETTE, axis, build, hline, log_safe, note, vline
-from app.kit.lesson import Lesson, Metric
+from app.kit.lesson import Lesson, Metric, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.online_learning import RETNET, RULES, RecallStudy, recall_study
@@ -148,4 +148,12 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🎯 Stream",
     compute=compute, figures=figures, charts=(("recall",), ("final", "radius")),
     metrics=metrics, quantities=quantities, equations=equations,
+    snippet=Snippet(
+        imports="from lcsm_core.online_learning import recall_study",
+        call="recall_study(n_keys={n_keys}, key_dim={key_dim}, repeats={repeats}, beta={beta}, decay={gate}, "
+             "key_scale={key_scale}, seed={seed})",
+        prints=dict(deltanet_eigenvalue="result.deltanet_eigenvalue",
+                    la_error="result.errors[list(result.rules).index('linear attention'), -1]",
+                    deltanet_error="result.errors[list(result.rules).index('DeltaNet'), -1]",
+                    longhorn_error="result.errors[list(result.rules).index('Longhorn'), -1]")),
 )

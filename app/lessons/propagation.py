@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from app.kit.cache import cached
 from app.kit.figure_style import COLORS, LOG_FLOOR, PALETTE, axis, build, log_safe, note, subplot_grid
-from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.propagation import (
     EXPLODE_ABOVE,
@@ -170,4 +170,9 @@ LESSON = Lesson(
     compute=compute, figures=figures, charts=(("traces",), ("by_length", "by_theta"), ("distance",)),
     metrics=metrics, quantities=quantities, equations=equations,
     caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid).",
+    snippet=Snippet(
+        imports="from lcsm_core.dynamics.propagation import propagation_experiment",
+        call="propagation_experiment({gap}, {length}, {nu}, {theta})",
+        prints=dict(lru_distance="result.traces[3].final_distance", predicted_distance="result.predicted_distance",
+                    low_distance="result.traces[0].final_distance", lambda_abs="abs(result.eigenvalue)")),
 )

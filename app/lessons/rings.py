@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.figure_style import PALETTE, axis, build, unit_circle_trace, vline
-from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.rings import RingStudy, ring_study
 
@@ -137,4 +137,9 @@ LESSON = Lesson(
     compute=compute, figures=figures, charts=(("eigenvalues", "radius-histogram"), ("impulse-responses",)),
     metrics=metrics, quantities=quantities, equations=equations,
     caption="The impulse responses λᵗ are computed by the EOS scan (o = λ, e = 1, i = δ, s = 1 and −i).",
+    snippet=Snippet(
+        imports="import math\nfrom lcsm_core.dynamics.rings import ring_study",
+        call="ring_study({n}, {r_min}, {r_max}, {phase} * math.pi, {seed})   # the page's phase is in units of π",
+        prints=dict(min_horizon="result.horizons.min()", max_horizon="result.horizons.max()",
+                    min_radius="result.radii.min()")),
 )

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.figure_style import PALETTE, RED, axis, build, divergence_marks, note, subplot_grid, vline
-from app.kit.lesson import Lesson, Metric, Notice
+from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.forcing import FORCINGS
 from lcsm_core.dynamics.spring_simulation import SpringSimulation, simulate_spring
@@ -150,4 +150,9 @@ LESSON = Lesson(
     metrics=metrics, quantities=quantities, equations=equations,
     caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s), "
             "m_t = λ ⊙ m_{t−1} + e_t i_tᵀ with complex λ = e^{pΔ}.",
+    snippet=Snippet(
+        imports="import numpy as np\nfrom lcsm_core.dynamics.spring_simulation import simulate_spring",
+        call="simulate_spring({m}, {c}, {k}, {forcing}, frequency={freq}, period={period})",
+        prints=dict(zeta="result.regime.zeta", omega_n="result.regime.omega_n", half_life="result.regime.half_life",
+                    x_peak="np.abs(result.x).max()", energy_growth="result.energy_growth")),
 )

@@ -8,6 +8,7 @@ with a fragment while the shown run is active. The run shown travels in the URL 
 """
 from __future__ import annotations
 
+import re
 import uuid
 
 import numpy as np
@@ -15,12 +16,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app.kit.figure_style import PALETTE, axis, build, divergence_marks, subplot_grid, unit_circle_trace
-from app.kit.lesson import Lesson
+from app.kit.lesson import Lesson, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.url_state import current_settings
 from app.kit.widgets import show_chart
 from lcsm_core.tasks import TASK_NAMES
 from lcsm_core.training import RunConfig, RunRow, run_config, shared_manager
+from lcsm_core.training.compare import differences, runs_csv, runs_json
 from lcsm_core.variants import VARIANTS
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
@@ -30,12 +32,29 @@ RUN_KEY, SESSION_KEY = "train_live_run", "train_live_session"
 ERROR_KEY, POLLING_KEY = "train_live_error", "train_live_polling"
 
 
-# --- the shown run (session state and the `run` URL parameter) --------------------------------
+# --- the shown run (`?run=ID`) and who may drive it (`?owner=TOKEN`) ---------------------------
+RUN_ID = re.compile(r"[0-9]{1,18}")          # ASCII digits within SQLite's INTEGER range
+OWNER_TOKEN = re.compile(r"[0-9a-f]{32}")
+
+
+def owner_token() -> str:
+    """This browser tab's owner token: a run belongs to the token that started it. It lives in the URL
+    (`?owner=`), so a reload of the tab keeps driving its run; the share link leaves it out, so whoever
+    opens a shared run only reads it."""
+    if SESSION_KEY not in st.session_state:
+        value = st.query_params.get("owner", "")
+        st.session_state[SESSION_KEY] = value if OWNER_TOKEN.fullmatch(value) else uuid.uuid4().hex
+    token = st.session_state[SESSION_KEY]
+    if st.query_params.get("owner") != token:
+        st.query_params["owner"] = token
+    return token
+
+
 def current_run() -> int | None:
-    """The run this tab shows: chosen here, else from the link (?run=ID)."""
+    """The run this tab shows: chosen here, else from the link (?run=ID; anything but an id is ignored)."""
     if RUN_KEY not in st.session_state:
-        value = st.query_params.get("run")
-        st.session_state[RUN_KEY] = int(value) if value and value.isdigit() else None
+        value = st.query_params.get("run", "")
+        st.session_state[RUN_KEY] = int(value) if RUN_ID.fullmatch(value) else None
     return st.session_state[RUN_KEY]
 
 
@@ -47,10 +66,14 @@ def show_run(run_id: int | None) -> None:
         st.query_params["run"] = str(run_id)
 
 
+def my_control(run_id: int | None):
+    """The live controls of the shown run when this tab owns it, else None."""
+    return shared_manager().control(run_id, owner_token()) if run_id else None
+
+
 def push_lr_to_run() -> None:
     """The learning rate slider also steers the shown run while it lives."""
-    run_id = current_run()
-    control = shared_manager().control(run_id) if run_id else None
+    control = my_control(current_run())
     if control is not None:
         control.set_lr(float(st.session_state[SETTINGS.key("lr")]))
 
@@ -100,27 +123,36 @@ PRESETS = (
 )
 
 
+def run_settings(v: dict) -> dict:
+    """The keyword arguments of `run_config` these settings make."""
+    return dict(task=v["task"], seq_len=v["seq_len"], kv_pairs=v["kv_pairs"], copy_tokens=v["copy_tokens"],
+                vocab_size=v["vocab"], variant=v["variant"], code=v["code"] if v["layer"] == "code" else None,
+                tau=v["tau"], d_model=v["d_model"], expand_dim=v["k"], layers=v["layers"], short_conv=v["conv"],
+                lr=v["lr"], batch_size=v["batch"], seed=v["seed"], max_seconds=v["budget"])
+
+
 def config_of(v: dict) -> RunConfig:
     """The run these settings describe (one call into the core's settings → RunConfig translation)."""
-    return run_config(task=v["task"], seq_len=v["seq_len"], kv_pairs=v["kv_pairs"], copy_tokens=v["copy_tokens"],
-                      vocab_size=v["vocab"], variant=v["variant"], code=v["code"] if v["layer"] == "code" else None,
-                      tau=v["tau"], d_model=v["d_model"], expand_dim=v["k"], layers=v["layers"], short_conv=v["conv"],
-                      lr=v["lr"], batch_size=v["batch"], seed=v["seed"], max_seconds=v["budget"])
+    return run_config(**run_settings(v))
+
+
+def training_call(v: dict) -> str:
+    """The exported script's call: train this configuration to its end; the last record."""
+    arguments = ", ".join(f"{name}={value!r}" for name, value in run_settings(v).items())
+    return f"list(train(run_config({arguments}, device='cpu')))[-1]   # one record per step; the last one"
 
 
 def command(action: str) -> None:
     """Button callback (runs before the page redraws, so the buttons show the new state)."""
-    manager = shared_manager()
+    manager, me = shared_manager(), owner_token()
     run_id = current_run()
-    control = manager.control(run_id) if run_id else None
+    control = my_control(run_id)
     try:
         if action in ("play", "step"):
             if control is None:
-                session = st.session_state.setdefault(SESSION_KEY, uuid.uuid4().hex)
-                run_id = manager.submit(config_of(current_settings(SETTINGS)), session,
-                                        start_paused=action == "step")
+                run_id = manager.submit(config_of(current_settings(SETTINGS)), me, start_paused=action == "step")
                 show_run(run_id)
-                control = manager.control(run_id)
+                control = my_control(run_id)
             if action == "play":
                 control.resume()
             else:
@@ -129,7 +161,7 @@ def command(action: str) -> None:
             control.pause()
         elif action == "reset":
             if control is not None:
-                manager.stop(run_id, "reset by the user")
+                manager.stop(run_id, me, "reset by the user")
             show_run(None)
     except ValueError as err:
         st.session_state[ERROR_KEY] = f"Cannot start this run: {err}"
@@ -152,9 +184,9 @@ def live(v: dict) -> dict[str, float]:
     st.caption("A small EOS model learns multi-query associative recall: key–value pairs, then questions "
                "about the keys. Press play and watch the loss fall, the accuracy climb, and the eigenvalues of "
                "each layer's oscillation state move inside the unit disk.")
-    manager = shared_manager()
+    manager, me = shared_manager(), owner_token()
     run_id = current_run()
-    control = manager.control(run_id) if run_id else None
+    control = my_control(run_id)
     play, pause, step, reset = st.columns(4)
     play.button("▶ Play", key="play", width="stretch", on_click=command, args=("play",))
     pause.button("⏸ Pause", key="pause", width="stretch", disabled=control is None, on_click=command,
@@ -165,6 +197,12 @@ def live(v: dict) -> dict[str, float]:
         st.error(st.session_state.pop(ERROR_KEY))
 
     run = manager.store.get_run(run_id) if run_id else None
+    if run is not None:
+        mine = run.session == me
+        st.caption(("Your run: only this tab drives it (a reload keeps it yours). " if mine else
+                    "👀 Someone else's run, shown read-only: ▶ Play and ⏭ Step start a run of your own. ")
+                   + "Share it read-only with this link:")
+        st.code(f"{page_url()}?run={run.id}", language=None)
     polling = run is not None and run.active
     st.session_state[POLLING_KEY] = polling
     st.fragment(run_panel, run_every=POLL_S if polling else None)(run_id)
@@ -209,22 +247,58 @@ def shown_run(manager, run: RunRow) -> None:
         show_chart(eigen_figure(snapshots, zoom), "train-live-eigenvalues", container=right)
 
 
+def page_url() -> str:
+    """This page's address without its query (the server's, as the browser sees it)."""
+    url = st.context.url or ""
+    return url.split("?", 1)[0] or "/train_live"
+
+
 def past_runs(manager) -> None:
+    """This tab's runs (newest first), and the shown run when a link opened someone else's."""
     st.subheader("Past runs")
-    runs = manager.store.list_runs(limit=100)
+    runs = manager.store.session_runs(owner_token())[::-1][:100]
+    shown = current_run()
+    if shown is not None and shown not in {r.id for r in runs}:
+        linked = manager.store.get_run(shown)
+        runs = [linked, *runs] if linked is not None else runs
     if not runs:
-        st.caption("No runs yet.")
+        st.caption("No runs of yours yet.")
         return
     st.dataframe([{"run": r.id, "layer · task · sizes": r.label, "status": r.status, "steps": r.steps,
                    "time (s)": round(r.wall_s, 1), "test acc": r.test_acc, "best test acc": r.best_test_acc}
                   for r in runs], hide_index=True, width="stretch", key="runs_table")
     labels = {r.id: f"{r.id} · {r.label}" for r in runs}
-    chosen = st.multiselect("Compare runs (overlay)", list(labels), format_func=labels.get, key="compare")
+    chosen = st.multiselect("Compare runs (up to 4)", list(labels), format_func=labels.get, key="compare",
+                            max_selections=4)
     if chosen:
-        series = [(f"run {i}", manager.store.metrics(i)) for i in chosen]
-        show_chart(overlay_figure(series), "train-live-compare")
+        compare_runs(manager.store, chosen)
     st.selectbox("Show run", [None, *labels], format_func=lambda i: "—" if i is None else labels[i],
                  key="show_run", on_change=lambda: show_run(st.session_state.show_run))
+
+
+def compare_runs(store, run_ids: list[int]) -> None:
+    """The chosen runs side by side: what differs in their configs, curves overlaid, the last eigenvalues of
+    each in small multiples; the comparison as PNG (each chart's camera button), the runs as CSV and JSON."""
+    rows = [r for r in (store.get_run(i) for i in run_ids) if r is not None]
+    if len(rows) > 1:
+        diff = differences([r.config for r in rows])
+        if diff:
+            st.markdown("**What differs between these runs**")
+            st.dataframe([{"setting": path, **{f"run {r.id}": str(v) for r, v in zip(rows, values)}}
+                          for path, values in diff.items()], hide_index=True, width="stretch", key="compare_diff")
+        else:
+            st.caption("These runs have the same configuration.")
+    series = [(f"run {r.id}", store.metrics(r.id)) for r in rows]
+    show_chart(overlay_figure(series), "train-live-compare")
+    snapshots = [(f"run {r.id}", store.snapshots(r.id)) for r in rows]
+    if any(snaps for _, snaps in snapshots):
+        show_chart(last_eigenvalues_figure(snapshots), "train-live-compare-eigenvalues")
+    ids = [r.id for r in rows]
+    csv_col, json_col = st.columns(2)
+    csv_col.download_button("⬇️ Runs as CSV (metrics)", runs_csv(store, ids), file_name="runs.csv",
+                            mime="text/csv", key="compare_csv", width="stretch")
+    json_col.download_button("⬇️ Runs as JSON (config, metrics, eigenvalues)", runs_json(store, ids),
+                             file_name="runs.json", mime="application/json", key="compare_json", width="stretch")
 
 
 # --- figures -------------------------------------------------------------------------------------
@@ -281,6 +355,25 @@ def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]], zoom: bool = Fal
                  yaxis=axis("Im λ", range=y_range, scaleanchor="x"), sliders=[slider], updatemenus=[replay])
 
 
+def last_eigenvalues_figure(runs: list[tuple[str, list[tuple[int, list[np.ndarray]]]]]) -> go.Figure:
+    """One small unit disk per run with its last eigenvalue snapshot, every layer in the run's colour."""
+    axes, titles, names = subplot_grid(1, len(runs), hspace=0.04,
+                                       titles=[f"{label} · step {snaps[-1][0]}" if snaps else f"{label} · none"
+                                               for label, snaps in runs])
+    traces = []
+    for j, (label, snaps) in enumerate(runs):
+        x, y = names(1, j + 1)
+        traces.append(unit_circle_trace("|λ| = 1").update(showlegend=j == 0, xaxis=x, yaxis=y))
+        values = np.concatenate(snaps[-1][1]) if snaps and snaps[-1][1] else np.zeros(0, complex)
+        traces.append(go.Scatter(x=values.real, y=values.imag, mode="markers", name=label, xaxis=x, yaxis=y,
+                                 marker=dict(size=5, color=PALETTE[j % len(PALETTE)], opacity=0.7)))
+        radius = max(1.05, 1.05 * float(np.abs(values).max(initial=0)))
+        axes[x.replace("x", "xaxis", 1)].update(range=[-radius, radius], title=dict(text="Re λ"))
+        axes[y.replace("y", "yaxis", 1)].update(range=[-radius, radius], scaleanchor=x,
+                                                 title=dict(text="Im λ" if j == 0 else ""))
+    return build(traces, "last eigenvalues of each run", height=320, annotations=titles, **axes)
+
+
 def overlay_figure(series: list[tuple[str, dict[str, np.ndarray]]]) -> go.Figure:
     """Test accuracy (left) and train loss (right, log) of several runs, one colour per run."""
     axes, _, _ = subplot_grid(1, 2, hspace=0.12)
@@ -303,4 +396,6 @@ LESSON = Lesson(
     page="train_live", number=8, title="Train live", icon="🏋️", section="Sequence models",
     summary="Small models learn associative recall; eigenvalues move.",
     settings=SETTINGS, presets=PRESETS, sidebar_title="Run settings", live=live,
+    snippet=Snippet(imports="from lcsm_core.training import run_config, train", call=training_call,
+                    prints=dict(steps="result.step", test_acc="result.test_acc")),
 )

@@ -6,6 +6,7 @@ tests all drive this same code.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -52,6 +53,21 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
+def check_runnable(config: RunConfig) -> torch.device:
+    """The device `config` trains on; ValueError (one line) when this machine cannot run it — checked before a
+    run is created, so nothing half-made is stored. `form="kernel"` needs the Triton kernels on a CUDA device
+    (or Triton's CPU interpreter, TRITON_INTERPRET=1, as the kernel tests use)."""
+    device = resolve_device(config.optim.device)
+    if config.model.form == "kernel":
+        from lcsm_core.dispatch import kernels_available
+        if not kernels_available():
+            raise ValueError("form 'kernel' needs the Triton kernels in kernels/, which are not importable here")
+        if device.type != "cuda" and os.environ.get("TRITON_INTERPRET") != "1":
+            raise ValueError(f"form 'kernel' runs the Triton kernels on a CUDA device; this run is on {device.type}"
+                             " (use form 'auto' or 'chunked' on a CPU)")
+    return device
+
+
 def masked_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
     """Share of labelled positions (label ≠ -100) whose argmax is right. logits (B, T, V), labels (B, T)."""
     mask = labels != IGNORE
@@ -69,7 +85,7 @@ class Trainer:
         if self.control.lr is None:
             self.control.set_lr(config.optim.lr)
         opt = config.optim
-        self.device = resolve_device(opt.device)
+        self.device = check_runnable(config)
         with _INIT_LOCK:
             torch.manual_seed(opt.seed)
             self.model = SequenceModel(config.model, config.task.vocab_size).to(self.device)

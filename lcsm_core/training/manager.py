@@ -1,8 +1,10 @@
 """Background training for a shared server (the page): runs train in worker threads,
 never in the caller's thread; at most `max_concurrent` train at once (server-wide),
 the rest wait in a FIFO queue with a visible position; one active run per session;
-sizes capped by SizeLimits. Everything a page shows comes from the run store, so a
-refresh or a second tab sees the same runs; the manager only holds the live controls.
+a run is driven (paused, stepped, stopped, its learning rate changed) only by the session
+that submitted it, while anyone may read it from the store; sizes capped by SizeLimits.
+Everything a page shows comes from the run store, so a refresh or a second tab sees the
+same runs; the manager only holds the live controls.
 """
 from __future__ import annotations
 
@@ -122,17 +124,26 @@ class RunManager:
                 return list(self._queue).index(run_id) + 1
             return None
 
-    def control(self, run_id: int) -> RunControl | None:
+    def control(self, run_id: int, session: str) -> RunControl | None:
+        """The live controls of a run this session submitted; None when it is not live here or is another
+        session's (another session only reads it, from the store)."""
         with self._lock:
             run = self._runs.get(run_id)
-            return run.control if run else None
+            return run.control if run is not None and run.session == session else None
 
-    # --- driving (pause / step / resume / learning rate: through `control(run_id)`) ----------
-    def stop(self, run_id: int, reason: str = "stopped by the user") -> None:
+    # --- driving (pause / step / resume / learning rate: through `control(run_id, session)`) -------
+    def stop(self, run_id: int, session: str, reason: str = "stopped by the user") -> bool:
+        """Stop a live run of this session; False (and nothing done) for another session's run."""
         with self._lock:
             run = self._runs.get(run_id)
-            if run is None:
-                return
+            if run is None or run.session != session:
+                return False
+            self._stop(run, reason)
+            return True
+
+    def _stop(self, run: _ManagedRun, reason: str) -> None:
+        with self._lock:
+            run_id = run.run_id
             run.control.stop(reason)
             if run_id in self._queue:  # never started: end it here
                 self._queue.remove(run_id)
@@ -155,10 +166,10 @@ class RunManager:
 
     def shutdown(self) -> None:
         with self._lock:
-            ids = list(self._runs)
-        for run_id in ids:
-            self.stop(run_id, "server shutting down")
-        for run_id in ids:
+            runs = list(self._runs.values())
+        for run in runs:
+            self._stop(run, "server shutting down")
+        for run_id in [run.run_id for run in runs]:
             self.wait(run_id, 10)
 
 

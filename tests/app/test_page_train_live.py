@@ -69,7 +69,7 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
     assert len(specs) == 2 and len(animated) == 1                  # live curves + eigenvalues on the disk
     assert len(animated[0]["frames"]) == len(store.snapshots(run_id)) >= 1
     at.multiselect(key="compare").set_value([run_id]).run()
-    assert not at.exception and len(at.get("plotly_chart")) == 3   # + the overlay
+    assert not at.exception and len(at.get("plotly_chart")) == 4   # + the overlay and the last eigenvalues
 
     at.button(key="reset").click().run()
     assert at.session_state["train_live_run"] is None
@@ -124,3 +124,56 @@ def test_exercises_grade_the_shown_run(store):
     at.button(key=recall).click().run()
     assert [e.value for e in at.error if "Not yet" in e.value]     # but it did not reach 0.99
     assert len(at.success) == 1                                    # the first verdict stays: its run did not change
+
+
+def test_another_browser_sees_a_run_read_only_and_cannot_stop_it(page):
+    at, store = page
+    at.button(key="play").click().run()
+    run_id = at.session_state["train_live_run"]
+    owner = url_value(at, "owner")
+    assert len(owner) == 32
+    assert any("Your run" in c.value for c in at.caption)
+
+    other = open_page("train_live", {"run": str(run_id)})           # a shared link: no owner token
+    assert_clean(other, "shared link")
+    assert url_value(other, "owner") != owner
+    assert other.button(key="pause").disabled and any("read-only" in c.value for c in other.caption)
+    assert [r for r in other.dataframe[0].value["run"].tolist()] == [run_id]   # only the linked run is listed
+    other.button(key="reset").click().run()                           # clears its own view, nothing more
+    assert other.session_state["train_live_run"] is None
+    time.sleep(0.5)
+    assert store.get_run(run_id).active
+
+    reloaded = open_page("train_live", {"run": str(run_id), "owner": owner})   # the owner's tab, reloaded
+    assert_clean(reloaded, "reload")
+    assert not reloaded.button(key="pause").disabled
+    reloaded.button(key="reset").click().run()
+    assert rerun_until(reloaded, lambda: store.get_run(run_id).status == "stopped")
+    at.session_state["train_live_run"] = None
+
+
+@pytest.mark.parametrize("value", ["²", "9" * 19, "9" * 5000, "-1", "1e3", " 1"])
+def test_a_run_link_that_is_not_an_id_is_ignored(store, value):
+    at = open_page("train_live", {"run": value})
+    assert_clean(at, value[:20])
+    assert at.session_state["train_live_run"] is None
+
+
+def test_two_runs_compare_side_by_side_with_their_differences_and_exports(page):
+    at, store = page
+    for lr in (1e-2, 1e-3):
+        at.select_slider(key="train_live.lr").set_value(lr)
+        at.button(key="step").click().run()
+        run_id = at.session_state["train_live_run"]
+        assert rerun_until(at, lambda run_id=run_id: store.get_run(run_id).steps == 1)
+        at.button(key="reset").click().run()
+        assert rerun_until(at, lambda run_id=run_id: not store.get_run(run_id).active)
+    first, second = [r.id for r in store.list_runs()][::-1]
+    at.multiselect(key="compare").set_value([first, second]).run()
+    assert not at.exception
+    [diff] = [d.value for d in at.dataframe if "setting" in d.value.columns]
+    assert "optim.lr" in diff["setting"].tolist() and len(diff) == 1            # only the learning rate differs
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert "compared runs" in titles and "last eigenvalues of each run" in titles
+    labels = [b.label for b in at.get("download_button")]
+    assert any("CSV" in label for label in labels) and any("JSON" in label for label in labels)

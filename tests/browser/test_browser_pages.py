@@ -43,7 +43,7 @@ def test_every_page_renders_and_dynamics_plots_follow_their_sliders(app_url):
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 2800})  # tall: the whole page in one shot
             page.goto(app_url)
@@ -82,3 +82,38 @@ def check_slider_moves_plots(page, name):
     assert page.url != url_before, "the URL did not record the new setting"
     assert json.loads(page.evaluate(CHART_DATA))
     page.screenshot(path=str(SHOTS / f"{name}-moved.png"), full_page=True)
+
+
+# page → two settings a teacher leaves to the students
+PRESENTED = {"spring": "c,forcing", "discretize": "dt,c", "rings": "r_min,r_max", "lru_stability": "lr,steps",
+             "propagation": "nu,theta", "eos_view": "source,variant", "online_learners": "beta,n_keys",
+             "train_live": "lr,variant", "paper_lab": "ablation,steps", "check_math": "psi,seed"}
+LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stWidgetLabel"]')]
+              .filter(e => e.offsetParent !== null).map(e => e.innerText.trim())"""
+
+
+def test_a_teacher_link_opens_every_page_in_presenter_view_with_two_controls(app_url):
+    """At projector size, ?present=1&show=a,b: no sidebar, exactly the two controls above the charts."""
+    from playwright.sync_api import sync_playwright
+
+    from app.lessons import lesson
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            for name, shown in PRESENTED.items():
+                assert all(s in lesson(name).settings for s in shown.split(",")), name
+                page.goto(f"{app_url}/{name}?present=1&show={shown}")
+                wait_idle(page)
+                page.screenshot(path=str(SHOTS / f"{name}-presenter.png"))
+                errors = page.locator('[data-testid="stException"]')
+                assert errors.count() == 0, f"{name}: {errors.first.inner_text()[:500]}"
+                assert not page.locator('[data-testid="stSidebar"]').is_visible(), name
+                labels = set(page.evaluate(LABELS))
+                settings = lesson(name).settings
+                drawn = {p.name for p in settings.params if not p.in_main and p.label in labels}
+                assert drawn == set(shown.split(",")), (name, drawn)
+                assert page.get_by_text("could not").count() == 0, name
+        finally:
+            browser.close()

@@ -5,6 +5,9 @@ import subprocess
 import sys
 import time
 
+import pytest
+import torch
+
 from lcsm_core.train import config_from_args, parse_args
 from lcsm_core.training import RunStore, run_config
 
@@ -41,6 +44,21 @@ def test_bad_input_still_ends_with_a_json_line(tmp_path, subprocess_env):
     out = run_cli([*TINY, "--code", "1-99-1-0", "--db", str(tmp_path / "x.sqlite")], subprocess_env)
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert out.returncode == 2 and summary["status"] == "invalid" and summary["error"]
+
+
+@pytest.mark.parametrize("flags,message", [(["--device", "cuda"], "CUDA"), (["--form", "kernel"], "kernel")])
+def test_an_unavailable_device_or_form_is_refused_in_one_line_before_a_run_exists(tmp_path, subprocess_env,
+                                                                                  flags, message):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: both are available")
+    subprocess_env.pop("TRITON_INTERPRET", None)
+    db = tmp_path / "x.sqlite"
+    out = run_cli([*TINY, *flags, "--db", str(db)], subprocess_env)
+    [line] = out.stdout.strip().splitlines()
+    summary = json.loads(line)
+    assert out.returncode == 2 and summary["status"] == "invalid" and message in summary["error"]
+    assert "Traceback" not in out.stderr and out.stderr.strip() == ""
+    assert not db.exists() or RunStore(db).list_runs() == []
 
 
 def test_a_killed_training_process_leaves_an_interrupted_run_with_its_metrics(tmp_path, subprocess_env):

@@ -1,6 +1,7 @@
 """Real browser: the Train live page polls its run (st.fragment(run_every=...)), which AppTest cannot show.
 Press play with a tiny config from the link, watch the steps metric grow without touching the page,
-pause, reload: the same run is shown, paused."""
+pause, reload: the same run is shown, paused, and still this tab's. A second browser (its own context, as
+another student's) opens the run's share link: it sees the run read-only and cannot stop it."""
 import time
 
 import pytest
@@ -37,7 +38,7 @@ def wait_until(predicate, timeout=60.0):
 def test_the_page_polls_a_running_run_and_a_reload_shows_it(app_url):
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{app_url}/train_live?{TINY}")
@@ -51,9 +52,24 @@ def test_the_page_polls_a_running_run_and_a_reload_shows_it(app_url):
             page.get_by_role("button", name="⏸ Pause").click()
             assert wait_until(lambda: "status paused" in page.get_by_text("status").first.inner_text())
             paused_at = steps_shown(page)
-            assert "run=" in page.url
+            assert "run=" in page.url and "owner=" in page.url
             page.reload()
             assert wait_until(lambda: steps_shown(page) == paused_at)    # same run after a reload
+            assert page.get_by_text("Your run").count() == 1
+            assert page.get_by_role("button", name="⏸ Pause").is_enabled()   # still this tab's to drive
+
+            share = page.locator('[data-testid="stCode"]').filter(has_text="run=").first.inner_text().strip()
+            assert "run=" in share and "owner=" not in share
+            other = browser.new_context().new_page()
+            other.goto(share)
+            assert wait_until(lambda: steps_shown(other) == paused_at)
+            assert other.get_by_text("read-only").count() >= 1
+            assert other.get_by_role("button", name="⏸ Pause").is_disabled()
+            other.get_by_role("button", name="↺ Reset").click()             # clears the viewer's page only
+            time.sleep(2)
+            page.reload()
+            assert wait_until(lambda: steps_shown(page) == paused_at)
+            assert "status paused" in page.get_by_text("status").first.inner_text()
             page.get_by_role("button", name="↺ Reset").click()
         finally:
             browser.close()

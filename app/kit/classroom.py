@@ -1,0 +1,132 @@
+"""Teacher links: which controls students see, whether the rest are read-only, and the presenter view.
+
+    ?show=c,forcing     only these settings' widgets are drawn (every other setting keeps its linked value)
+    ?lock=1             every other widget is drawn, read-only (with ?show), or every widget is (without it)
+    ?present=1          presenter view: the shown controls sit on the page, the sidebar and Streamlit's chrome
+                        are hidden, fonts and chart lines are large, the lesson prose is collapsed
+
+The share panel builds such a link from the page's current settings. Unknown names or values in these
+three parameters fall back (everything shown, not locked, not presenting) with a note naming each.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from .settings import Settings
+
+VIEW_PARAMS = ("show", "lock", "present")
+FLAGS = {"1": True, "0": False}
+NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+
+
+@dataclass(frozen=True)
+class ClassroomView:
+    shown: frozenset | None = None            # setting names drawn; None: all
+    lock: bool = False
+    present: bool = False
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def drawn(self, name: str) -> bool:
+        """Whether the widget of setting `name` appears at all."""
+        return self.shown is None or name in self.shown or self.lock
+
+    def editable(self, name: str) -> bool:
+        return not self.lock or (self.shown is not None and name in self.shown)
+
+
+def read_view(spec: Settings, query) -> ClassroomView:
+    """The view a link asks for (`query`: name → list of values, as st.query_params.get_all gives)."""
+    notes = []
+    shown = None
+    raw = (query.get("show") or [None])[-1]
+    if raw is not None:
+        names = [n.strip() for n in raw.split(",") if n.strip()]
+        unknown = [n for n in names if n not in spec]
+        for n in unknown:
+            notes.append(f"show: {_quoted(n)} is not a setting of this page")
+        known = frozenset(n for n in names if n in spec)
+        shown = known if known else None
+    flags = {}
+    for name in ("lock", "present"):
+        value = (query.get(name) or [None])[-1]
+        if value is not None and value not in FLAGS:
+            notes.append(f"{name}: {_quoted(value)} is not 1 or 0")
+        flags[name] = FLAGS.get(value, False)
+    return ClassroomView(shown, flags["lock"], flags["present"], tuple(notes))
+
+
+def _quoted(text: str) -> str:
+    """A value from a link, shortened, as literal code (never rendered as markdown)."""
+    short = text if len(text) <= 40 else text[:40] + "…"
+    return "`" + short.replace("`", "'") + "`"
+
+
+def current_view(spec: Settings) -> ClassroomView:
+    """The view of this page run (read once per run from the URL); notes shown as one warning."""
+    query = {name: st.query_params.get_all(name) for name in VIEW_PARAMS if name in st.query_params}
+    view = read_view(spec, query)
+    if view.notes:
+        st.warning("This link's classroom settings could not all be used:\n\n"
+                   + "\n".join(f"- {n}" for n in view.notes), icon="⚠️")
+    return view
+
+
+def share_query(spec: Settings, values: dict, shown=(), lock=False, present=False) -> str:
+    """The query string of a teacher link: every setting's current value, then the view."""
+    query = dict(spec.encode(values))
+    if shown:
+        query["show"] = ",".join(name for name in (p.name for p in spec.params) if name in set(shown))
+    if lock:
+        query["lock"] = "1"
+    if present:
+        query["present"] = "1"
+    return urlencode(query, safe=",")
+
+
+def share_panel(spec: Settings, values: dict) -> None:
+    """Sidebar panel: choose the controls students see and the view; copy the link."""
+    with st.expander("🔗 Share as a teacher link"):
+        labels = {p.name: p.label for p in spec.params}
+        shown = st.multiselect("controls students see (none chosen: all)", list(labels), format_func=labels.get,
+                               key=f"{spec.page}.share.show")
+        lock = st.checkbox("show the other controls read-only", key=f"{spec.page}.share.lock")
+        present = st.checkbox("presenter view (projector)", key=f"{spec.page}.share.present")
+        base = (st.context.url or "").split("?", 1)[0] or f"/{spec.page}"
+        st.code(f"{base}?{share_query(spec, values, shown, lock, present)}", language=None, wrap_lines=True)
+        st.caption("The link fixes every setting at its current value; a student's changes stay in their tab.")
+
+
+PRESENTER_CSS = """
+<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
+[data-testid="stToolbar"], [data-testid="stDecoration"], [data-testid="stSidebarNav"] { display: none !important; }
+.stMainBlockContainer, .block-container { padding-top: 1rem !important; max-width: 100% !important; }
+html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 22px; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.2rem !important; }
+h1 { font-size: 2.2rem !important; padding-bottom: 0.2rem !important; }
+[data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
+[data-testid="stWidgetLabel"] p { font-size: 1.2rem !important; }
+</style>
+"""
+
+
+def presenter_style() -> None:
+    """Large type and no chrome for a projector (the CSS holds no user input)."""
+    st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
+
+
+def presenter_figure(fig: dict) -> dict:
+    """A figure dict with fonts and lines a projector at 1280×720 shows from the back of a room."""
+    layout = dict(fig.get("layout", {}))
+    layout["font"] = {**layout.get("font", {}), "size": 18}
+    data = []
+    for trace in fig.get("data", []):
+        trace = dict(trace)
+        if trace.get("type", "scatter") == "scatter" and "lines" in str(trace.get("mode", "lines")):
+            trace["line"] = {**trace.get("line", {}), "width": max(4, trace.get("line", {}).get("width") or 0)}
+        data.append(trace)
+    return {**fig, "layout": layout, "data": data}

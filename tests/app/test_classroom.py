@@ -1,0 +1,86 @@
+"""Teacher links (?show=, ?lock=1, ?present=1): what students see, read-only controls, the presenter view,
+links that round-trip through the share panel, and notes (never markup) for names a link gets wrong."""
+from urllib.parse import parse_qs
+
+import pytest
+
+from app.kit.classroom import ClassroomView, read_view, share_query
+from app.lessons import PAGES, lesson
+from tests.app.pages import assert_clean, open_page
+
+SPRING = lesson("spring").settings
+
+
+def sidebar_keys(at) -> set:
+    return {w.key for w in at.sidebar.slider} | {w.key for w in at.sidebar.selectbox}
+
+
+def main_keys(at) -> set:
+    return {w.key for w in at.main.slider} | {w.key for w in at.main.selectbox}
+
+
+def test_a_link_reads_into_a_view():
+    assert read_view(SPRING, {}) == ClassroomView()
+    view = read_view(SPRING, {"show": ["c,forcing"], "lock": ["1"], "present": ["0"]})
+    assert view == ClassroomView(frozenset({"c", "forcing"}), lock=True, present=False)
+    assert view.drawn("m") and not view.editable("m") and view.editable("c")
+    assert not read_view(SPRING, {"show": ["c"]}).drawn("m")
+
+
+@pytest.mark.parametrize("query,note", [
+    ({"show": ["c,mass"]}, "`mass` is not a setting"), ({"lock": ["yes"]}, "lock: `yes` is not 1 or 0"),
+    ({"present": ["2"]}, "present: `2`"), ({"show": ["[evil](https://evil.example)"]}, "`[evil](https://evil.example)`"),
+])
+def test_bad_view_values_fall_back_with_a_note(query, note):
+    view = read_view(SPRING, query)
+    assert any(note in n for n in view.notes)
+    assert not view.lock and not view.present
+
+
+def test_show_draws_only_the_chosen_controls(tmp_path):
+    at = open_page("spring", {"show": "c,forcing", "c": "0.5"})
+    assert_clean(at, "show")
+    assert sidebar_keys(at) == {"spring.c", "spring.forcing"}
+    assert at.slider(key="spring.c").value == 0.5 and not at.slider(key="spring.c").disabled
+    assert not [b for b in at.sidebar.button if b.key and ".preset." in b.key]    # presets would change the rest
+
+
+def test_lock_shows_the_rest_read_only():
+    at = open_page("spring", {"show": "c", "lock": "1"})
+    assert_clean(at, "lock")
+    assert {"spring.m", "spring.k", "spring.c"} <= sidebar_keys(at)
+    assert at.slider(key="spring.m").disabled and not at.slider(key="spring.c").disabled
+
+
+def test_presenter_view_puts_the_controls_on_the_page_with_large_charts():
+    at = open_page("spring", {"show": "c,forcing", "present": "1"})
+    assert_clean(at, "present")
+    assert not sidebar_keys(at) and main_keys(at) >= {"spring.c", "spring.forcing"}
+    assert any("stSidebar" in m.value for m in at.markdown)                  # the chrome is hidden
+    import json
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["font"]["size"] == 18
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_share_link_round_trips_every_page(page):
+    settings = lesson(page).settings
+    names = [p.name for p in settings.params][:2]
+    query = parse_qs(share_query(settings, settings.defaults, shown=names, lock=True, present=True))
+    assert query["show"] == [",".join(names)] and query["lock"] == ["1"] and query["present"] == ["1"]
+    view = read_view(settings, query)
+    assert view == ClassroomView(frozenset(names), lock=True, present=True) and not view.notes
+    values, notes = settings.read({k: v for k, v in query.items() if k in settings})
+    assert values == settings.defaults and not notes
+
+
+def test_the_share_panel_builds_the_link_of_the_current_settings():
+    at = open_page("spring", {"c": "0.7"})
+    at.multiselect(key="spring.share.show").set_value(["c"]).run()
+    at.checkbox(key="spring.share.present").check().run()
+    [link] = [c.value for c in at.code if "present=1" in c.value]
+    query = parse_qs(link.split("?", 1)[1])
+    assert query["c"] == ["0.7"] and query["show"] == ["c"] and "lock" not in query
+    linked = open_page("spring", {k: v[-1] for k, v in query.items()})
+    assert_clean(linked, "shared")
+    assert linked.slider(key="spring.c").value == 0.7 and main_keys(linked) == {"spring.c"}
