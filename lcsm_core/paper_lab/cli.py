@@ -52,7 +52,7 @@ def spec_from_args(args: argparse.Namespace) -> GridSpec:
 
 
 def cell_line(r: CellResult, fresh: bool) -> str:
-    return json.dumps(dict(cell=f"{r.label} · T={r.seq_len} · lr={r.lr:g} · seed {r.seed}", code=r.code, tau=r.tau,
+    return json.dumps(dict(cell=r.run_label, code=r.code, tau=r.tau,
                            seq_len=r.seq_len, lr=r.lr, seed=r.seed, status=r.status, steps=r.steps,
                            best_acc=round(r.best_acc, 4), wall_s=round(r.wall_s, 1), run=r.run_id,
                            ran_now=fresh), ensure_ascii=False)

@@ -66,8 +66,8 @@ class GridSpec:
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One run of a grid: an ablation entry at one sequence length, learning rate and seed."""
+class CellId:
+    """Which cell: an ablation entry (label, model code, τ) at one sequence length, learning rate and seed."""
 
     label: str
     code: str
@@ -75,7 +75,6 @@ class Cell:
     seq_len: int
     lr: float
     seed: int
-    config: RunConfig = field(compare=False, repr=False)
 
     @property
     def key(self) -> tuple:
@@ -84,6 +83,13 @@ class Cell:
     @property
     def run_label(self) -> str:
         return f"{self.label} · T={self.seq_len} · lr={self.lr:g} · seed {self.seed}"
+
+
+@dataclass(frozen=True)
+class Cell(CellId):
+    """One run of a grid, with the config it trains."""
+
+    config: RunConfig = field(compare=False, repr=False)
 
 
 def cells(spec: GridSpec, check: bool = True) -> list[Cell]:

@@ -10,30 +10,22 @@ from pathlib import Path
 
 from ..training import RunRow
 from .ablations import ABLATIONS, Accuracy, Verdict
-from .grid import GridSpec, cells
+from .grid import CellId, GridSpec, cells
 from .runner import finished_cells
 
 SHIPPED_DIR = Path(__file__).parent / "results"
 
 
 @dataclass(frozen=True)
-class CellResult:
-    label: str
-    code: str
-    tau: float
-    seq_len: int
-    lr: float
-    seed: int
+class CellResult(CellId):
+    """What one cell's finished run reached."""
+
     status: str
     steps: int
     best_acc: float
     wall_s: float
     source: str                    # "shipped" (the results file) or "live" (this server's store)
     run_id: int | None = None
-
-    @property
-    def key(self) -> tuple:
-        return (self.code, self.tau, self.seq_len, self.lr, self.seed)
 
 
 def live_results(spec: GridSpec, rows: list[RunRow]) -> list[CellResult]:
