@@ -43,10 +43,12 @@ def draw_sidebar_settings(spec: Settings, values: dict, view: ClassroomView | No
     subheader (read-only where the view locks it); with `columns`, side by side on the page instead."""
     view = view or ClassroomView()
     drawn = [s for s in spec.params if not s.in_main and (s.shown is None or s.shown(values)) and view.drawn(s.name)]
-    if columns:
-        for column, setting in zip(st.columns(max(1, min(len(drawn), 4))), drawn):
-            with column:
-                draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))
+    if columns:                                   # rows of up to four, side by side
+        for start in range(0, len(drawn), 4):
+            row = drawn[start:start + 4]
+            for column, setting in zip(st.columns(len(row)), row):
+                with column:
+                    draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))
         return
     group = ""
     for setting in drawn:

@@ -62,6 +62,14 @@ def test_presenter_view_puts_the_controls_on_the_page_with_large_charts():
     assert spec["layout"]["font"]["size"] == 18
 
 
+def test_presenter_view_without_a_list_draws_every_control_on_the_page():
+    at = open_page("eos_view", {"present": "1"})                          # nine controls: rows of four
+    assert_clean(at, "present, all")
+    expected = {f"eos_view.{name}" for name in ("variant", "signal", "scale", "T", "k", "d", "channel",
+                                                 "seed")}
+    assert not sidebar_keys(at) and main_keys(at) >= expected
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_a_share_link_round_trips_every_page(page):
     settings = lesson(page).settings
