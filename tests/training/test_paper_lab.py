@@ -35,6 +35,7 @@ def test_every_ablation_makes_one_valid_cell_per_entry_length_lr_and_seed(ablati
     assert len({c.key for c in grid}) == len(grid)
     for cell in grid:
         assert cell.config.optim.max_steps == spec.steps                # budgeted in steps, not seconds
+        assert cell.config.optim.snapshot_every == spec.steps           # eigenvalues at the end only
         assert cell.config.optim.max_seconds >= 3600
         assert cell.config.model.short_conv == 0                        # the paper's models have none
         assert (cell.config.task.seq_len, cell.config.optim.lr, cell.config.optim.seed) == cell.key[2:]
