@@ -11,6 +11,11 @@ Run it from the repository root:  python {filename}
 '''
 
 
+def keyword_arguments(arguments: dict) -> str:
+    """`name=value, ...` with every value as its Python literal: the arguments of a call in a script."""
+    return ", ".join(f"{name}={value!r}" for name, value in arguments.items())
+
+
 def snippet_filename(lesson: Lesson) -> str:
     return f"lcsm_{lesson.page}.py"
 

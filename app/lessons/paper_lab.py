@@ -15,6 +15,7 @@ import streamlit as st
 from app.kit.figure_style import axis, build
 from app.kit.lesson import Lesson, Snippet
 from app.kit.settings import Preset, Setting, Settings
+from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
 from app.kit.widgets import show_chart
 from lcsm_core.codes import parse_code
@@ -25,9 +26,9 @@ from lcsm_core.paper_lab import (
     best_lrs,
     grid_session,
     live_results,
-    load_shipped,
     merged,
     shared_grid_runner,
+    shipped_grid,
     shipped_results,
     verdict,
 )
@@ -81,8 +82,7 @@ def grid_spec(v: dict) -> GridSpec:
 def grid_call(v: dict) -> str:
     """The exported script's call: run what is missing of this grid into a store beside the script; the summary
     (the paper's claim, whether it held, the accuracy table)."""
-    arguments = ", ".join(f"{name}={value!r}" for name, value in grid_fields(v).items())
-    return f"run_grid(GridSpec({arguments}), GridRunner('paper_lab.sqlite'))[0]"
+    return f"run_grid(GridSpec({keyword_arguments(grid_fields(v))}), GridRunner('paper_lab.sqlite'))[0]"
 
 
 def _preset(ablation: str, insight: str, **changes) -> Preset:
@@ -174,8 +174,7 @@ def grid_results(spec: GridSpec, polling: bool) -> dict[str, float]:
         rows = store.session_runs(grid_session(spec.grid_id))
     finally:
         store.close()
-    shipped = load_shipped(spec.ablation)
-    shipped = shipped if shipped is not None and shipped.spec == spec else None
+    shipped = shipped_grid(spec)
     live_cells = live_results(spec, rows)
     results = merged(shipped.results if shipped else [], live_cells)
     show_chart(accuracy_figure(spec, results), f"paper-lab-{spec.grid_id}")

@@ -18,6 +18,7 @@ import streamlit as st
 from app.kit.figure_style import PALETTE, axis, build, divergence_marks, subplot_grid, unit_circle_trace
 from app.kit.lesson import Lesson, Snippet
 from app.kit.settings import Preset, Setting, Settings
+from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
 from app.kit.widgets import show_chart
 from lcsm_core.tasks import TASK_NAMES
@@ -138,8 +139,8 @@ def config_of(v: dict) -> RunConfig:
 
 def training_call(v: dict) -> str:
     """The exported script's call: train this configuration to its end; the last record."""
-    arguments = ", ".join(f"{name}={value!r}" for name, value in run_settings(v).items())
-    return f"list(train(run_config({arguments}, device='cpu')))[-1]   # one record per step; the last one"
+    call = f"list(train(run_config({keyword_arguments(run_settings(v))}, device='cpu')))[-1]"
+    return call + "   # one record per step; the last one"
 
 
 def command(action: str) -> None:

@@ -17,6 +17,7 @@ from .results import (
     live_results,
     load_shipped,
     merged,
+    shipped_grid,
     shipped_results,
     verdict,
 )
@@ -25,4 +26,4 @@ from .runner import RAY_ADDRESS_ENV, GridRunner, grid_session, run_one, shared_g
 __all__ = ["ABLATIONS", "Ablation", "Cell", "CellResult", "DEFAULT_SPECS", "GridRunner", "GridSpec",
            "RAY_ADDRESS_ENV", "Shipped", "Verdict", "accuracy_table", "best_lrs", "cells", "default_spec",
            "grid_session", "is_complete", "live_results", "load_shipped", "merged", "run_one",
-           "shared_grid_runner", "shipped_results", "verdict"]
+           "shared_grid_runner", "shipped_grid", "shipped_results", "verdict"]

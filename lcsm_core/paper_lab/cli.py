@@ -17,7 +17,7 @@ from concurrent.futures import as_completed
 from ..training import RunStore, default_db_path
 from .ablations import ABLATIONS
 from .grid import GridSpec, cells, default_spec
-from .results import CellResult, accuracy_table, live_results, save_shipped, shipped_path, verdict
+from .results import CellResult, accuracy_table, live_result, live_results, save_shipped, shipped_path, verdict
 from .runner import GridRunner, grid_session
 
 
@@ -89,8 +89,7 @@ def run_grid(spec: GridSpec, runner: GridRunner, rerun: bool = False,
         cell, run_id = next((c, i) for c, i, f in queued if f is future)
         row = future.result() if future.exception() is None else dict(status="failed", steps=0, wall_s=0.0,
                                                                         best_test_acc=None)
-        result = CellResult(cell.label, cell.code, cell.tau, cell.seq_len, cell.lr, cell.seed, row["status"],
-                            row["steps"], float(row["best_test_acc"] or 0.0), float(row["wall_s"]), "live", run_id)
+        result = live_result(cell, run_id, row["status"], row["steps"], row["best_test_acc"], row["wall_s"])
         done += 1
         sys.stderr.write("\n")
         print(cell_line(result, fresh=True), file=out, flush=True)

@@ -28,16 +28,18 @@ class CellResult(CellId):
     run_id: int | None = None
 
 
+def live_result(cell: CellId, run_id: int, status: str, steps: int, best_test_acc: float | None,
+                wall_s: float) -> CellResult:
+    """What a run of this server reached for `cell` (no test accuracy yet counts as 0)."""
+    return CellResult(cell.label, cell.code, cell.tau, cell.seq_len, cell.lr, cell.seed, status, steps,
+                      float(best_test_acc or 0.0), float(wall_s), "live", run_id)
+
+
 def live_results(spec: GridSpec, rows: list[RunRow]) -> list[CellResult]:
     """The newest finished run of each of the grid's cells among `rows`."""
     done = finished_cells(rows)
-    out = []
-    for cell in cells(spec):
-        row = done.get(cell.key)
-        if row is not None:
-            out.append(CellResult(cell.label, cell.code, cell.tau, cell.seq_len, cell.lr, cell.seed, row.status,
-                                  row.steps, float(row.best_test_acc or 0.0), float(row.wall_s), "live", row.id))
-    return out
+    return [live_result(cell, row.id, row.status, row.steps, row.best_test_acc, row.wall_s)
+            for cell in cells(spec) if (row := done.get(cell.key)) is not None]
 
 
 def merged(shipped: list[CellResult], live: list[CellResult]) -> list[CellResult]:
@@ -109,10 +111,16 @@ def save_shipped(path: Path, spec: GridSpec, results: list[CellResult], device: 
     path.write_text(json.dumps(data, indent=1) + "\n")
 
 
-def shipped_results(spec: GridSpec) -> list[CellResult]:
-    """The shipped results of exactly this grid (the ablation's default one); [] for any other grid."""
+def shipped_grid(spec: GridSpec) -> Shipped | None:
+    """The shipped results when they are of exactly this grid (the ablation's default one), else None."""
     shipped = load_shipped(spec.ablation)
-    return shipped.results if shipped is not None and shipped.spec == spec else []
+    return shipped if shipped is not None and shipped.spec == spec else None
+
+
+def shipped_results(spec: GridSpec) -> list[CellResult]:
+    """The shipped results of exactly this grid; [] for any other grid."""
+    shipped = shipped_grid(spec)
+    return shipped.results if shipped is not None else []
 
 
 def load_shipped(ablation: str) -> Shipped | None:
