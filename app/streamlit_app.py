@@ -1,4 +1,5 @@
-"""The one router of LCSM Explorer. Run: python -m streamlit run app/streamlit_app.py
+"""The one router of LCSM Explorer. Run: bash scripts/app.sh (app/serve.py: this router behind the host guard),
+or without the guard: python -m streamlit run app/streamlit_app.py
 
 Home, then every lesson declared in `app.lessons`, each drawn by `render_lesson`."""
 from __future__ import annotations

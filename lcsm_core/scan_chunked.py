@@ -46,7 +46,8 @@ def split_blocks(x: torch.Tensor, C: int, time_dim: int, pad: torch.Tensor | flo
 
 def join_blocks(y: torch.Tensor, T: int) -> torch.Tensor:
     """(..., N, C, d) -> (..., T, d)."""
-    return y.reshape(*y.shape[:-3], -1, y.shape[-1])[..., :T, :]
+    # Sizes spelled out, not -1: reshape cannot infer a size when the batch is empty.
+    return y.reshape(*y.shape[:-3], y.shape[-3] * y.shape[-2], y.shape[-1])[..., :T, :]
 
 
 def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
@@ -82,10 +83,10 @@ def _log_decay(ob: torch.Tensor):
     """Cumulative log-decay per block, or None when the factorized path is unsafe.
 
     log of a zero is −inf and of a negative real is NaN; both fail the range check
-    below, so one reduction decides.
+    below, so one reduction decides. An empty batch has nothing to overflow.
     """
     L = torch.cumsum(torch.log(ob), dim=-3)                            # (..., N, C, ko, do)
-    if not bool(L.real.min() > -LOG_PATH_LIMIT.get(L.dtype, 60.0)):
+    if L.numel() and not bool(L.real.min() > -LOG_PATH_LIMIT.get(L.dtype, 60.0)):
         return None
     return L
 

@@ -48,6 +48,23 @@ def _check_tensor(name: str, x, min_ndim: int, expected: str) -> torch.Tensor:
     return x
 
 
+def _oscillation_tensor(o, i: torch.Tensor) -> torch.Tensor:
+    """o as a tensor: a tensor as given; a number, nested list or array of numbers in i's precision
+    (complex when the numbers are). Anything else (None, a string) is a ValueError naming o."""
+    if isinstance(o, torch.Tensor):
+        return o
+    if o is None or isinstance(o, (str, bytes)):
+        raise ValueError(f"o must be a tensor or numbers broadcastable to (..., T, k, d), got {o!r}")
+    try:
+        o = torch.as_tensor(o, device=i.device)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise ValueError(f"o must be a tensor or numbers broadcastable to (..., T, k, d), "
+                         f"got {type(o).__name__} ({err})") from None
+    if o.is_complex():
+        return o.to(torch.promote_types(i.dtype, torch.complex64))
+    return o.to(i.dtype)
+
+
 def prepare(i, e, o, s, psi: str) -> ScanInputs:
     """Check ranks, sizes and dtypes; broadcast leading dims. Raises ValueError."""
     if psi not in PSI_CHOICES:
@@ -55,9 +72,7 @@ def prepare(i, e, o, s, psi: str) -> ScanInputs:
     i = _check_tensor("i", i, 2, "(..., T, d)")
     e = _check_tensor("e", e, 2, "(..., T, k)")
     s = _check_tensor("s", s, 2, "(..., T, k)")
-    if not isinstance(o, torch.Tensor):
-        o = torch.as_tensor(o, dtype=i.dtype, device=i.device)
-    o = _check_tensor("o", o, 0, "(..., T, k, d)")
+    o = _check_tensor("o", _oscillation_tensor(o, i), 0, "(..., T, k, d)")
     T, d = i.shape[-2], i.shape[-1]
     k = e.shape[-1]
     if T < 1:

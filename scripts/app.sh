@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-exec python3 -m streamlit run app/streamlit_app.py --server.address 127.0.0.1 --server.port "${PORT:-8501}" \
+# app/serve.py: the app behind its host guard (403 for a host outside LCSM_ALLOWED_HOSTS or another origin).
+exec python3 -m streamlit run app/serve.py --server.address 127.0.0.1 --server.port "${PORT:-8501}" \
   --server.headless true --browser.gatherUsageStats false

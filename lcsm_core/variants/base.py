@@ -5,6 +5,7 @@ if it needs one, a `readout`. It never writes its own recurrence.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -12,6 +13,7 @@ import torch
 from torch import nn
 
 from ..scan import eos_scan
+from .sizes import check_layer_size
 
 Layout = Literal["sequence", "channels"]
 
@@ -57,8 +59,7 @@ class EOSLayer(nn.Module):
 
     def __init__(self, d_model: int, expand_dim: int, *, form: str = "auto", chunk_size: int = 64):
         super().__init__()
-        if d_model < 1 or expand_dim < 1:
-            raise ValueError(f"d_model and expand_dim must be positive, got {d_model}, {expand_dim}")
+        d_model, expand_dim = check_layer_size(d_model, expand_dim)   # before any subclass allocates
         self.d_model, self.expand_dim = d_model, expand_dim
         self.form, self.chunk_size = form, chunk_size
 
@@ -80,8 +81,21 @@ class EOSLayer(nn.Module):
         return y
 
     def check_input(self, x: torch.Tensor) -> None:
+        """x (B, T, d_model) of the layer's dtype. A float64 x into a float32 layer is refused, not cast: a
+        silent cast would drop the precision the caller asked for (use layer.double() for float64)."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"x must have shape (B, T, d_model={self.d_model}), got {tuple(getattr(x, 'shape', ()))}")
+        if not x.is_floating_point():
+            hint = "" if x.is_complex() else "; an EOS layer reads embeddings, not token ids (embed them first)"
+            raise ValueError(f"x must be a real floating tensor (B, T, d_model), got dtype {x.dtype}{hint}")
+        expected = self.dtype()
+        if expected is not None and x.dtype != expected and not torch.is_autocast_enabled(x.device.type):
+            raise ValueError(f"x must have the layer's dtype {expected}, got {x.dtype}; "
+                             f"convert x with x.to({expected}) or the layer with layer.to({x.dtype})")
+
+    def dtype(self) -> torch.dtype | None:
+        """The dtype of the layer's real parameters (complex ones follow it), None if it has none."""
+        return next((p.dtype for p in self.parameters() if p.is_floating_point()), None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self.check_input(x)
@@ -95,6 +109,7 @@ class EOSLayer(nn.Module):
         transition), averaged over batch and time when o depends on x.
         Matrix psi: the eigenvalues of o averaged over batch and time.
         """
+        self.check_input(x)
         st = self.states(x)
         o = st.o
         keep = 2 + (1 if st.layout == "channels" else 0)      # (k, d) plus the channel dim
@@ -110,6 +125,7 @@ class EOSLayer(nn.Module):
     @torch.no_grad()
     def spectral_radius(self, x: torch.Tensor) -> float:
         """Largest |eigenvalue| of any step's transition: above 1 the memory can blow up."""
+        self.check_input(x)
         st = self.states(x)
         o = st.o.detach().cpu().to(torch.complex128)
         if st.psi == "matrix":
@@ -133,6 +149,18 @@ def alibi_decays(n: int) -> torch.Tensor:
     """ALiBi-style decay rates: slopes 2^(−8j/n), j = 1..n, as decays exp(−slope) in (0, 1)."""
     j = torch.arange(1, n + 1, dtype=torch.float32)
     return torch.exp(-(2.0 ** (-8.0 * j / n)))
+
+
+def check_tau(tau) -> float:
+    """τ of a data-dependent decay as a float: positive and finite. NaN would make every decay NaN, and
+    τ = ∞ would pin every decay at 1 whatever x says; both are refused."""
+    try:
+        value = float(tau)
+    except (TypeError, ValueError):
+        raise ValueError(f"tau must be a positive finite number, got {tau!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"tau must be a positive finite number, got {tau!r}")
+    return value
 
 
 def data_dependent_decay(logits: torch.Tensor, tau: float) -> torch.Tensor:

@@ -12,8 +12,9 @@ from torch import nn
 
 from ..activations import activation
 from ..codes import ModelCode, parse_code
-from .base import EOSLayer, EOSStates, VariantInfo, alibi_decays, data_dependent_decay, linear
+from .base import EOSLayer, EOSStates, VariantInfo, alibi_decays, check_tau, data_dependent_decay, linear
 from .registry import VARIANT_CLASSES
+from .sizes import check_layer_size, check_width
 
 # Which parts each oscillation code has: (static k, static d, static k×d, dd k, dd d, dd k×d)
 O_PARTS = {
@@ -67,10 +68,13 @@ def init_gates(layer: "CodedLayer", parts: set) -> None:
 
 class CodedLayer(EOSLayer):
     def __init__(self, d_model, expand_dim, *, code: ModelCode, tau: float = 16.0, **kw):
+        parts = O_PARTS[code.o]
+        d_model, expand_dim = check_width("d_model", d_model), check_width("expand_dim", expand_dim)
+        # A data-dependent k×d gate is a d → k·d projection: refuse an absurd one before it is allocated.
+        check_layer_size(d_model, expand_dim, extra=d_model ** 2 * expand_dim if "dd_kd" in parts else 0)
+        tau = check_tau(tau)
         super().__init__(d_model, expand_dim, **kw)
-        if not tau > 0:
-            raise ValueError(f"tau must be positive, got {tau}")
-        self.code, self.tau = code, float(tau)
+        self.code, self.tau = code, tau
         k, d = expand_dim, d_model
         self.info = VariantInfo(f"code {code}", f"LCSM {code}", "model code", "v_t", "k_t" if code.e else "k",
                                 f"Table 3 code {code.o}", "q_t" if code.s else "q", "elementwise",
@@ -83,7 +87,6 @@ class CodedLayer(EOSLayer):
         self.k_static = None if code.e else nn.Parameter(torch.randn(k) * k ** -0.5)
         self.q_proj = linear(d, k) if code.s else None
         self.q_static = None if code.s else nn.Parameter(torch.randn(k) * k ** -0.5)
-        parts = O_PARTS[code.o]
         self.rate_k = nn.Parameter(rate_log_init(k)) if "static_k" in parts else None
         self.rate_d = nn.Parameter(rate_log_init(d)) if "static_d" in parts else None
         self.rate_kd = nn.Parameter(rate_log_init(k).unsqueeze(-1).repeat(1, d)) if "static_kd" in parts else None

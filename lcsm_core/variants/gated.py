@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .attention import QKVLayer
-from .base import EOSLayer, EOSStates, VariantInfo, data_dependent_decay, linear
+from .base import EOSLayer, EOSStates, VariantInfo, check_tau, data_dependent_decay, linear
 from .registry import register
 
 
@@ -19,7 +19,7 @@ class GLA(QKVLayer):
 
     def __init__(self, d_model, expand_dim, *, tau: float = 16.0, **kw):
         super().__init__(d_model, expand_dim, **kw)
-        self.tau = float(tau)
+        self.tau = check_tau(tau)
         self.gate_proj = linear(d_model, expand_dim, bias=True)
 
     def states(self, x):

@@ -19,8 +19,9 @@ def build_layer(name: str, d_model: int, expand_dim: int, **options) -> EOSLayer
 
     options: form ("auto", "chunked", "recurrent", ...), chunk_size, and the
     variant's own (tau for gated decays, decay for RetNet, ...).
+    Raises ValueError for an unknown name, bad options, or widths too large to allocate (see sizes.py).
     """
-    if name not in VARIANT_CLASSES:
+    if not isinstance(name, str) or name not in VARIANT_CLASSES:
         raise ValueError(f"unknown variant {name!r}; choose from {', '.join(VARIANT_CLASSES)}")
     try:
         return VARIANT_CLASSES[name](d_model, expand_dim, **options)

@@ -1,4 +1,5 @@
-"""Start the app as the README does, on a free port, for the real-browser tests."""
+"""Start the app as the README does (app/serve.py: the app behind its host guard), on a free port, for the
+real-browser tests and tests/app/test_host_guard.py."""
 import contextlib
 import os
 import shutil
@@ -32,7 +33,7 @@ def running_app(data_dir: Path, log_path: Path | None = None):
     env = dict(os.environ, LCSM_DATA_DIR=str(data_dir))
     log = open(log_path, "w") if log_path else subprocess.DEVNULL
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app/streamlit_app.py", "--server.address", "127.0.0.1",
+        [sys.executable, "-m", "streamlit", "run", "app/serve.py", "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

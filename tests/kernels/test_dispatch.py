@@ -116,3 +116,13 @@ def test_kernel_benchmark_skips_cleanly_without_cuda():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "kernels.py")], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0 and "no CUDA: skipped" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("o_shape, psi", [((0, 20, 5, 1), "elementwise"), ((0, 20, 5, 7), "elementwise"),
+                                          ((0, 20, 5, 5), "matrix")], ids=["kx1", "kxd", "matrix"])
+def test_form_kernel_with_an_empty_batch_is_empty_as_in_the_other_forms(o_shape, psi):
+    """Zero programs to launch: the kernel form returns the same empty y and m_T as the recurrent form."""
+    i, e, s, o = torch.randn(0, 20, 7), torch.randn(0, 20, 5), torch.randn(0, 20, 5), torch.rand(o_shape)
+    y, m = eos_scan(i, e, o, s, psi=psi, form="kernel", return_state=True)
+    want_y, want_m = eos_scan(i, e, o, s, psi=psi, form="recurrent", return_state=True)
+    assert (y.shape, y.dtype, m.shape, m.dtype) == (want_y.shape, want_y.dtype, want_m.shape, want_m.dtype)
