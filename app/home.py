@@ -1,4 +1,4 @@
-"""Home: what the explorer teaches, the lessons, the device, the variant registry."""
+"""Home: what the explorer teaches, the lessons, this session's progress, the device, the variant registry."""
 from __future__ import annotations
 
 import pandas as pd
@@ -6,6 +6,8 @@ import streamlit as st
 
 import lcsm_core
 from app.kit.cache import cached
+from app.kit.lesson_view import every_lesson_progress
+from app.kit.progress import progress_table, score_line
 
 
 @cached
@@ -39,6 +41,8 @@ def render_home(lessons: dict) -> None:
         st.metric("eos_scan path (form='auto')", info["scan_path"])
         st.caption(f"torch {info['torch']} · {info['threads']} CPU threads")
 
+    progress_section()
+
     st.subheader("The variant registry")
     st.markdown(
         "Every model below is a short declaration of how it computes (i, e, o, s) from the input x_t; all of "
@@ -50,3 +54,13 @@ def render_home(lessons: dict) -> None:
         "1 data-dependent}, o ∈ 0..11 (Table 3), a ∈ 0..7 (Table 2 activation); the bare code `0` is the SSM "
         "parameterization. Example: `1-9-1-0`."
     )
+
+
+def progress_section() -> None:
+    """This session's exercises and challenges solved, per lesson and in all."""
+    rows = every_lesson_progress()
+    st.subheader("Your progress this session")
+    st.markdown(score_line(rows))
+    st.dataframe(pd.DataFrame(progress_table(rows)), hide_index=True, width="stretch", key="home.progress")
+    st.caption("Solve a lesson's exercises and challenges with their Check buttons; the count starts again in a "
+               "new browser session.")

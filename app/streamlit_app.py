@@ -14,6 +14,7 @@ if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from a
     sys.path.insert(0, str(ROOT))
 
 from app.home import render_home  # noqa: E402
+from app.kit.layout import layout_style  # noqa: E402
 from app.kit.render import render_lesson  # noqa: E402
 from app.lessons import all_lessons  # noqa: E402
 
@@ -31,8 +32,11 @@ def home_page(lessons: dict[st.Page, object]) -> st.Page:
 
 
 st.set_page_config(page_title="LCSM Explorer", page_icon="🌀", layout="wide")
+layout_style()
 lessons = {lesson_page(lesson): lesson for lesson in all_lessons()}
-sections: dict[str, list] = {"Start": [home_page(lessons)]}
+sections: dict[str, list] = {"": [home_page(lessons)]}      # "": Home first in the bar, outside the menus
 for page, lesson in lessons.items():
     sections.setdefault(lesson.section, []).append(page)
-st.navigation(sections).run()
+# In the top bar, not the sidebar: eleven links there pushed a lesson's controls below the fold of a projector at
+# 1280×720 (a phone, too narrow for the bar, gets them in its sidebar menu).
+st.navigation(sections, position="top").run()

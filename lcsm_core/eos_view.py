@@ -51,6 +51,7 @@ class LayerInspection:
     spectral_radius: np.ndarray
     channel: int
     diverged_at: int | None
+    divergence_cause: str | None = None   # why the memory diverged, in words (None when it did not)
 
 
 def make_input(signal: str, T: int, d_model: int, scale: float, seed: int) -> torch.Tensor:
@@ -134,6 +135,9 @@ def inspect_layer(source: str = "variant", name: str = "gla", code: str = "1-9-1
     y_eos = y_eos[..., 0].transpose(0, 1) if layout == "channels" else y_eos      # (T, channels)
     clip = lambda t: clip_to_bound(t.detach().numpy())
     info = layer.info
+    radius = eig.abs().max(-1).values.detach().numpy()
+    cause = None if diverged_at is None else divergence_cause(radius[:diverged_at + 1], e[:diverged_at + 1],
+                                                               i[:diverged_at + 1], info.e)
     return LayerInspection(
         title=info.label, psi=st.psi, layout=layout, complex_memory=memories.is_complex(),
         data_dependent=info.data_dependent or "none",
@@ -141,8 +145,18 @@ def inspect_layer(source: str = "variant", name: str = "gla", code: str = "1-9-1
         x=x[0].numpy(), i=clip(i.real), e=clip(e.real), s=clip(s.real), o_abs=clip(o_abs),
         o_phase=o_phase.detach().numpy(), memory=clip(mem.real), memory_norm=clip(norms),
         weights=clip(weights[..., c_out]), y=clip(y_eos), eigenvalues=eig.detach().numpy(),
-        spectral_radius=eig.abs().max(-1).values.detach().numpy(), channel=c_out,
-        diverged_at=diverged_at)
+        spectral_radius=radius, channel=c_out, diverged_at=diverged_at, divergence_cause=cause)
+
+
+def divergence_cause(radius: np.ndarray, e: torch.Tensor, i: torch.Tensor, e_rule: str) -> str:
+    """Why the memory passed the bound: an eigenvalue of o left the unit disk (it grows by itself), or every
+    |λ| stayed ≤ 1 and the writes e_t i_tᵀ were huge (RWKV4's e = exp(k) at a large input scale)."""
+    worst = float(np.nanmax(radius)) if radius.size else 0.0
+    if not worst <= 1 + 1e-9:
+        return f"an eigenvalue of o_t left the unit disk (|λ| up to {worst:.4g}): the memory grows by itself"
+    write = float(torch.nan_to_num(e.abs(), posinf=math.inf).max() * torch.nan_to_num(i.abs()).max())
+    return (f"every |λ| ≤ {worst:.3g}, so the decay is stable, but the writes e_t i_tᵀ reached {write:.3g} "
+            f"(e_t = {e_rule}): the input to the memory, not its decay, blew up")
 
 
 def _parallel_weights(st, inp) -> torch.Tensor:

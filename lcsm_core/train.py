@@ -1,7 +1,7 @@
 """Train one small EOS model from the command line and keep the run in the store.
 
     python -m lcsm_core.train --task mqar --variant gla --seq-len 64 --kv-pairs 4 \\
-        --max-seconds 60 --db data/runs.sqlite
+        --max-steps 1000 --max-seconds 600 --db data/runs.sqlite    # the Train live page's default run
 
 A progress bar goes to stderr; the last stdout line is one JSON object with
 run_id, status, steps, wall_s, test_acc (and more).

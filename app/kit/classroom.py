@@ -4,9 +4,10 @@
     ?lock=1             every other widget is drawn, read-only (with ?show), or every widget is (without it)
     ?present=1          presenter view: the shown controls sit on the page, the sidebar and Streamlit's chrome
                         are hidden, fonts and chart lines are large, the lesson prose is collapsed
+    ?challenge=2        opens the page's second challenge at the top, highlighted (1-based)
 
 The share panel builds such a link from the page's current settings. Unknown names or values in these
-three parameters fall back (everything shown, not locked, not presenting) with a note naming each.
+parameters fall back (everything shown, not locked, not presenting, no challenge opened) with a note naming each.
 """
 from __future__ import annotations
 
@@ -16,11 +17,14 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from .literal import literal
 from .settings import Settings
 
-VIEW_PARAMS = ("show", "lock", "present")
+VIEW_PARAMS = ("show", "lock", "present", "challenge")
 FLAGS = {"1": True, "0": False}
+MAX_NAMED = 5                                          # unknown `show` names noted one by one
 NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+CHALLENGE_NUMBER = re.compile(r"[1-9][0-9]{0,2}")     # 1-based; no sign, no spaces, no leading zero
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class ClassroomView:
     lock: bool = False
     present: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
+    challenge: int | None = None              # the challenge a link opens, 0-based; None: none
 
     def drawn(self, name: str) -> bool:
         """Whether the widget of setting `name` appears at all."""
@@ -38,45 +43,55 @@ class ClassroomView:
         return not self.lock or (self.shown is not None and name in self.shown)
 
 
-def read_view(spec: Settings, query) -> ClassroomView:
-    """The view a link asks for (`query`: name → list of values, as st.query_params.get_all gives)."""
+def read_view(spec: Settings, query, challenges: int = 0) -> ClassroomView:
+    """The view a link asks for (`query`: name → list of values, as st.query_params.get_all gives) on a page
+    with `challenges` challenges."""
     notes = []
     shown = None
     raw = (query.get("show") or [None])[-1]
     if raw is not None:
         names = [n.strip() for n in raw.split(",") if n.strip()]
-        unknown = [n for n in names if n not in spec]
-        for n in unknown:
-            notes.append(f"show: {_quoted(n)} is not a setting of this page")
+        unknown = list(dict.fromkeys(n for n in names if n not in spec))
+        for n in unknown[:MAX_NAMED]:           # a link of 5000 names gets a few notes, not 5000
+            notes.append(f"show: {literal(n)} is not a setting of this page")
+        if len(unknown) > MAX_NAMED:
+            notes.append(f"show: {len(unknown) - MAX_NAMED} more names are not settings of this page")
         known = frozenset(n for n in names if n in spec)
         shown = known if known else None
     flags = {}
     for name in ("lock", "present"):
         value = (query.get(name) or [None])[-1]
         if value is not None and value not in FLAGS:
-            notes.append(f"{name}: {_quoted(value)} is not 1 or 0")
+            notes.append(f"{name}: {literal(value)} is not 1 or 0")
         flags[name] = FLAGS.get(value, False)
-    return ClassroomView(shown, flags["lock"], flags["present"], tuple(notes))
+    challenge = _challenge(query, challenges, notes)
+    return ClassroomView(shown, flags["lock"], flags["present"], tuple(notes), challenge)
 
 
-def _quoted(text: str) -> str:
-    """A value from a link, shortened, as literal code (never rendered as markdown)."""
-    short = text if len(text) <= 40 else text[:40] + "…"
-    return "`" + short.replace("`", "'") + "`"
+def _challenge(query, challenges: int, notes: list) -> int | None:
+    """The 0-based challenge of `?challenge=N` (N from 1 to `challenges`); a note and None for anything else."""
+    raw = (query.get("challenge") or [None])[-1]
+    if raw is None:
+        return None
+    if CHALLENGE_NUMBER.fullmatch(raw) and int(raw) <= challenges:
+        return int(raw) - 1
+    which = f"a number from 1 to {challenges}" if challenges else "unused: this page has no challenges"
+    notes.append(f"challenge: {literal(raw)} is not a challenge of this page ({which})")
+    return None
 
 
-def current_view(spec: Settings) -> ClassroomView:
+def current_view(spec: Settings, challenges: int = 0) -> ClassroomView:
     """The view of this page run (read once per run from the URL); notes shown as one warning."""
     query = {name: st.query_params.get_all(name) for name in VIEW_PARAMS if name in st.query_params}
-    view = read_view(spec, query)
+    view = read_view(spec, query, challenges)
     if view.notes:
         st.warning("This link's classroom settings could not all be used:\n\n"
                    + "\n".join(f"- {n}" for n in view.notes), icon="⚠️")
     return view
 
 
-def share_query(spec: Settings, values: dict, shown=(), lock=False, present=False) -> str:
-    """The query string of a teacher link: every setting's current value, then the view."""
+def share_query(spec: Settings, values: dict, shown=(), lock=False, present=False, challenge: int | None = None) -> str:
+    """The query string of a teacher link: every setting's current value, then the view (`challenge` 0-based)."""
     query = dict(spec.encode(values))
     if shown:
         query["show"] = ",".join(name for name in (p.name for p in spec.params) if name in set(shown))
@@ -84,19 +99,28 @@ def share_query(spec: Settings, values: dict, shown=(), lock=False, present=Fals
         query["lock"] = "1"
     if present:
         query["present"] = "1"
+    if challenge is not None:
+        query["challenge"] = str(challenge + 1)
     return urlencode(query, safe=",")
 
 
-def share_panel(spec: Settings, values: dict) -> None:
-    """Sidebar panel: choose the controls students see and the view; copy the link."""
+def share_panel(spec: Settings, values: dict, challenges: tuple[str, ...] = ()) -> None:
+    """Sidebar panel: choose the controls students see, the view and a challenge to open; copy the link."""
     with st.expander("🔗 Share as a teacher link"):
         labels = {p.name: p.label for p in spec.params}
         shown = st.multiselect("controls students see (none chosen: all)", list(labels), format_func=labels.get,
                                key=f"{spec.page}.share.show")
         lock = st.checkbox("show the other controls read-only", key=f"{spec.page}.share.lock")
         present = st.checkbox("presenter view (projector)", key=f"{spec.page}.share.present")
+        picked = 0                                      # 0: none; n: challenge n (1-based, as in the link)
+        if challenges:
+            picked = st.radio("open a challenge at the top", range(len(challenges) + 1),
+                              format_func=lambda n: f"{n}. {challenges[n - 1]}" if n else "none",
+                              key=f"{spec.page}.share.challenge")
+        challenge = picked - 1 if picked else None
         base = (st.context.url or "").split("?", 1)[0] or f"/{spec.page}"
-        st.code(f"{base}?{share_query(spec, values, shown, lock, present)}", language=None, wrap_lines=True)
+        st.code(f"{base}?{share_query(spec, values, shown, lock, present, challenge)}", language=None,
+                wrap_lines=True)
         st.caption("The link fixes every setting at its current value; a student's changes stay in their tab.")
 
 
@@ -106,7 +130,7 @@ PRESENTER_CSS = """
 [data-testid="stToolbar"], [data-testid="stDecoration"], [data-testid="stSidebarNav"] { display: none !important; }
 .stMainBlockContainer, .block-container { padding-top: 1rem !important; max-width: 100% !important; }
 html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 22px; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.2rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: min(2.2rem, 16cqi) !important; }
 h1 { font-size: 2.2rem !important; padding-bottom: 0.2rem !important; }
 [data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
 [data-testid="stWidgetLabel"] p { font-size: 1.2rem !important; }

@@ -3,29 +3,118 @@
 Plotly validates a figure's layout on every update or add call (several ms each), so
 each builder collects its traces, shapes and annotations and makes the figure once with
 `build(...)`: the whole layout is validated a single time.
+
+The chart hygiene rules live here, once (tests/app/test_figure_hygiene.py holds every page to them):
+- numbers on axes and colour bars: powers of ten, never SI suffixes ("10⁻⁵", not "10μ"), and hover
+  values rounded to 6 significant digits, never float noise; an axis whose data is flat up to
+  rounding gets a range around its value (else plotly ticks the rounding: "2.78808126205894524");
+- a heatmap always has a colour bar;
+- `distinct_colors(n)`: n colours, none repeated, for the series of one chart;
+- a series that diverged is cut where it did (`kept`) and marked there (`divergence_marks`); a note
+  sits in the plot's corner, not at a data position (plotly stretches an axis to fit a note placed in
+  data coordinates);
+- values below float precision are drawn in a labelled band (`precision_band`), not at a fake floor.
 """
 from __future__ import annotations
+
+import colorsys
+import re
 
 import numpy as np
 import plotly.graph_objects as go
 
 COLORS = {"exact": "#222222", "zoh": "#1f77b4", "bilinear": "#2ca02c", "euler": "#d62728",
           "aa": "#1f77b4", "ab": "#ff7f0e", "naive": "#d62728", "exponential": "#2ca02c"}
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
-LOG_FLOOR = 1e-16
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
+LOG_FLOOR = 1e-16      # only keeps exact zeros drawable on a log axis; real data is never floored here
 RED = "#d62728"
-LEGENDS = {"top": dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
-           "right": dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02)}
+FLAT = 1e-9            # an axis whose data spans less than this fraction of its size is flat up to rounding
+NUMBER_FORMAT = dict(exponentformat="power", hoverformat=".6~g")       # every value axis
+COLORBAR = dict(thickness=12, exponentformat="power", tickformat="~g")  # every colour bar
+AXIS_KEY = re.compile(r"^[xy]axis\d*$")
+LEGENDS = {"right": dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02)}   # "top": `_top_band`
+TITLE_LINE_CHARS = 44  # a title line that fits a chart as wide as a phone (≈ 360 px at 16 px); longer ones wrap
+TITLE_LINE_PX = 20
+CLEAR = "rgba(0,0,0,0)"
 
 
 def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_side: str = "top", shapes=(),
           annotations=(), frames=None, margin_top: int | None = None, **axes) -> go.Figure:
     """The figure from its traces and layout pieces; `axes` are layout keys (xaxis=..., yaxis2=..., sliders=...)."""
-    top = margin_top if margin_top is not None else (60 if legend_side == "top" else 45)
-    layout = dict(title=dict(text=title, x=0.01, font=dict(size=16)), height=height,
-                  margin=dict(l=55, r=15, t=top, b=45), showlegend=legend, legend=LEGENDS[legend_side],
+    title_spec, legend_spec, top = _top_band(title, height, legend_side, annotations, margin_top)
+    traces = [_with_colorbar(trace) for trace in traces]
+    axes = {name: ({**NUMBER_FORMAT, **_flat_range(traces, name, spec), **spec} if AXIS_KEY.match(name) else spec)
+            for name, spec in axes.items()}
+    for name in ("xaxis", "yaxis"):
+        axes.setdefault(name, {**NUMBER_FORMAT, **_flat_range(traces, name, {})})
+    layout = dict(title=title_spec, height=height,
+                  margin=dict(l=55, r=15, t=top, b=45), showlegend=legend, legend=legend_spec,
                   font=dict(size=13), shapes=list(shapes), annotations=list(annotations), **axes)
-    return go.Figure(data=list(traces), layout=layout, frames=frames)
+    return go.Figure(data=traces, layout=layout, frames=frames)
+
+
+def _top_band(title: str, height: int, legend_side: str, annotations, margin_top: int | None):
+    """(title, legend, top margin): the title pinned to the figure's top, a "top" legend in its own rows below it
+    and the plot below both, so a legend that wraps on a narrow chart (a phone) pushes the plot down instead of
+    running into the title. Subplot titles (notes standing on a panel's top edge) get room above the plot too."""
+    lines = _title_lines(title)
+    band = 12 + TITLE_LINE_PX * len(lines)               # px from the figure's top to below the title
+    notes = [a if isinstance(a, dict) else a.to_plotly_json() for a in annotations]
+    above_panels = any(a.get("yref") == "paper" and a.get("yanchor") == "bottom" and (a.get("y") or 0) >= 0.99
+                       for a in notes)
+    gap = 24 if above_panels else 6                      # between the legend rows and the plot
+    title_spec = dict(text="<br>".join(lines), x=0.01, xanchor="left", yref="container", y=1, yanchor="top",
+                      pad=dict(t=10 + 11 * (len(lines) - 1)), font=dict(size=16))
+    top = max(margin_top if margin_top is not None else (60 if legend_side == "top" else 45), band + gap + 2)
+    if legend_side != "top":
+        return title_spec, LEGENDS[legend_side], top
+    # In container coordinates plotly reserves the legend's rows in the top margin (the plot starts below them,
+    # however many rows it wraps to); a clear border of `gap` px keeps the plot and subplot titles off them.
+    legend_spec = dict(orientation="h", xref="container", x=0, xanchor="left", yref="container",
+                       y=1 - (band - gap) / height, yanchor="top", borderwidth=gap, bordercolor=CLEAR, bgcolor=CLEAR)
+    return title_spec, legend_spec, top
+
+
+def _title_lines(title: str) -> list[str]:
+    """A long plain title in lines of at most TITLE_LINE_CHARS: before its "(...)" aside if that fits, else at
+    word boundaries (plotly never wraps a title; a phone would cut it)."""
+    if len(title) <= TITLE_LINE_CHARS or "<" in title:
+        return [title]
+    aside = title.rfind(" (", 0, TITLE_LINE_CHARS + 1)
+    if aside > 0 and len(title) - aside - 1 <= TITLE_LINE_CHARS:
+        return [title[:aside], title[aside + 1:]]
+    lines = [""]
+    for word in title.split():
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > TITLE_LINE_CHARS:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}".lstrip()
+    return lines
+
+def _with_colorbar(trace):
+    """A heatmap draws its colour bar (in the house number format); other traces pass unchanged."""
+    if isinstance(trace, go.Heatmap):
+        trace.update(showscale=True, colorbar={**COLORBAR, **trace.colorbar.to_plotly_json()})
+    return trace
+
+
+def _flat_range(traces, axis_name: str, spec: dict) -> dict:
+    """{"range": ...} around the data of a linear axis whose values agree up to rounding, else {}."""
+    if "range" in spec or spec.get("type") in ("log", "category", "date"):
+        return {}
+    letter, ref = axis_name[0], axis_name[0] + axis_name[5:]            # "yaxis2" → "y", "y2"
+    values = [np.asarray(getattr(t, letter)) for t in traces if isinstance(t, go.Scatter | go.Bar)
+              and (getattr(t, f"{letter}axis") or letter) == ref and getattr(t, letter) is not None]
+    values = [v[np.isfinite(v)] for v in values if v.dtype.kind in "fiu"]
+    values = np.concatenate(values) if values else np.zeros(0)
+    if not values.size:
+        return {}
+    low, high = float(values.min()), float(values.max())
+    size = max(abs(low), abs(high))
+    if size == 0 or high - low > FLAT * size:
+        return {}
+    middle, pad = (low + high) / 2, 0.1 * size
+    return {"range": [middle - pad, middle + pad]}
 
 
 def axis(title: str | None = None, **kw) -> dict:
@@ -49,12 +138,49 @@ def note(text: str, x, y, *, xref="x", yref="paper", color=RED, xanchor="right",
                 font=dict(color=color), bgcolor="rgba(255,255,255,0.85)", **kw)
 
 
-def divergence_marks(x: float | None, label: str, xref: str = "x", yref: str = "paper"):
-    """([shape], [annotation]) marking where a curve was stopped at the display bound; empty if it was not."""
+def divergence_marks(x: float | None, label: str, xref: str = "x", yref: str = "paper", *, text: str | None = None,
+                     x_end: float | None = None):
+    """([shape], [annotation]) marking where a curve was cut at the divergence bound; empty if it was not.
+
+    The line stands at x (across the panel: yref "paper" or "yN domain"); the note (`text`, or "{label}
+    diverged at x") sits in a top corner of the panel: the left one, where a curve that blows up at the end
+    of the axis is still small, or, when the axis runs on to `x_end` and x lies in its first half, the right
+    one (the curve stopped before it).
+    """
     if x is None:
         return [], []
+    left = x_end is None or x >= x_end / 2
     return ([vline(x, RED, "dash", 1.5, xref=xref, yref=yref)],
-            [note(f"⚠ {label} diverged at {x:.3g} — stopped", x, 1, xref=xref, yref=yref)])
+            [note(f"⚠ {text or f'{label} diverged at {x:.3g}'}", 0.01 if left else 0.99, 1, xref=f"{xref} domain",
+                  yref=yref, xanchor="left" if left else "right")])
+
+
+def kept(values, diverged_at: int | None):
+    """The leading steps of a series up to and including its first divergent one (all of them if none)."""
+    return values if diverged_at is None else values[:diverged_at + 1]
+
+
+def precision_band(x0: float, x1: float, floor: float, *, xaxis: str = "x", yaxis: str = "y",
+                   name: str = "below float precision") -> go.Scatter:
+    """A grey band on a log axis from floor/10 up to `floor`, the rounding level of the values drawn, named in
+    the legend: values inside it are rounding, not data (draw them at the floor with `at_least`)."""
+    grey = "rgba(120,120,120,0.18)"
+    return go.Scatter(x=[x0, x1, x1, x0, x0], y=[floor / 10, floor / 10, floor, floor, floor / 10], mode="lines",
+                      fill="toself", fillcolor=grey, line=dict(width=0, color=grey), name=name, hoverinfo="skip",
+                      xaxis=xaxis, yaxis=yaxis)
+
+
+def at_least(values, floor: float) -> np.ndarray:
+    """|values| held at or above `floor` (the top of a `precision_band`)."""
+    return np.maximum(np.abs(np.asarray(values, dtype=float)), floor)
+
+
+def distinct_colors(n: int) -> list[str]:
+    """n colours for the n series of one chart, none repeated: the palette, then evenly spaced hues."""
+    if n <= len(PALETTE):
+        return PALETTE[:n]
+    rgb = (colorsys.hls_to_rgb(j / n, 0.42 if j % 2 else 0.55, 0.7) for j in range(n))
+    return ["#%02x%02x%02x" % tuple(round(255 * c) for c in col) for col in rgb]
 
 
 def subplot_grid(rows: int, cols: int, titles=(), hspace: float = 0.08, vspace: float = 0.12):

@@ -59,6 +59,24 @@ class Snippet:
 
 
 @dataclass(frozen=True)
+class Sweep:
+    """Drag to preview: one chart drawn for a small family of values of one setting (the others held), as one
+    plotly figure with frames and a slider of its own, so that dragging it animates in the browser with no
+    server round trip (a Streamlit slider only sends its value on release). The page's own widget stays the
+    source of truth: releasing it reruns the page, which redraws everything. `app.kit.sweep` builds the family.
+
+    `values` (when given) are the frames' values, else `points` of them spread over the setting's range on its
+    step grid (a choice setting: its options). `figure` draws just `chart` — cheaper than every figure of the
+    page for each frame; it must equal `figures(v, result)[chart]` (tests/app/test_sweep.py checks)."""
+
+    setting: str
+    chart: str
+    points: int = 21
+    values: tuple = ()
+    figure: Callable[[Values, Any], Any] | None = None
+
+
+@dataclass(frozen=True)
 class Lesson:
     """One page of the explorer, declared; `app.kit.render.render_lesson` draws it."""
 
@@ -81,6 +99,7 @@ class Lesson:
     panel: Callable[[Values, Any], None] | None = None          # draws what is not a chart (tables, cards)
     live: Callable[[Values], dict[str, float]] | None = None    # a live fragment; returns its quantities
     snippet: Snippet | None = None                              # the page as a runnable lcsm_core script
+    sweep: Sweep | None = None                                  # one chart previewed while its setting is dragged
 
     def chart_names(self) -> list[str]:
         return [name for row in self.charts if not isinstance(row, str) for name in row]

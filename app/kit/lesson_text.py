@@ -16,10 +16,18 @@ A lesson file is Markdown a teacher edits without Python:
     answer: half_life ± 2%            ← or: the student types a number, compared with this
     hint: shown after a wrong try
     explain: shown after a right one
+    ## Challenge: Short memory, big radius
+    Prompt text (Markdown): a goal reached by moving the settings (or a number to find).
+    target: min_radius >= 0.99        ← same grammar as check:; every target must hold
+    target: max_horizon < 150
+    hint: / explain: as for exercises
 
 Check lines: `NAME OP VALUE [± TOL[%]]` with OP one of = < > <= >=, or `NAME between A and B`;
 VALUE/A/B are numbers or names of live quantities the page provides (listed on the page).
-Several `check:` lines must all hold.
+Several `check:` (or `target:`) lines must all hold. Challenges are graded exactly like exercises;
+the page shows them in their own block, and a teacher link can open one (`?challenge=N`).
+
+Each page reads only its own file (`lesson_file`): a mistake in one lesson file marks only its page.
 """
 from __future__ import annotations
 
@@ -29,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
-FIELDS = ("check", "answer", "hint", "explain")
+FIELDS = ("check", "target", "answer", "hint", "explain")
+CONDITION = {"Exercise": "check", "Challenge": "target"}     # the settings-condition line of each section kind
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _TERM = rf"(?:{_NUMBER}|[A-Za-z_]\w*)"
 _COMPARE = re.compile(rf"^\s*(\w+)\s*(<=|>=|=|<|>)\s*({_TERM})\s*(?:±\s*({_NUMBER})\s*(%?))?\s*$")
@@ -69,6 +78,7 @@ class LessonText:
     body: str
     exercises: tuple[Exercise, ...]
     extra: dict = field(default_factory=dict)   # any other "## Section" → Markdown
+    challenges: tuple[Exercise, ...] = ()       # "## Challenge: …" sections, graded like exercises
 
 
 @dataclass(frozen=True)
@@ -84,14 +94,17 @@ def parse_lesson(text: str) -> LessonText:
     objectives = tuple(line.lstrip("-* ").strip() for line in sections.pop("Objectives", "").splitlines()
                        if line.strip().startswith(("-", "*")))
     body = sections.pop("Lesson", "").strip()
-    exercises = []
-    for heading in [h for h in sections if h.startswith("Exercise")]:
-        exercises.append(_exercise(heading.partition(":")[2].strip() or heading, sections.pop(heading)))
+    graded = {kind: [] for kind in CONDITION}
+    for heading in [h for h in sections if h.startswith(tuple(CONDITION))]:
+        kind = next(k for k in CONDITION if heading.startswith(k))
+        title = heading.partition(":")[2].strip() or heading
+        graded[kind].append(_exercise(title, sections.pop(heading), kind))
     for key in ("page", "title"):
         if key not in meta:
             raise LessonFormatError(f"front matter needs '{key}:'")
     return LessonText(page=meta["page"], title=meta["title"], objectives=objectives, body=body,
-                  exercises=tuple(exercises), extra={k: v.strip() for k, v in sections.items()})
+                      exercises=tuple(graded["Exercise"]), extra={k: v.strip() for k, v in sections.items()},
+                      challenges=tuple(graded["Challenge"]))
 
 
 def lesson_files(directory: Path | None = None) -> list[Path]:
@@ -99,14 +112,41 @@ def lesson_files(directory: Path | None = None) -> list[Path]:
     return sorted((directory or LESSONS_DIR).glob("[0-9]*.md"))
 
 
+def lesson_file(page: str, directory: Path | None = None) -> Path:
+    """The file of one page: the one whose front matter says `page: <page>` (only the front matter of the
+    others is read), else the one named after the page (`NN-lru-stability.md` for `lru_stability`), so that a
+    file whose front matter is broken is still found by its own page, which then reports the mistake."""
+    files = lesson_files(directory)
+    for path in files:
+        if _declared_page(path) == page:
+            return path
+    for path in files:
+        if path.stem.partition("-")[2] == page.replace("_", "-"):
+            return path
+    raise FileNotFoundError(f"no lesson with 'page: {page}' in {directory or LESSONS_DIR}")
+
+
 def load_lesson(page: str, directory: Path | None = None) -> LessonText:
-    """The lesson whose front matter says `page: <page>`."""
-    directory = directory or LESSONS_DIR
-    for path in lesson_files(directory):
-        lesson = parse_lesson(path.read_text(encoding="utf-8"))
-        if lesson.page == page:
-            return lesson
-    raise FileNotFoundError(f"no lesson with 'page: {page}' in {directory}")
+    """The lesson whose front matter says `page: <page>`; parses that file alone (LessonFormatError for its
+    mistakes — another file's mistakes never reach this page)."""
+    path = lesson_file(page, directory)
+    lesson = parse_lesson(path.read_text(encoding="utf-8"))
+    if lesson.page != page:
+        raise LessonFormatError(f"{path.name} says 'page: {lesson.page}', not 'page: {page}'")
+    return lesson
+
+
+def lesson_pages(directory: Path | None = None) -> list[str]:
+    """The page of every lesson file, in file order (a file whose front matter is broken: the page its name says)."""
+    return [_declared_page(path) or path.stem.partition("-")[2].replace("-", "_") for path in lesson_files(directory)]
+
+
+def _declared_page(path: Path) -> str | None:
+    """The `page:` of a file's front matter; None when the front matter cannot be read."""
+    try:
+        return _front_matter(path.read_text(encoding="utf-8"))[0].get("page")
+    except (LessonFormatError, OSError, UnicodeDecodeError):
+        return None
 
 
 def _front_matter(text: str) -> tuple[dict, str]:
@@ -136,7 +176,8 @@ def _sections(text: str) -> dict[str, str]:
     return sections
 
 
-def _exercise(title: str, text: str) -> Exercise:
+def _exercise(title: str, text: str, kind: str = "Exercise") -> Exercise:
+    """An exercise or a challenge (`kind`): its conditions are `check:` lines, or `target:` lines."""
     found = {f: [] for f in FIELDS}
     prompt = []
     for line in text.splitlines():
@@ -145,14 +186,19 @@ def _exercise(title: str, text: str) -> Exercise:
             found[key.strip().lower()].append(value.strip())
         else:
             prompt.append(line)
-    checks, answers = tuple(found["check"]), found["answer"]
+    condition = CONDITION[kind]
+    where = f"{kind.lower()} '{title}'"
+    for other in set(CONDITION.values()) - {condition}:
+        if found[other]:
+            raise LessonFormatError(f"{where}: use {condition}: lines here ({other}: belongs to another section)")
+    checks, answers = tuple(found[condition]), found["answer"]
     if bool(checks) == bool(answers):
-        raise LessonFormatError(f"exercise '{title}' needs either check: lines or one answer: line")
+        raise LessonFormatError(f"{where} needs either {condition}: lines or one answer: line")
     for c in checks:
         if not (_COMPARE.match(c) or _BETWEEN.match(c)):
-            raise LessonFormatError(f"exercise '{title}': cannot read check '{c}'")
+            raise LessonFormatError(f"{where}: cannot read {condition} '{c}'")
     if answers and (len(answers) > 1 or not _ANSWER.match(answers[0])):
-        raise LessonFormatError(f"exercise '{title}': answer must be 'VALUE [± TOL[%]]', got {answers}")
+        raise LessonFormatError(f"{where}: answer must be 'VALUE [± TOL[%]]', got {answers}")
     return Exercise(title=title, prompt="\n".join(prompt).strip(), checks=checks,
                     answer=answers[0] if answers else None, hint=" ".join(found["hint"]),
                     explain=" ".join(found["explain"]))
@@ -191,7 +237,7 @@ def check_settings(ex: Exercise, quantities: dict) -> Feedback:
     try:
         failing = [c for c in ex.checks if not holds(c, quantities)]
     except KeyError as missing:
-        return Feedback(False, f"This exercise refers to {missing}, which the page does not provide.")
+        return Feedback(False, f"This refers to {missing}, which the page does not provide.")
     if not failing:
         return Feedback(True, "✅ Correct. " + ex.explain)
     return Feedback(False, "Not yet: " + "; ".join(_what_fails(c, quantities) for c in failing) + ". "
@@ -213,7 +259,7 @@ def check_answer(ex: Exercise, answer: float | None, quantities: dict) -> Feedba
     try:
         target = _value(term, quantities)
     except KeyError as missing:
-        return Feedback(False, f"This exercise refers to {missing}, which the page does not provide.")
+        return Feedback(False, f"This refers to {missing}, which the page does not provide.")
     if _within(answer, target, tol or "1", percent if tol else "%"):   # default: within 1 %
         return Feedback(True, "✅ Correct. " + ex.explain)
     return Feedback(False, "Not yet. " + (ex.hint or "Look at the plots and the equations above."))

@@ -1,28 +1,51 @@
-"""Render a lesson (objectives, prose, exercises with code-checked feedback) on a page."""
+"""Render a lesson (objectives, prose, exercises and challenges with code-checked feedback) on a page,
+and this session's score across lessons."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import streamlit as st
 
+from . import lesson_text
 from .cache import cached
-from .lesson_text import LessonFormatError, LessonText, check_answer, check_settings, lesson_files, load_lesson
+from .lesson_text import Exercise, LessonFormatError, LessonText, check_answer, check_settings
+from .progress import LessonProgress, lesson_progress, solved_titles
 
 
 def cached_lesson(page: str, fallback_title: str = "") -> LessonText:
     """The page's lesson, re-read whenever a lesson file changes (a teacher's edit shows on the next rerun).
 
-    A lesson file with a mistake does not break the page: it says what is wrong and the page runs on.
+    A lesson file with a mistake does not break the page: it says what is wrong and the page runs on. Only
+    this page's file is parsed, so another lesson's mistake never shows here.
     """
-    stamp = max((f.stat().st_mtime_ns for f in lesson_files()), default=0)
     try:
-        return _load(page, stamp)
+        return read_lesson(page)
     except (LessonFormatError, FileNotFoundError) as why:
         st.error(f"The lesson text for this page could not be read: {why}", icon="📄")
         return LessonText(page=page, title=fallback_title or page, objectives=(), body="", exercises=())
 
 
-@cached(max_entries=32)
-def _load(page: str, stamp: int) -> LessonText:
-    return load_lesson(page)
+def read_lesson(page: str) -> LessonText:
+    """The page's lesson from the cache (LessonFormatError / FileNotFoundError when its file is wrong)."""
+    directory = lesson_text.LESSONS_DIR
+    stamp = max((f.stat().st_mtime_ns for f in lesson_text.lesson_files(directory)), default=0)
+    return _load(page, str(directory), stamp)
+
+
+@cached(max_entries=64)
+def _load(page: str, directory: str, stamp: int) -> LessonText:
+    return lesson_text.load_lesson(page, Path(directory))
+
+
+def every_lesson_progress() -> list[LessonProgress]:
+    """This session's counts for every lesson file, in lesson order (a broken file counts as unreadable)."""
+    rows = []
+    for page in lesson_text.lesson_pages():
+        try:
+            rows.append(lesson_progress(page, read_lesson(page)))
+        except (LessonFormatError, FileNotFoundError):
+            rows.append(lesson_progress(page, None))
+    return rows
 
 
 def lesson_intro(lesson: LessonText) -> None:
@@ -48,27 +71,54 @@ def lesson_exercises(lesson: LessonText, quantities: dict) -> None:
     if not lesson.exercises:
         return
     heading = st.empty()
-    solved: set = st.session_state.setdefault(f"{lesson.page}.exercises.solved", set())
-    graded_on = tuple(sorted(quantities.items()))
+    solved = solved_titles(lesson.page, "exercise")
     for n, ex in enumerate(lesson.exercises):
         with st.container(border=True):
-            st.markdown(f"**{n + 1}. {ex.title}** — {ex.prompt}")
-            key = f"{lesson.page}.exercise.{n}"
-            if ex.kind == "answer":
-                typed = st.number_input("Your answer", value=None, format="%.6g", key=f"{key}.answer")
-                clicked = st.button("Check", key=f"{key}.check")
-                stamp = (graded_on, typed)
-                feedback = check_answer(ex, typed, quantities) if clicked else None
-            else:
-                clicked = st.button("Check my settings", key=f"{key}.check")
-                stamp = graded_on
-                feedback = check_settings(ex, quantities) if clicked else None
-            if feedback is not None:
-                st.session_state[f"{key}.feedback"] = (stamp, feedback)
-                if feedback.correct:
-                    solved.add(ex.title)
-            shown = st.session_state.get(f"{key}.feedback")
-            if shown is not None and shown[0] == stamp:
-                (st.success if shown[1].correct else st.error)(shown[1].message)
+            graded_item(lesson.page, "exercise", n, ex, quantities)
     done = sum(ex.title in solved for ex in lesson.exercises)
     heading.subheader(f"✏️ Exercises · {done} of {len(lesson.exercises)} solved")
+
+
+def lesson_challenges(lesson: LessonText, quantities: dict, focus: int | None = None, top=None) -> None:
+    """The "🏆 Challenges" block, graded like the exercises. `focus` (0-based, from a teacher link) draws that
+    challenge highlighted in `top` (a container near the top of the page) instead of in the block."""
+    if not lesson.challenges:
+        return
+    heading = st.empty()
+    solved = solved_titles(lesson.page, "challenge")
+    for n, challenge in enumerate(lesson.challenges):
+        if n == focus and top is not None:
+            with top, st.container(border=True):
+                st.subheader(f"🎯 Challenge {n + 1} of {len(lesson.challenges)}: {challenge.title}")
+                st.caption("Opened by your teacher's link. Reach the target, then press the button.")
+                graded_item(lesson.page, "challenge", n, challenge, quantities, numbered=False)
+            st.markdown(f"**{n + 1}. {challenge.title}** — ⬆️ at the top of the page.")
+            continue
+        with st.container(border=True):
+            graded_item(lesson.page, "challenge", n, challenge, quantities)
+    done = sum(c.title in solved for c in lesson.challenges)
+    heading.subheader(f"🏆 Challenges · {done} of {len(lesson.challenges)} solved")
+
+
+def graded_item(page: str, kind: str, n: int, item: Exercise, quantities: dict, numbered: bool = True) -> None:
+    """One exercise or challenge: its prompt, the typed answer or the settings check, and the feedback, kept
+    until what it graded changes; a right answer joins this session's score."""
+    st.markdown((f"**{n + 1}. {item.title}** — " if numbered else "") + item.prompt)
+    key = f"{page}.{kind}.{n}"
+    graded_on = tuple(sorted(quantities.items()))
+    if item.kind == "answer":
+        typed = st.number_input("Your answer", value=None, format="%.6g", key=f"{key}.answer")
+        clicked = st.button("Check", key=f"{key}.check")
+        stamp = (graded_on, typed)
+        feedback = check_answer(item, typed, quantities) if clicked else None
+    else:
+        clicked = st.button("Check my settings", key=f"{key}.check")
+        stamp = graded_on
+        feedback = check_settings(item, quantities) if clicked else None
+    if feedback is not None:
+        st.session_state[f"{key}.feedback"] = (stamp, feedback)
+        if feedback.correct:
+            solved_titles(page, kind).add(item.title)
+    shown = st.session_state.get(f"{key}.feedback")
+    if shown is not None and shown[0] == stamp:
+        (st.success if shown[1].correct else st.error)(shown[1].message)

@@ -2,7 +2,9 @@
 
 Order on the page: title and objectives, lesson notes, (sidebar: widgets, presets), metrics and
 notices, the panel, the charts (with any in-page widgets at their place), the live equations,
-the caption, the live fragment, the exercises. Settings travel in the URL both ways.
+the caption, the live fragment, the exercises, the challenges (a teacher link's `?challenge=N` draws that one
+at the top instead), and this session's score (sidebar; a caption at the bottom in the presenter view).
+Settings travel in the URL both ways.
 
 One cache convention: `compute` is cached on (page, settings), and so are the finished figures
 (as plain dicts: a rerun with known settings costs a few ms per chart, not a plotly validation).
@@ -14,7 +16,15 @@ import streamlit as st
 from .cache import cached
 from .classroom import ClassroomView, current_view, presenter_style, share_panel
 from .lesson import Lesson
-from .lesson_view import cached_lesson, lesson_body, lesson_exercises, lesson_intro
+from .lesson_view import (
+    cached_lesson,
+    every_lesson_progress,
+    lesson_body,
+    lesson_challenges,
+    lesson_exercises,
+    lesson_intro,
+)
+from .progress import score_line
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
 from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset_buttons, show_chart, show_readout
@@ -23,23 +33,25 @@ from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset
 def render_lesson(lesson: Lesson) -> None:
     text = cached_lesson(lesson.page, fallback_title=f"{lesson.icon} {lesson.title}")
     lesson_intro(text)
-    lesson_body(text)
     spec = lesson.settings
+    view = current_view(spec, challenges=len(text.challenges))
+    linked_challenge = st.container()                   # a teacher link's challenge, filled once graded
+    lesson_body(text)
     load_settings(spec)
     values = save_settings(spec)
-    view = current_view(spec)
     st.session_state[PRESENTING_KEY] = view.present
     if view.present:                                    # a projector: controls on the page, no sidebar
         presenter_style()
         draw_sidebar_settings(spec, values, view, columns=True)
     else:
-        with st.sidebar:
+        with st.sidebar:                                # the controls first: above the fold at 1280×720
             if lesson.sidebar_title:
                 st.header(lesson.sidebar_title)
             draw_sidebar_settings(spec, values, view)
             if lesson.presets and view.shown is None and not view.lock:
                 preset_buttons(spec, lesson.presets)
-            share_panel(spec, values)
+            share_panel(spec, values, tuple(c.title for c in text.challenges))
+            score = st.empty()
 
     quantities: dict[str, float] = {}
     if lesson.compute is not None:
@@ -56,6 +68,24 @@ def render_lesson(lesson: Lesson) -> None:
     if lesson.snippet is not None and not view.present:
         snippet_panel(lesson, values)
     lesson_exercises(text, quantities)
+    lesson_challenges(text, quantities, focus=view.challenge, top=linked_challenge)
+    if view.present:
+        score = st.empty()
+    show_score(score, text, present=view.present)
+
+
+def show_score(slot, text, present: bool) -> None:
+    """This session's score across lessons (drawn last, so a Check pressed in this run counts)."""
+    rows = every_lesson_progress()
+    here = next((r for r in rows if r.page == text.page), None)
+    if present:
+        slot.caption(score_line(rows))
+        return
+    lines = [f"**Your score this session**  \n{score_line(rows)}"]
+    if here is not None and here.readable:
+        lines.append(f"This lesson: {here.challenges_solved} of {here.challenges} challenges · "
+                     f"{here.exercises_solved} of {here.exercises} exercises")
+    slot.markdown("  \n".join(lines))
 
 
 def snippet_panel(lesson: Lesson, values: dict) -> None:

@@ -16,13 +16,40 @@ note saying why) for anything outside the declared type or range.
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .literal import HIDDEN, literal
+
 TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+# A number in a link is ASCII and short: Python's float()/int() also take "1_000", Arabic-Indic or full-width
+# digits ("١٢") and 5000-digit strings (int() refuses those with a ValueError of its own) — links never carry
+# those, so they are refused here, before any conversion.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
+NOT_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+MAX_NUMBER_LENGTH = 32
+ASCII_SPACE = " \t\n\r\f\v"
 KINDS = ("float", "int", "choice", "bool", "text")
 WIDGETS = ("slider", "select_slider", "selectbox", "radio", "toggle", "number", "text")
+
+
+def parse_number(raw: str) -> float:
+    """A finite number written in ASCII decimal (sign, digits, point, exponent), at most 32 characters."""
+    if NOT_FINITE.fullmatch(raw):
+        raise ValueError("not a finite number")
+    if len(raw) > MAX_NUMBER_LENGTH:
+        raise ValueError(f"a number longer than {MAX_NUMBER_LENGTH} characters")
+    if not NUMBER.fullmatch(raw):
+        raise ValueError("not a number (ASCII digits only)")
+    if re.fullmatch(r"[+-]?[0-9]+", raw):          # exact, even past 2**53 (a float would round it into range)
+        return int(raw)
+    value = float(raw)
+    if not math.isfinite(value):                    # 1e999
+        raise ValueError("not a finite number")
+    return value
 
 
 @dataclass(frozen=True)
@@ -84,10 +111,12 @@ class Setting:
     # --- values ----------------------------------------------------------------------------
     def parse(self, raw: str) -> Any:
         """The value the URL text `raw` stands for; ValueError with a reader-facing reason otherwise."""
-        raw = raw.strip()
+        raw = raw.strip(ASCII_SPACE)
         if self.kind == "text":
             if len(raw) > self.max_length:
                 raise ValueError(f"longer than {self.max_length} characters")
+            if any(unicodedata.category(c) in HIDDEN for c in raw):   # line breaks, bidi overrides, NUL
+                raise ValueError("text with a control character")
             return raw
         if self.kind == "choice":
             for option in self.options:
@@ -99,16 +128,13 @@ class Setting:
             if raw.lower() in TRUE_WORDS + FALSE_WORDS:
                 return raw.lower() in TRUE_WORDS
             raise ValueError("not true/false")
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ValueError("not a number") from None
-        if not math.isfinite(value):
-            raise ValueError("not a finite number")
+        value = parse_number(raw)
         if self.kind == "int":
             if value != int(value):
                 raise ValueError("not a whole number")
             value = int(value)
+        else:
+            value = float(value)                    # a float widget refuses an int value
         if not (self.low <= value <= self.high):
             raise ValueError(f"outside [{self.encode(self.low)}, {self.encode(self.high)}]")
         return value
@@ -184,7 +210,7 @@ class Settings:
                 values[p.name] = p.parse(str(raw))
             except ValueError as why:
                 values[p.name] = p.default
-                notes.append(f"`{p.name}={str(raw)[:40]}` is {why}; using the default {p.encode(p.default)}.")
+                notes.append(f"{literal(f'{p.name}={raw}')} is {why}; using the default {p.encode(p.default)}.")
         return values, notes
 
     def encode(self, values: Mapping[str, Any]) -> dict[str, str]:

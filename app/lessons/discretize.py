@@ -9,7 +9,17 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import COLORS, axis, build, divergence_marks, log_safe, note, unit_circle_trace, vline
+from app.kit.figure_style import (
+    COLORS,
+    at_least,
+    axis,
+    build,
+    divergence_marks,
+    note,
+    precision_band,
+    unit_circle_trace,
+    vline,
+)
 from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
@@ -48,8 +58,8 @@ def compute(v: dict) -> DiscretizationComparison:
 
 
 def metrics(v: dict, cmp: DiscretizationComparison) -> list:
-    items = [Metric(f"{label}: largest |z|", f"{cmp.methods[method].radius:.4f}",
-                    "stable" if cmp.methods[method].stable else "unstable", good=cmp.methods[method].stable)
+    items = [Metric(f"{label}: largest |z|", f"{cmp.methods[method].radius:.4f}", cmp.methods[method].verdict,
+                    good=cmp.methods[method].verdict != "unstable")
              for method, label in METHOD_LABELS.items()]
     euler = cmp.methods["euler"]
     if euler.diverged_at is not None:
@@ -170,9 +180,11 @@ def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
 
 
 def error_figure(cmp: DiscretizationComparison) -> go.Figure:
-    """|y_method − y_exact| on a log axis (exact zeros drawn at 1e-16)."""
-    traces = [go.Scatter(x=cmp.t[:len(res.error)], y=log_safe(res.error), name=METHOD_LABELS[method],
+    """|y_method − y_exact| on a log axis; errors below the rounding level are drawn in a band that says so."""
+    traces = [go.Scatter(x=cmp.t[:len(res.error)], y=at_least(res.error, cmp.precision), name=METHOD_LABELS[method],
                          line=dict(color=COLORS[method])) for method, res in cmp.methods.items()]
+    if any(np.any(res.error < cmp.precision) for res in cmp.methods.values()):
+        traces.insert(0, precision_band(float(cmp.t[0]), float(cmp.t[-1]), cmp.precision))
     shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")
     return build(traces, "Error vs the exact response", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
                  yaxis=axis("|error|", type="log", exponentformat="power"))

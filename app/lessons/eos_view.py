@@ -9,7 +9,16 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from app.kit.figure_style import axis, build, divergence_marks, log_safe, subplot_grid, unit_circle_trace, vline
+from app.kit.figure_style import (
+    COLORBAR,
+    axis,
+    build,
+    divergence_marks,
+    kept,
+    subplot_grid,
+    unit_circle_trace,
+    vline,
+)
 from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core import VARIANTS, all_codes, variant_table
@@ -91,8 +100,8 @@ def metrics(v: dict, view: LayerInspection) -> list:
         items.append(Notice(f"This method runs one small system per channel: the states and memory shown are "
                             f"channel {view.channel}'s.", level="info", icon="ℹ️"))
     if view.diverged_at is not None:
-        items.append(Notice(f"The memory diverged at t = {view.diverged_at} (‖m_t‖ > {DIVERGENCE_BOUND:g}): "
-                            "plots are clipped there.", icon="💥"))
+        items.append(Notice(f"The memory diverged at t = {view.diverged_at} (‖m_t‖ > {DIVERGENCE_BOUND:,.0f}): "
+                            f"{view.divergence_cause}. The plots stop there.", icon="💥"))
     return items
 
 
@@ -141,7 +150,6 @@ def weights_vs_linear(view: LayerInspection) -> float:
 
 # --- figures ---------------------------------------------------------------------------------
 DIVERGING = "RdBu_r"
-SPECTRUM_REACH = 1e3    # the spectrum's axes stop here; the title still gives the largest |λ|
 
 
 def figures(v: dict, view: LayerInspection) -> dict[str, go.Figure]:
@@ -150,13 +158,20 @@ def figures(v: dict, view: LayerInspection) -> dict[str, go.Figure]:
                 weights=weights_figure(view), spectrum=spectrum_figure(view), output=output_figure(view))
 
 
+def within(view: LayerInspection) -> int:
+    """How many leading steps stayed within the divergence bound (all of them, or those before the divergence;
+    at least one): the heatmaps show these, not values clipped at the bound."""
+    return len(view.memory) if view.diverged_at is None else max(view.diverged_at, 1)
+
+
 def _symmetric_range(a: np.ndarray) -> float:
     top = float(np.max(np.abs(a))) if a.size else 1.0
     return top if top > 0 else 1.0
 
 
 def states_figure(view: LayerInspection) -> go.Figure:
-    """Heatmaps over time of the input, expand, oscillation (|o|, mean over d) and shrink states."""
+    """Heatmaps over time of the input, expand, oscillation (|o|, mean over d) and shrink states, each with its
+    colour bar under it (the four have different scales)."""
     panels = [("input i_t", view.i, DIVERGING, True), ("expand e_t", view.e, DIVERGING, True),
               ("oscillation |o_t|" + (" (diagonal)" if view.psi == "matrix" else ""), view.o_abs, "Viridis", False),
               ("shrink s_t", view.s, DIVERGING, True)]
@@ -164,37 +179,53 @@ def states_figure(view: LayerInspection) -> go.Figure:
     traces = []
     for col, (_, data, scale, symmetric) in enumerate(panels, start=1):
         xname, yname = names(1, col)
+        data = data[:within(view)]
         rng = _symmetric_range(data)
+        x0, x1 = axes[xname.replace("x", "xaxis", 1)]["domain"]
         traces.append(go.Heatmap(z=data.T, colorscale=scale, zmin=-rng if symmetric else 0.0,
-                                 zmax=rng if symmetric else max(1.0, float(data.max(initial=0))), showscale=False,
+                                 zmax=rng if symmetric else max(1.0, float(data.max(initial=0))),
+                                 colorbar=dict(orientation="h", x=(x0 + x1) / 2, len=x1 - x0, y=-0.32, yanchor="top",
+                                               thickness=10, nticks=5),
                                  xaxis=xname, yaxis=yname,
                                  hovertemplate="t=%{x}<br>row %{y}<br>%{z:.4g}<extra></extra>"))
         axes[xname.replace("x", "xaxis", 1)].update(title=dict(text="t"))
-    return build(traces, "The four EOS states over time", height=300, legend=False, annotations=titles, **axes)
+    return build(traces, "The four EOS states over time", height=360, legend=False, annotations=titles, **axes)
 
 
 def memory_figure(view: LayerInspection, t: int) -> go.Figure:
-    m = view.memory[t]
-    rng = _symmetric_range(view.memory)     # one colour scale for every t: fading and growth stay visible
+    """m_t on one colour scale for every t kept (fading and growth stay visible); past a divergence, the last
+    step kept."""
+    memory = view.memory[:within(view)]
+    shown = min(t, len(memory) - 1)
+    m = memory[shown]
+    rng = _symmetric_range(memory)
     trace = go.Heatmap(z=m, colorscale=DIVERGING, zmin=-rng, zmax=rng,
                        hovertemplate="row %{y} (k)<br>column %{x} (d)<br>%{z:.4g}<extra></extra>")
     part = "Re " if view.complex_memory else ""
-    return build([trace], f"{part}memory m_t at t = {t}  ({m.shape[0]}×{m.shape[1]})", legend=False,
+    where = f"t = {shown}" + (f" (diverged at t = {view.diverged_at})" if shown < t else "")
+    return build([trace], f"{part}memory m_t at {where}  ({m.shape[0]}×{m.shape[1]})", legend=False,
                  xaxis=axis("d (input columns)"), yaxis=axis("k (expand rows)", autorange="reversed"))
 
 
 def memory_norm_figure(view: LayerInspection, t: int) -> go.Figure:
-    norm = log_safe(view.memory_norm)
-    shapes, notes = divergence_marks(view.diverged_at, "memory")
+    raw = kept(view.memory_norm, view.diverged_at)
+    positive = raw[raw > 0]
+    wide = positive.size > 0 and positive.max() / positive.min() > 1e3   # several decades: a log axis shows them all
+    norm = np.where(raw > 0, raw, np.nan) if wide else raw                 # (an empty memory has no logarithm: a gap)
+    shapes, notes = divergence_marks(view.diverged_at, "memory", text=f"‖m_t‖ passed {DIVERGENCE_BOUND:,.0f} "
+                                                                    f"at t = {view.diverged_at}",
+                                     x_end=len(view.memory_norm) - 1)
     trace = go.Scatter(y=norm, mode="lines+markers", name="‖m_t‖", marker=dict(size=4))
-    wide = norm.max() / norm.min() > 1e3    # spans several decades: a log axis shows them all
     return build([trace], "Memory size over time", legend=False, shapes=[vline(t, "#888", "dot")] + shapes,
-                 annotations=notes, xaxis=axis("t"),
+                 annotations=notes, xaxis=axis("t", range=[-0.5, len(view.memory_norm) - 0.5]),
                  yaxis=axis("‖m_t‖ (Frobenius)", **({"type": "log"} if wide else {})))
 
 
 def weights_figure(view: LayerInspection) -> go.Figure:
-    W = np.where(np.tril(np.ones_like(view.weights, dtype=bool)), view.weights, np.nan)
+    """W[t, s] over s ≤ t; rows past a divergence are left blank (their weights passed the bound)."""
+    T = len(view.weights)
+    shown = np.tril(np.ones_like(view.weights, dtype=bool)) & (np.arange(T)[:, None] < within(view))
+    W = np.where(shown, view.weights, np.nan)
     rng = _symmetric_range(np.nan_to_num(W))
     trace = go.Heatmap(z=W, colorscale=DIVERGING, zmin=-rng, zmax=rng,
                        hovertemplate="output t=%{y}<br>input s=%{x}<br>W=%{z:.4g}<extra></extra>")
@@ -203,17 +234,17 @@ def weights_figure(view: LayerInspection) -> go.Figure:
 
 
 def spectrum_figure(view: LayerInspection) -> go.Figure:
-    """Eigenvalues of o_t at every step, coloured by t, over the unit circle."""
+    """Eigenvalues of o_t at every step, coloured by t, over the unit circle; the axes reach the largest |λ|."""
     T, n = view.eigenvalues.shape
     ev = view.eigenvalues.reshape(-1)
     t = np.repeat(np.arange(T), n)
     keep = np.isfinite(ev)
     ev, t = ev[keep], t[keep]
-    reach = max(1.1, min(float(np.abs(ev).max(initial=1.0)) * 1.05, SPECTRUM_REACH))
+    reach = max(1.1, float(np.abs(ev).max(initial=1.0)) * 1.05)
     traces = [unit_circle_trace(color="black"),
               go.Scatter(x=ev.real, y=ev.imag, mode="markers", name="eigenvalues of o_t",
                          marker=dict(size=6, color=t, colorscale="Plasma", opacity=0.75,
-                                     colorbar=dict(title=dict(text="t"), thickness=12)),
+                                     colorbar=dict(COLORBAR, title=dict(text="t"))),
                          hovertemplate="λ = %{x:.4f} %{y:+.4f}i<br>t = %{marker.color}<extra></extra>")]
     worst = float(np.max(view.spectral_radius)) if view.spectral_radius.size else 0.0
     return build(traces, f"Spectrum of the oscillation (largest |λ| = {worst:.4g})", height=420, legend=False,
@@ -223,11 +254,18 @@ def spectrum_figure(view: LayerInspection) -> go.Figure:
 
 def output_figure(view: LayerInspection) -> go.Figure:
     c = view.channel
-    shapes, notes = divergence_marks(view.diverged_at, "output")
+    shapes, notes = divergence_marks(view.diverged_at, "output", text=f"the memory diverged at t = {view.diverged_at}",
+                                     x_end=len(view.x) - 1)
+    y = kept(view.y[:, c], view.diverged_at)
     traces = [go.Scatter(y=view.x[:, min(c, view.x.shape[1] - 1)], name=f"input x_t[{c}]", line=dict(color="#999")),
-              go.Scatter(y=view.y[:, c], name=f"EOS output y_t[{c}]", line=dict(color="#1f77b4"))]
+              go.Scatter(y=y, name=f"EOS output y_t[{c}]", line=dict(color="#1f77b4"))]
+    y_axis = axis()
+    if view.diverged_at is not None:          # framed on what came before the blow-up, which leaves the frame
+        before = np.concatenate([view.x[:, min(c, view.x.shape[1] - 1)], y[:-1]])
+        top = 1.1 * max(float(np.abs(before).max(initial=0)), 1e-12)
+        y_axis = axis(range=[-top, top])
     return build(traces, f"Input and output, channel {c}", height=300, shapes=shapes, annotations=notes,
-                 xaxis=axis("t"))
+                 xaxis=axis("t", range=[-0.5, len(view.x) - 0.5]), yaxis=y_axis)
 
 
 LESSON = Lesson(

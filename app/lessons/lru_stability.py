@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.cache import cached
-from app.kit.figure_style import COLORS, build, circle, hline, log_safe, note, subplot_grid
+from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, subplot_grid
 from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.divergence import DIVERGENCE_BOUND
@@ -193,14 +193,18 @@ def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
         traces.append(go.Scatter(x=np.arange(len(loss)), y=loss, name=name, line=dict(color=COLORS[name])))
         traces.append(go.Scatter(x=np.arange(len(run.eigenvalues)), y=np.abs(run.eigenvalues).max(axis=1),
                                  name=name, showlegend=False, line=dict(color=COLORS[name]), xaxis="x2", yaxis="y2"))
-        if run.diverged_step is not None:
-            notes.append(note(f"⚠ {name}: loss diverged at step {run.diverged_step} — stopped", run.diverged_step,
-                              1, xanchor="left"))
+    diverged = [(run.diverged_step, name) for name, run in runs.items() if run.diverged_step is not None]
+    shapes = [hline(1.0, "black", "dash", xref="x2 domain", yref="y2")]
+    for n, (step, name) in enumerate(diverged):      # one line per run, one note for all of them
+        marks, words = divergence_marks(step, name, text=", ".join(f"{who}: loss diverged at step {at}"
+                                                                   for at, who in diverged),
+                                        x_end=max(len(r.loss) for r in runs.values()) - 1)
+        shapes += marks
+        notes += words if n == 0 else []
     axes["yaxis"].update(type="log", exponentformat="power")
     axes["xaxis"].update(title=dict(text="step"))
     axes["xaxis2"].update(title=dict(text="step"))
-    return build(traces, "Training", height=330, annotations=notes,
-                 shapes=[hline(1.0, "black", "dash", xref="x2 domain", yref="y2")], **axes)
+    return build(traces, "Training", height=330, annotations=notes, shapes=shapes, **axes)
 
 
 LESSON = Lesson(

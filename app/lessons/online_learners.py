@@ -9,7 +9,17 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import PALETTE, axis, build, hline, log_safe, note, vline
+from app.kit.figure_style import (
+    PALETTE,
+    at_least,
+    axis,
+    build,
+    divergence_marks,
+    kept,
+    note,
+    precision_band,
+    vline,
+)
 from app.kit.lesson import Lesson, Metric, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.divergence import DIVERGENCE_BOUND
@@ -104,8 +114,12 @@ def equations(q: dict) -> list[str]:
 
 
 # --- figures ---------------------------------------------------------------------------------
-ERROR_FLOOR = 1e-8   # below this a recall is exact for the eye; a lower floor only stretches the axis
+ERROR_FLOOR = 1e-8   # errors below this are drawn in a band that says so (the smallest ones are float rounding,
+                     # ~1e-32: drawn at their value they would stretch the axis over 25 empty decades)
+FLOOR_NAME = "error < 10⁻⁸"
 RULE_COLORS = dict(zip(RULES, PALETTE))
+MAX_BARS = 16        # keys drawn as grouped bars up to this many; beyond, one marker per key and rule
+SYMBOLS = ("circle", "diamond", "x", "triangle-up")
 
 
 def figures(v: dict, study: RecallStudy) -> dict[str, go.Figure]:
@@ -113,32 +127,53 @@ def figures(v: dict, study: RecallStudy) -> dict[str, go.Figure]:
 
 
 def recall_error_figure(study: RecallStudy) -> go.Figure:
-    traces = [go.Scatter(y=log_safe(err, ERROR_FLOOR), name=rule, mode="lines", line=dict(color=RULE_COLORS[rule]))
+    """Each rule's error after each step, cut where it diverged."""
+    traces = [go.Scatter(y=at_least(kept(err, study.diverged_at[rule]), ERROR_FLOOR), name=rule, mode="lines",
+                         line=dict(color=RULE_COLORS[rule]))
               for rule, err in zip(study.rules, study.errors)]
-    notes = [note(f"⚠ {rule} diverged", study.diverged_at[rule], 1, color=RULE_COLORS[rule], xanchor="center")
-             for rule in study.rules if study.diverged_at[rule] is not None]
+    if (study.errors < ERROR_FLOOR).any():
+        traces.insert(0, precision_band(0, study.errors.shape[1] - 1, ERROR_FLOOR, name=FLOOR_NAME))
     n = study.n_keys
-    restarts = [vline(rep * n - 0.5, "#ccc", "dot") for rep in range(1, len(study.key_order) // n)]
-    return build(traces, "Recall error of every key seen so far", height=380, shapes=restarts, annotations=notes,
+    shapes = [vline(rep * n - 0.5, "#ccc", "dot") for rep in range(1, len(study.key_order) // n)]
+    diverged = [(at, rule) for rule, at in study.diverged_at.items() if at is not None]
+    notes = []
+    for j, (at, rule) in enumerate(diverged):       # a line per rule, one note for all of them
+        marks, words = divergence_marks(at, rule, text=", ".join(f"{who} diverged at step {step}"
+                                                                 for step, who in diverged),
+                                        x_end=study.errors.shape[1] - 1)
+        shapes += marks
+        notes += words if j == 0 else []
+    return build(traces, "Recall error of every key seen so far", height=380, shapes=shapes, annotations=notes,
                  xaxis=axis("step t (dotted: the stream starts over)"),
                  yaxis=axis("mean squared recall error", type="log"))
 
 
 def final_error_figure(study: RecallStudy) -> go.Figure:
+    """Each key's error at the end: grouped bars for a few keys, a marker per key and rule for many."""
     keys = np.arange(study.n_keys)
-    traces = [go.Bar(x=keys, y=log_safe(err, ERROR_FLOOR), name=rule, marker_color=RULE_COLORS[rule])
-              for rule, err in zip(study.rules, study.final_error)]
-    return build(traces, "Recall error per key at the end", legend_side="right", xaxis=axis("key"),
-                 yaxis=axis("squared error", type="log"))
+    few = study.n_keys <= MAX_BARS
+    drawn = [(j, rule, err) for j, (rule, err) in enumerate(zip(study.rules, study.final_error))
+             if study.diverged_at[rule] is None]              # a diverged rule's errors are the clip, not data
+    traces = [go.Bar(x=keys, y=at_least(err, ERROR_FLOOR), name=rule, marker_color=RULE_COLORS[rule]) if few else
+              go.Scatter(x=keys, y=at_least(err, ERROR_FLOOR), name=rule, mode="markers",
+                         marker=dict(color=RULE_COLORS[rule], size=7, symbol=SYMBOLS[j]))
+              for j, rule, err in drawn]
+    if any((err < ERROR_FLOOR).any() for _, _, err in drawn):
+        traces.insert(0, precision_band(-0.5, study.n_keys - 0.5, ERROR_FLOOR, name=FLOOR_NAME))
+    gone = [rule for rule in study.rules if study.diverged_at[rule] is not None]
+    notes = [note(f"⚠ not drawn: {', '.join(gone)} diverged", 0.01, 1, xref="x domain", yref="paper",
+                  xanchor="left")] if gone else []
+    return build(traces, "Recall error per key at the end", legend_side="right", annotations=notes,
+                 xaxis=axis("key"), yaxis=axis("squared error", type="log"))
 
 
 def radius_figure(study: RecallStudy) -> go.Figure:
-    traces = [go.Scatter(y=np.minimum(r, DIVERGENCE_BOUND), name=rule, mode="lines", line=dict(color=RULE_COLORS[rule]))
-              for rule, r in zip(study.rules, study.radius)]
+    steps = study.radius.shape[1]
+    traces = [go.Scatter(x=[0, steps - 1], y=[1.0, 1.0], mode="lines", name="|λ| = 1 (unit circle)",
+                         line=dict(color="black", dash="dash", width=1), hoverinfo="skip")]
+    traces += [go.Scatter(y=np.minimum(r, DIVERGENCE_BOUND), name=rule, mode="lines",
+                          line=dict(color=RULE_COLORS[rule])) for rule, r in zip(study.rules, study.radius)]
     return build(traces, "Stability of each step's transition", legend_side="right",
-                 shapes=[hline(1.0, "black", "dash")],
-                 annotations=[note("unit circle", 0, 1.0, xref="paper", yref="y", color="black", xanchor="left",
-                                   yanchor="bottom")],
                  xaxis=axis("step t"), yaxis=axis("largest |eigenvalue| of the transition"))
 
 

@@ -197,11 +197,17 @@ def grid_results(spec: GridSpec, polling: bool) -> dict[str, float]:
         st.dataframe(pd.DataFrame([{"run": r.id, "label": r.label, "status": r.status, "steps": r.steps,
                                     "best test acc": r.best_test_acc, "seconds": round(r.wall_s, 1), "note": r.reason}
                                    for r in rows]), hide_index=True, width="stretch")
+    return grid_quantities(spec, results, live_cells, shipped is not None)
+
+
+def grid_quantities(spec: GridSpec, results: list, live_cells: list, shipped: bool) -> dict[str, float]:
+    """What the exercises and challenges check, about the grid the settings describe and its results."""
+    found = verdict(spec, results)
     done = len({r.key for r in results})
     return dict(cells=float(spec.cell_count), finished_fraction=done / spec.cell_count,
                 live_cells=float(len(live_cells)), claim_held=-1.0 if found is None else float(found.held),
                 ablation_is_tau=float(spec.ablation == "tau"),
-                seeds=float(len(spec.seeds)), shipped=float(shipped is not None))
+                seeds=float(len(spec.seeds)), shipped=float(shipped))
 
 
 # --- figures -------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.cache import cached
-from app.kit.figure_style import COLORS, LOG_FLOOR, PALETTE, axis, build, log_safe, note, subplot_grid
+from app.kit.figure_style import COLORS, LOG_FLOOR, PALETTE, axis, build, divergence_marks, subplot_grid
 from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.propagation import (
@@ -106,19 +106,20 @@ def figures(v: dict, exp: PropagationExperiment) -> dict[str, go.Figure]:
 def traces_figure(traces: list[PropagationTrace]) -> go.Figure:
     """One panel per system: the readout for "aa" and for "ab"."""
     axes, titles, cell = subplot_grid(2, 2, [t.name for t in traces], vspace=0.16)
-    data, notes = [], list(titles)
+    data, notes, shapes = [], list(titles), []
     for n, tr in enumerate(traces):
         xa, ya = cell(n // 2 + 1, n % 2 + 1)
         for seq, y in (("aa", tr.y_aa), ("ab", tr.y_ab)):
             data.append(go.Scatter(x=tr.t, y=y, name=f'"{seq}"', showlegend=n == 0, legendgroup=seq, xaxis=xa,
                                    yaxis=ya, line=dict(color=COLORS[seq], width=2 if seq == "aa" else 1.5,
                                                        dash="solid" if seq == "aa" else "dot")))
-        if tr.exploded:
-            notes.append(note(f"⚠ exploded at {tr.t[-1]:.4g} — stopped", tr.t[-1], 1, xref=xa,
-                              yref=f"{ya} domain"))
+        marks, words = divergence_marks(float(tr.t[-1]) if tr.exploded else None, "", xref=xa, yref=f"{ya} domain",
+                                        text=f"exploded at {tr.t[-1]:.4g}")
+        shapes += marks
+        notes += words
     axes["xaxis3"].update(title=dict(text="time (s)"))
     axes["xaxis4"].update(title=dict(text="step"))
-    return build(data, 'Readout for "aa" and "ab"', height=520, annotations=notes, **axes)
+    return build(data, 'Readout for "aa" and "ab"', height=520, annotations=notes, shapes=shapes, **axes)
 
 
 def distance_figure(traces: list[PropagationTrace]) -> go.Figure:
@@ -127,7 +128,10 @@ def distance_figure(traces: list[PropagationTrace]) -> go.Figure:
     for n, tr in enumerate(traces):
         differs = np.flatnonzero(tr.distance > 0)
         start = int(differs[0]) if differs.size else 0           # identical until the second token
-        data.append(go.Scatter(x=np.arange(start, len(tr.distance)), y=log_safe(tr.distance[start:]), name=tr.name,
+        # the distance itself, however small: 2|λ|^L stays far above float precision (it is the same size as the
+        # states it is the difference of) down to 1e-300, so no floor is drawn; an exact zero is left as a gap
+        shown = np.where(tr.distance[start:] > 0, tr.distance[start:], np.nan)
+        data.append(go.Scatter(x=np.arange(start, len(tr.distance)), y=shown, name=tr.name,
                                line=dict(color=PALETTE[n])))
     return build(data, "How far apart the two states are", xaxis=axis("step"),
                  yaxis=axis("‖Δ state‖", type="log", exponentformat="power"))
@@ -139,7 +143,8 @@ def heatmap_figure(cut: DistanceMap, *, marker: tuple, x_title: str, title: str)
     exploded = cut.size > EXPLODE_ABOVE
     data = [
         go.Heatmap(x=cut.x, y=cut.nu, z=np.where(exploded, LOG_RANGE[1], z), zmin=LOG_RANGE[0], zmax=LOG_RANGE[1],
-                   colorscale="Viridis", colorbar=dict(title=dict(text="log₁₀ dist"), len=0.9),
+                   colorscale="Viridis", colorbar=dict(title=dict(text="distance"), len=0.9, tickvals=LOG_TICKS,
+                                                       ticktext=log_tick_text(LOG_TICKS)),
                    hovertemplate=f"{x_title} %{{x:.3g}}<br>damping ν %{{y:.3g}}<br>log₁₀ dist %{{z:.2f}}"
                                  "<extra></extra>"),
         go.Contour(x=cut.x, y=cut.nu, z=z, showscale=False, hoverinfo="skip", name="forgets",
@@ -151,8 +156,24 @@ def heatmap_figure(cut: DistanceMap, *, marker: tuple, x_title: str, title: str)
                    marker=dict(symbol="star", size=18, color="white", line=dict(color="black", width=1.5)))]
     notes = _zone_label(cut, z <= np.log10(FORGET_BELOW), "forgets", "white") + \
         _zone_label(cut, exploded, "explodes", "#d62728")
-    return build(data, title, height=380, legend=False, annotations=notes, xaxis=axis(x_title),
-                 yaxis=axis("damping ν"))
+    return build(data, title, height=380, legend=False, annotations=notes, xaxis=axis(x_title, range=cell_range(cut.x)),
+                 yaxis=axis("damping ν", range=cell_range(cut.nu)))
+
+
+def cell_range(centres: np.ndarray) -> list[float]:
+    """The axis range a heatmap's cells fill: half a cell beyond the first and the last centre."""
+    half = float(centres[1] - centres[0]) / 2 if len(centres) > 1 else 0.5
+    return [float(centres[0]) - half, float(centres[-1]) + half]
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+LOG_TICKS = list(range(int(LOG_RANGE[0]), int(LOG_RANGE[1]) + 1, 2))
+
+
+def log_tick_text(ticks: list[int]) -> list[str]:
+    """10ⁿ for the colour bar's log₁₀ ticks; its ends hold everything beyond them (≤ 10⁻⁸, ≥ 10⁶ exploded)."""
+    text = [f"10{str(n).translate(SUPERSCRIPT)}" for n in ticks]
+    return [f"≤{text[0]}", *text[1:-1], f"≥{text[-1]}"]
 
 
 def _zone_label(cut: DistanceMap, mask: np.ndarray, text: str, color: str) -> list:

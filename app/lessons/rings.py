@@ -78,6 +78,8 @@ def equations(q: dict) -> list[str]:
 
 
 # --- figures ---------------------------------------------------------------------------------
+RING_COLOR = "#2ca02c"
+PICK_COLORS = (PALETTE[1], PALETTE[3], PALETTE[4])   # the three picked eigenvalues, the same in every chart
 def figures(v: dict, study: RingStudy) -> dict[str, go.Figure]:
     return {"eigenvalues": eigenvalue_ring_figure(study), "radius-histogram": radius_histogram_figure(study),
             "impulse-responses": impulse_response_figure(study)}
@@ -87,9 +89,10 @@ def eigenvalue_ring_figure(study: RingStudy) -> go.Figure:
     """λ in the complex plane over the unit circle, the ring r_min ≤ |λ| ≤ r_max, the picked three."""
     lam = study.eigenvalues
     traces = [unit_circle_trace(color="black")]
-    for r, name in ((study.r_min, "r_min"), (study.r_max, "r_max")):
-        if r > 0:
-            traces.append(unit_circle_trace(f"{name} = {r:g}", r, color="#2ca02c", dash="dash"))
+    bounds = [r for r in (study.r_min, study.r_max) if r > 0]
+    for n, r in enumerate(bounds):           # both edges of the ring: one legend entry
+        traces.append(unit_circle_trace(f"ring {study.r_min:g} ≤ |λ| ≤ {study.r_max:g}", r, color=RING_COLOR,
+                                        dash="dash").update(legendgroup="ring", showlegend=n == 0))
     traces.append(go.Scatter(x=lam.real, y=lam.imag, mode="markers", name="λ",
                              marker=dict(size=6, color=PALETTE[0], opacity=0.7),
                              customdata=np.stack([study.radii, study.horizons], -1),
@@ -97,7 +100,7 @@ def eigenvalue_ring_figure(study: RingStudy) -> go.Figure:
                                            "<extra></extra>"))
     for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
         traces.append(go.Scatter(x=[lam[idx].real], y=[lam[idx].imag], mode="markers", name=label,
-                                 marker=dict(size=14, symbol="star", color=PALETTE[n + 1],
+                                 marker=dict(size=14, symbol="star", color=PICK_COLORS[n],
                                              line=dict(color="black", width=1))))
     return build(traces, f"{len(lam)} eigenvalues", height=430, legend_side="right",
                  xaxis=axis("Re λ", range=[-1.1, 1.1], constrain="domain"),
@@ -120,7 +123,7 @@ def impulse_response_figure(study: RingStudy) -> go.Figure:
     steps = np.arange(study.impulse.shape[1])
     for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
         h = study.impulse[n]
-        color = PALETTE[n + 1]
+        color = PICK_COLORS[n]
         traces.append(go.Scatter(x=steps, y=h.real, name=f"{label}: Re λᵗ", line=dict(color=color, width=1.5)))
         traces.append(go.Scatter(x=steps, y=np.abs(h), showlegend=False, hoverinfo="skip",
                                  line=dict(color=color, dash="dot", width=1)))

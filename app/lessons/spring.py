@@ -100,12 +100,16 @@ def time_response_figure(sim: SpringSimulation) -> go.Figure:
     traces = [go.Scatter(x=sim.t, y=sim.x, name="position x(t)", line=dict(color=PALETTE[0], width=2.5)),
               go.Scatter(x=sim.t, y=sim.force, name="force f(t)", line=dict(color=PALETTE[1], width=1.5),
                          xaxis="x2", yaxis="y2")]
-    shapes, notes = [], []
-    if sim.diverged_at is not None:
-        shapes.append(vline(sim.diverged_at, RED, "dash", 1.5, xref="x2"))
-        notes.append(note(f"⚠ |x| passed {sim.bound:g} at t = {sim.diverged_at:.3g} s — stopped",
-                          sim.diverged_at, 1, xref="x2"))
+    shapes, notes = divergence_marks(sim.diverged_at, "", xref="x2", text=divergence_text(sim))
     return build(traces, "Time response", height=380, shapes=shapes, annotations=notes, **axes)
+
+
+def divergence_text(sim: SpringSimulation) -> str | None:
+    """Which state passed the bound, and when (the core says whether it was x or v)."""
+    if sim.diverged_at is None:
+        return None
+    state = "position |x|" if sim.diverged_in == "x" else "velocity |v|"
+    return f"{state} passed {sim.bound:,.0f} at t = {sim.diverged_at:.3g} s"
 
 
 def phase_portrait_figure(sim: SpringSimulation) -> go.Figure:
@@ -118,7 +122,7 @@ def phase_portrait_figure(sim: SpringSimulation) -> go.Figure:
 
 
 def energy_figure(sim: SpringSimulation) -> go.Figure:
-    shapes, notes = divergence_marks(sim.diverged_at, "energy")
+    shapes, notes = divergence_marks(sim.diverged_at, "", text=divergence_text(sim))
     trace = go.Scatter(x=sim.t, y=sim.energy, fill="tozeroy", name="E", line=dict(color=PALETTE[4]))
     return build([trace], "Energy", legend=False, shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
                  yaxis=axis("½mv² + ½kx²"))
@@ -148,7 +152,8 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🪀 Spring",
     compute=compute, figures=figures, charts=(("response", "phase"), ("energy", "poles")),
     metrics=metrics, quantities=quantities, equations=equations,
-    caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s), "
+    caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s, finer when a "
+            "pole is fast: at least five samples per time constant), "
             "m_t = λ ⊙ m_{t−1} + e_t i_tᵀ with complex λ = e^{pΔ}.",
     snippet=Snippet(
         imports="import numpy as np\nfrom lcsm_core.dynamics.spring_simulation import simulate_spring",

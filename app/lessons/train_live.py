@@ -1,7 +1,7 @@
 """Lesson 8 · Train live: a small EOS model learns associative recall while its oscillation eigenvalues
 move inside the unit disk.
 
-Prose and exercises: lessons/08-train-live.md. Training runs in a worker thread of the server's one
+Prose and exercises: lessons/08-train-live.md. Training runs in a worker process of the server's one
 RunManager (`lcsm_core.training.shared_manager`); this page turns the settings into a RunConfig with
 `run_config`, sends one command per button, and draws what the run store holds — polling once a second
 with a fragment while the shown run is active. The run shown travels in the URL as `?run=ID`.
@@ -15,20 +15,31 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from app.kit.figure_style import PALETTE, axis, build, divergence_marks, subplot_grid, unit_circle_trace
+from app.kit.figure_style import (
+    PALETTE,
+    axis,
+    build,
+    distinct_colors,
+    divergence_marks,
+    subplot_grid,
+    unit_circle_trace,
+)
 from app.kit.lesson import Lesson, Snippet
+from app.kit.literal import literal
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
 from app.kit.widgets import show_chart
 from lcsm_core.tasks import TASK_NAMES
-from lcsm_core.training import RunConfig, RunRow, run_config, shared_manager
+from lcsm_core.training import RunConfig, RunRow, SizeLimits, run_config, shared_manager
 from lcsm_core.training.compare import differences, runs_csv, runs_json
+from lcsm_core.training.cost import format_bytes
 from lcsm_core.variants import VARIANTS
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
 LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
 POLL_S = 1.0
+SAFETY_SECONDS = SizeLimits().max_seconds  # the learner's budget is in steps; this only stops a run that hangs
 RUN_KEY, SESSION_KEY = "train_live_run", "train_live_session"
 ERROR_KEY, POLLING_KEY = "train_live_error", "train_live_polling"
 
@@ -51,11 +62,20 @@ def owner_token() -> str:
     return token
 
 
+def run_id_of(value: str) -> int | None:
+    """The run id a link's `?run=` text names, or None. Strict: "²".isdigit() is true and int() takes "١٢",
+    "1_000" and 5000 digits (then SQLite or int()'s digit limit raises), so only 1–18 ASCII digits pass."""
+    return int(value) if RUN_ID.fullmatch(value) else None
+
+
 def current_run() -> int | None:
     """The run this tab shows: chosen here, else from the link (?run=ID; anything but an id is ignored)."""
     if RUN_KEY not in st.session_state:
         value = st.query_params.get("run", "")
-        st.session_state[RUN_KEY] = int(value) if RUN_ID.fullmatch(value) else None
+        st.session_state[RUN_KEY] = run_id_of(value)
+        if value and run_id_of(value) is None:
+            st.warning(f"This link's run {literal(value)} is not a run id (up to 18 digits 0–9): no run is shown.",
+                       icon="⚠️")
     return st.session_state[RUN_KEY]
 
 
@@ -105,31 +125,38 @@ SETTINGS = Settings("train_live", (
                    help="Changes a running run too.", on_change=push_lr_to_run),
     Setting.number("batch", "Batch size", 32, 1, 4096, group="Training"),
     Setting.number("seed", "Seed", 0, 0, 2**31 - 1, group="Training"),
-    Setting.number("budget", "Time budget (s)", 90.0, 1.0, 3600.0, step=10.0, group="Training"),
+    Setting.number("steps", "Step budget", 1000, 1, 100_000, step=100, group="Training",
+                   help="The run stops at 99 % test accuracy or after this many optimizer steps, whichever comes "
+                        "first: a busy server trains slower, not less. At the defaults GLA reaches 99 % within "
+                        "340–680 steps (seeds 0–2; benchmarks/results/train_speed-cpu.md)."),
 ))
 
 PRESETS = (
     Preset("⚡ GLA learns recall",
            dict(task="mqar", layer="variant", variant="gla", k=64, lr=5e-3, seed=0),
-           "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values."),
+           "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values "
+           "(99 % at step 680 with seed 0; at steps 340–680 over seeds 0–2)."),
     Preset("🧪 Code 1-3-1-0", dict(task="mqar", layer="code", code="1-3-1-0", tau=16.0, k=64, seed=0),
            "A model code with a data-dependent k-vector o (GLA's decay): e, o, s all read the input."),
-    Preset("🐢 S4 on recall", dict(task="mqar", layer="variant", variant="s4", k=16, seed=0),
+    Preset("🐢 S4 on recall", dict(task="mqar", layer="variant", variant="s4", k=16, seed=0, steps=300),
            "A time-invariant oscillation: its eigenvalues cannot react to which token is a key "
-           "(k = 16: S4's dense k×k state per channel is slow on a CPU)."),
+           "(k = 16 and 300 steps: S4's dense k×k state per channel trains ~2 steps/s on an idle CPU core)."),
     Preset("✂️ Selective copying, GLA",
            dict(task="selective_copying", layer="variant", variant="gla", k=64, lr=5e-3, seed=0),
            "Copy the scattered tokens in order: a data-dependent decay can keep the tokens and skip the blanks "
-           "(GLA ~0.88 in a minute here; S4 at k = 16 stays near chance — compare them in the table)."),
+           "(GLA: 0.91 test accuracy in the 1000-step budget at seed 0; try S4 at k = 16 and compare them in "
+           "the table)."),
 )
 
 
 def run_settings(v: dict) -> dict:
-    """The keyword arguments of `run_config` these settings make."""
+    """The keyword arguments of `run_config` these settings make: budgeted in steps, with the server's time cap
+    only as a safety net."""
     return dict(task=v["task"], seq_len=v["seq_len"], kv_pairs=v["kv_pairs"], copy_tokens=v["copy_tokens"],
                 vocab_size=v["vocab"], variant=v["variant"], code=v["code"] if v["layer"] == "code" else None,
                 tau=v["tau"], d_model=v["d_model"], expand_dim=v["k"], layers=v["layers"], short_conv=v["conv"],
-                lr=v["lr"], batch_size=v["batch"], seed=v["seed"], max_seconds=v["budget"])
+                lr=v["lr"], batch_size=v["batch"], seed=v["seed"], max_steps=v["steps"],
+                max_seconds=SAFETY_SECONDS)
 
 
 def config_of(v: dict) -> RunConfig:
@@ -164,8 +191,8 @@ def command(action: str) -> None:
             if control is not None:
                 manager.stop(run_id, me, "reset by the user")
             show_run(None)
-    except ValueError as err:
-        st.session_state[ERROR_KEY] = f"Cannot start this run: {err}"
+    except ValueError as err:          # the message quotes the typed model code: shown as literal text
+        st.session_state[ERROR_KEY] = f"Cannot start this run: {literal(err, limit=300)}"
 
 
 def run_quantities(run: RunRow | None) -> dict[str, float]:
@@ -230,6 +257,8 @@ def shown_run(manager, run: RunRow) -> None:
     waiting = f" — waiting, position {position} in the server queue" if position else ""
     st.markdown(f"**Run {run.id}** · {run.label} · status **{run.status}**{waiting}"
                 + (f" · {run.reason}" if run.reason else ""))
+    if position or (position == 0 and run.status == "paused"):
+        st.caption(sharing_policy(manager.policy))
     if run.status == "failed":
         st.error(f"The run failed: {run.reason}")
     c1, c2, c3, c4 = st.columns(4)
@@ -246,6 +275,17 @@ def shown_run(manager, run: RunRow) -> None:
     if snapshots:
         zoom = right.toggle("zoom in on the eigenvalues", value=True, key="train_live_zoom")
         show_chart(eigen_figure(snapshots, zoom), "train-live-eigenvalues", container=right)
+
+
+def sharing_policy(policy) -> str:
+    """How this server shares its training slots, in plain words (shown while a run waits or is paused)."""
+    slots = "one training" if policy.max_concurrent == 1 else f"{policy.max_concurrent} trainings"
+    memory = (f" Each run may use about {format_bytes(policy.memory_budget_bytes)} of memory per step; bigger "
+              "settings are refused before they start." if policy.memory_budget_bytes else "")
+    return (f"ℹ️ How this server shares training: one run per browser tab, waiting or training; {slots} at a "
+            f"time, the others wait in line (up to {policy.max_queue}). A paused run gives its slot to a waiting "
+            f"run after {policy.pause_hold_s:g} s paused in total (⏭ Step does not reset that clock), and a run "
+            f"left paused {policy.max_pause_s / 60:g} min without a step stops.{memory}")
 
 
 def page_url() -> str:
@@ -331,8 +371,9 @@ def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]], zoom: bool = Fal
     circle = unit_circle_trace("|λ| = 1")
 
     def layer_traces(layers: list[np.ndarray]) -> list[go.Scatter]:
+        colours = distinct_colors(len(layers))
         return [go.Scatter(x=np.real(v), y=np.imag(v), mode="markers", name=f"layer {j + 1}",
-                           marker=dict(size=6, color=PALETTE[j % len(PALETTE)], opacity=0.7))
+                           marker=dict(size=6, color=colours[j], opacity=0.7))
                 for j, v in enumerate(layers)]
 
     last_step, last_layers = snapshots[-1]
@@ -361,13 +402,13 @@ def last_eigenvalues_figure(runs: list[tuple[str, list[tuple[int, list[np.ndarra
     axes, titles, names = subplot_grid(1, len(runs), hspace=0.04,
                                        titles=[f"{label} · step {snaps[-1][0]}" if snaps else f"{label} · none"
                                                for label, snaps in runs])
-    traces = []
+    traces, colours = [], distinct_colors(len(runs))
     for j, (label, snaps) in enumerate(runs):
         x, y = names(1, j + 1)
         traces.append(unit_circle_trace("|λ| = 1").update(showlegend=j == 0, xaxis=x, yaxis=y))
         values = np.concatenate(snaps[-1][1]) if snaps and snaps[-1][1] else np.zeros(0, complex)
         traces.append(go.Scatter(x=values.real, y=values.imag, mode="markers", name=label, xaxis=x, yaxis=y,
-                                 marker=dict(size=5, color=PALETTE[j % len(PALETTE)], opacity=0.7)))
+                                 marker=dict(size=5, color=colours[j], opacity=0.7)))
         radius = max(1.05, 1.05 * float(np.abs(values).max(initial=0)))
         axes[x.replace("x", "xaxis", 1)].update(range=[-radius, radius], title=dict(text="Re λ"))
         axes[y.replace("y", "yaxis", 1)].update(range=[-radius, radius], scaleanchor=x,
@@ -382,9 +423,9 @@ def overlay_figure(series: list[tuple[str, dict[str, np.ndarray]]]) -> go.Figure
     axes["xaxis2"].update(title=dict(text="step"))
     axes["yaxis"].update(title=dict(text="test accuracy"), range=[0, 1.02])
     axes["yaxis2"].update(title=dict(text="train loss"), type="log")
-    traces = []
+    traces, colours = [], distinct_colors(len(series))
     for j, (label, m) in enumerate(series):
-        colour = PALETTE[j % len(PALETTE)]
+        colour = colours[j]
         has_test, has_loss = np.isfinite(m["test_acc"]), np.isfinite(m["loss"])
         traces += [go.Scatter(x=m["step"][has_test], y=m["test_acc"][has_test], name=label, mode="lines",
                               line=dict(color=colour), legendgroup=label),

@@ -18,6 +18,7 @@ from .eos_bridge import eos_response
 from .spring import spring_mass_damper
 
 INPUTS = ("release", "step", "sine")
+ON_CIRCLE = 1e-9     # |z| this close to 1 is on the unit circle up to rounding: marginal, neither stable nor not
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,13 @@ class MethodResult:
     y: np.ndarray              # (T_kept,) response, cut where it diverged
     error: np.ndarray          # (T_kept,) |y - y_exact|
     diverged_at: float | None  # time (s), None if it stayed within the bound
+
+    @property
+    def verdict(self) -> str:
+        """"stable" (every |z| < 1), "on the circle" (largest |z| = 1 up to rounding: c = 0) or "unstable"."""
+        if abs(self.radius - 1) <= ON_CIRCLE:
+            return "on the circle"
+        return "stable" if self.radius < 1 else "unstable"
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,8 @@ class DiscretizationComparison:
     euler_limit: float            # largest stable Euler Δ (s)
     pole_map: PoleMap             # the grid and Euler's disk for the pictures
     bound: float                  # a response is cut where it passes ±bound
+    precision: float = 0.0        # rounding level of the errors: T steps of fp64 arithmetic on the exact response's
+                                  # size; an error below it is rounding, not a difference between the methods
 
 
 def _exosystem(kind: str, frequency: float):
@@ -95,4 +105,6 @@ def compare_discretizations(m: float, c: float, k: float, dt: float, *, input_ki
     return DiscretizationComparison(dt=dt, t=t, u=u, y_exact=y_exact, s_poles=s_poles,
                                     z_exact=mapped_poles(s_poles, dt, "zoh"), methods=methods,
                                     euler_limit=euler_stability_limit(s_poles),
-                                    pole_map=pole_map_around(s_poles, dt), bound=bound)
+                                    pole_map=pole_map_around(s_poles, dt), bound=bound,
+                                    precision=len(t) * float(np.finfo(float).eps) * max(float(np.abs(y_exact).max()),
+                                                                                         1e-300))

@@ -6,15 +6,13 @@ interrupted) is. With Ray the store file must be on storage every worker can rea
 """
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
-import sys
 import threading
-import types
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
 from ..training import RunConfig, RunRow, RunStore, default_db_path
 from .grid import Cell, GridSpec, cell_key, cells
 
@@ -147,19 +145,6 @@ class GridRunner:
             ray.init(address=self.ray_address)
         remote = ray.remote(num_cpus=1)(run_one)
         return [remote.remote(*job).future() for job in args]
-
-
-@contextlib.contextmanager
-def _main_hidden_from_workers():
-    """A spawned worker first re-runs the parent's `__main__` from its file (multiprocessing's rule). Under
-    Streamlit that file is the app's script (the page that launched the grid), which must not run in a
-    worker; so while workers start, `__main__` is a blank module and they import only what `run_one` needs."""
-    main = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        sys.modules["__main__"] = main
 
 
 _SHARED: dict[tuple[Path, str | None], GridRunner] = {}

@@ -6,7 +6,10 @@
 - control:  RunControl: pause / step / resume / stop / learning rate, thread-safe
 - store:    RunStore: SQLite (WAL) runs, metrics, eigenvalue snapshots
 - recorder: record_run(): drive a loop into the store, flushed every ≤ 0.5 s
-- manager:  RunManager: worker threads, server-wide cap, queue, one run per session; shared_manager()
+- cost:     estimate_cost(): peak memory and time of a training step from a config (SizeLimits' budget)
+- worker:   training worker processes (spawned, one torch thread each) driven through RemoteControl
+- manager:  RunManager: worker processes, server-wide cap, queue, one place per session, paused-slot release;
+            shared_manager()
 """
 from .config import ModelConfig, OptimConfig, RunConfig, SizeLimits, run_config
 from .control import RunControl

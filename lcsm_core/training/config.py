@@ -3,6 +3,7 @@ shared server puts on them. A config round-trips through a plain dict (JSON in t
 run store)."""
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Literal
@@ -117,9 +118,22 @@ class RunConfig:
                    optim=OptimConfig(**_known(OptimConfig, d.get("optim", {}))))
 
 
+RUN_MEMORY_BUDGET_ENV = "LCSM_RUN_MEMORY_BUDGET_MB"
+DEFAULT_RUN_MEMORY_BUDGET_MB = 2048.0
+
+
+def default_run_memory_budget_mb() -> float:
+    """$LCSM_RUN_MEMORY_BUDGET_MB, else 2048 (2 GiB per run: a 2-core, 8 GiB classroom server trains one run
+    at a time and keeps room for the app)."""
+    value = os.environ.get(RUN_MEMORY_BUDGET_ENV, "").strip()
+    return float(value) if value else DEFAULT_RUN_MEMORY_BUDGET_MB
+
+
 @dataclass(frozen=True)
 class SizeLimits:
-    """Caps per run on a shared server (the page); the CLI runs uncapped."""
+    """Caps per run on a shared server (the page); the CLI runs uncapped. Besides the sizes, the estimated
+    peak memory of a training step (lcsm_core.training.cost) must stay within `max_run_memory_mb`
+    (None: no memory cap): sizes alone do not bound cost, e.g. a k×d gate costs batch·seq_len·k·d·layers."""
 
     max_d_model: int = 128
     max_expand_dim: int = 128
@@ -128,10 +142,15 @@ class SizeLimits:
     max_vocab_size: int = 512
     max_batch_size: int = 128
     max_steps: int = 5000
-    max_seconds: float = 300.0
+    max_seconds: float = 600.0     # a safety net: the page budgets runs in steps, which a busy server slows down
+    max_run_memory_mb: float | None = field(default_factory=default_run_memory_budget_mb)
+
+    @property
+    def run_memory_bytes(self) -> float | None:
+        return None if self.max_run_memory_mb is None else self.max_run_memory_mb * 1024 ** 2
 
     def check(self, config: RunConfig) -> None:
-        """Raise ValueError naming the first size over its cap."""
+        """Raise ValueError naming the first size over its cap, or the estimated memory over the budget."""
         checks = [("d_model", config.model.d_model, self.max_d_model),
                   ("expand dim k", config.model.expand_dim, self.max_expand_dim),
                   ("layers", config.model.n_layers, self.max_layers),
@@ -143,6 +162,11 @@ class SizeLimits:
         for label, value, cap in checks:
             if value > cap:
                 raise ValueError(f"{label} {value} is over this server's cap of {cap}")
+        if self.run_memory_bytes is not None:
+            from .cost import estimate_cost, over_budget_message
+            cost = estimate_cost(config)
+            if cost.peak_bytes > self.run_memory_bytes:
+                raise ValueError(over_budget_message(cost, self.run_memory_bytes))
 
 
 def run_config(*, task: str = "mqar", seq_len: int = 64, kv_pairs: int = 4, copy_tokens: int = 8,

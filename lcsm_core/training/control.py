@@ -1,9 +1,13 @@
 """Thread-safe remote control of a running training loop: pause, step, resume,
-stop, and a learning rate that can change while it runs."""
+stop, and a learning rate that can change while it runs. RemoteControl drives a loop in
+another process (a training worker) through a message channel with the same calls."""
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+
+COMMANDS = ("pause", "resume", "step", "stop", "set_lr")    # what may cross to a worker process
 
 
 class RunControl:
@@ -18,10 +22,45 @@ class RunControl:
         self._pending_steps = 0
         self._stop_reason: str | None = None
         self._lr = lr
+        # Paused time while holding a training slot, summed over pauses: Step does not reset it, so a run kept
+        # paused and stepped now and then cannot hold a shared server's slot forever (see paused_holding_s).
+        self._has_slot = False
+        self._held_s = 0.0
+        self._held_since: float | None = None
+
+    def state(self) -> dict:
+        """What a RunControl in another process starts from (RunControl.from_state)."""
+        with self._cond:
+            return dict(lr=self._lr, paused=self._paused, pending_steps=self._pending_steps,
+                        stop_reason=self._stop_reason, max_pause_s=self._max_pause_s)
+
+    @classmethod
+    def from_state(cls, state: dict) -> RunControl:
+        control = cls(lr=state["lr"], start_paused=state["paused"], max_pause_s=state["max_pause_s"])
+        control._pending_steps, control._stop_reason = state["pending_steps"], state["stop_reason"]
+        return control
+
+    # --- slot accounting (the side that schedules runs) --------------------
+    def take_slot(self) -> None:
+        """The run got a training slot: its paused-holding clock starts at zero."""
+        with self._cond:
+            self._has_slot, self._held_s = True, 0.0
+            self._held_since = time.monotonic() if self._paused else None
+
+    def paused_holding_s(self) -> float:
+        """Seconds this run has been paused while holding its slot, in total (Step does not reset it)."""
+        with self._cond:
+            running = time.monotonic() - self._held_since if self._held_since is not None else 0.0
+            return self._held_s + running
+
+    def _mark_paused(self) -> None:
+        if not self._paused and self._has_slot:
+            self._held_since = time.monotonic()
 
     # --- driver side -------------------------------------------------------
     def pause(self) -> None:
         with self._cond:
+            self._mark_paused()
             if not self._paused:
                 self._paused_at = time.monotonic()
             self._paused, self._pending_steps = True, 0
@@ -29,12 +68,16 @@ class RunControl:
 
     def resume(self) -> None:
         with self._cond:
+            if self._held_since is not None:
+                self._held_s += time.monotonic() - self._held_since
+                self._held_since = None
             self._paused, self._pending_steps = False, 0
             self._cond.notify_all()
 
     def step(self, n: int = 1) -> None:
         """Pause after `n` more optimiser steps (pauses now if running)."""
         with self._cond:
+            self._mark_paused()
             if not self._paused:
                 self._paused_at = time.monotonic()
             self._paused = True
@@ -82,3 +125,48 @@ class RunControl:
             if self._max_pause_s is not None and time.monotonic() - self._paused_at > self._max_pause_s:
                 self._stop_reason = f"stopped after {self._max_pause_s:g} s paused"
             return False
+
+
+class RemoteControl(RunControl):
+    """The server's side of a run that trains in a worker process: every call updates this mirror (what the
+    server reads: paused, lr, the slot clock) and, once `attach`ed, is sent to the worker's RunControl."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._send: Callable[[str, tuple], None] | None = None
+
+    def attach(self, send: Callable[[str, tuple], None]) -> dict:
+        """From now on send every command through `send(name, args)`; returns the state to start from. Under
+        the lock, so no command falls between the state and the channel."""
+        with self._cond:
+            self._send = send
+            return self.state()
+
+    def _forward(self, name: str, *args) -> None:
+        if self._send is not None:
+            self._send(name, args)
+
+    def pause(self) -> None:
+        with self._cond:
+            super().pause()
+            self._forward("pause")
+
+    def resume(self) -> None:
+        with self._cond:
+            super().resume()
+            self._forward("resume")
+
+    def step(self, n: int = 1) -> None:
+        with self._cond:
+            super().step(n)
+            self._forward("step", max(int(n), 0))
+
+    def stop(self, reason: str = "stopped by the user") -> None:
+        with self._cond:
+            super().stop(reason)
+            self._forward("stop", reason)
+
+    def set_lr(self, lr: float) -> None:
+        with self._cond:
+            super().set_lr(lr)
+            self._forward("set_lr", float(lr))

@@ -1,14 +1,27 @@
-"""Background training for a shared server (the page): runs train in worker threads,
-never in the caller's thread; at most `max_concurrent` train at once (server-wide),
-the rest wait in a FIFO queue with a visible position; one active run per session;
-a run is driven (paused, stepped, stopped, its learning rate changed) only by the session
-that submitted it, while anyone may read it from the store; sizes capped by SizeLimits.
-Everything a page shows comes from the run store, so a refresh or a second tab sees the
-same runs; the manager only holds the live controls.
+"""Background training for a shared server (the page), and its sharing policy.
+
+- Runs train in worker processes (worker.py: one torch thread each, spawned, reused between runs), never in
+  the server's threads, so a page rerun does not wait on a training's Python (`workers="thread"` keeps the
+  old in-process threads, for comparison: benchmarks/train_contention.py).
+- At most `max_concurrent` train at once, server-wide (default: a core each, one core left for the server,
+  and no more than half the memory at the per-run budget; LCSM_MAX_CONCURRENT_RUNS overrides); the rest wait
+  in one FIFO queue (at most `max_queue`) with a visible position.
+- One queued-or-running run per session: a session holds at most one place, whatever it clicks.
+- A paused run holding a slot gives it up to a waiting run after `pause_hold_s` seconds paused in total
+  (Step does not reset that clock), and any run left paused without a Step for `max_pause_s` stops.
+- A run is driven (paused, stepped, stopped, its learning rate changed) only by the session that submitted it;
+  anyone may read it from the store. Sizes and the estimated memory are capped by SizeLimits.
+- A worker that dies (crash, out of memory, kill) fails its run with the reason, and a new one is started for
+  the next run; a run whose worker grows far past the memory budget is ended the same way.
+
+Everything a page shows comes from the run store, so a refresh or a second tab sees the same runs; the manager
+only holds the live controls.
 """
 from __future__ import annotations
 
+import atexit
 import os
+import queue
 import threading
 from collections import deque
 from dataclasses import dataclass
@@ -17,27 +30,54 @@ from pathlib import Path
 import torch
 
 from .config import RunConfig, SizeLimits
-from .control import RunControl
+from .control import RemoteControl, RunControl
 from .recorder import record_run
 from .store import RunStore, default_db_path
+from .worker import WorkerProcess
 
 MAX_CONCURRENT_ENV = "LCSM_MAX_CONCURRENT_RUNS"
 TORCH_THREADS_ENV = "LCSM_TORCH_THREADS"
+PAUSE_HOLD_S = 120.0         # paused time (in total, Steps included) a run may hold a slot while others wait
+IDLE_PAUSE_S = 600.0         # a run paused this long with no Step stops, waiting runs or not
+MEMORY_GUARD = 2.0           # a worker past this × the budget (+ its own ~1 GiB) is ended: the estimate was wrong
+WORKER_OWN_BYTES = 1024 ** 3
+TICK_S = 0.25
 
 
-def default_max_concurrent() -> int:
+def default_max_concurrent(run_memory_bytes: float | None = None) -> int:
+    """LCSM_MAX_CONCURRENT_RUNS, else one training per core with one core left for the server, and at most half
+    the machine's memory at `run_memory_bytes` per run: 1 on the project's 2-core machine, 7 on 8 cores."""
     value = os.environ.get(MAX_CONCURRENT_ENV)
-    return max(1, int(value)) if value else max(1, (os.cpu_count() or 2) // 2)
+    if value:
+        return max(1, int(value))
+    by_cores = (os.cpu_count() or 2) - 1
+    if run_memory_bytes:
+        by_memory = int(0.5 * _machine_memory_bytes() // run_memory_bytes)
+        by_cores = min(by_cores, by_memory)
+    return max(1, by_cores)
 
 
-def default_torch_threads(max_concurrent: int) -> int:
-    """CPU threads for torch in a server process: the cores left after one for the server itself, shared
-    by the concurrent runs. Tiny models gain little from more, and an oversubscribed core makes torch's
-    thread pool spin: on a busy 2-core machine 2 threads ran ~15× slower than 1."""
+def default_torch_threads(max_concurrent: int, workers: str = "process") -> int:
+    """CPU threads for torch per training: 1 in a worker process (tiny models gain little from more, and an
+    oversubscribed core makes torch's pool spin: on a busy 2-core machine 2 threads ran ~15× slower than 1);
+    with in-process threads, the cores left after one for the server, shared by the concurrent runs."""
     value = os.environ.get(TORCH_THREADS_ENV)
     if value:
         return max(1, int(value))
+    if workers == "process":
+        return 1
     return max(1, ((os.cpu_count() or 2) - 1) // max_concurrent)
+
+
+@dataclass(frozen=True)
+class SharingPolicy:
+    """What the page tells a learner who waits or is refused."""
+
+    max_concurrent: int
+    max_queue: int
+    pause_hold_s: float
+    max_pause_s: float
+    memory_budget_bytes: float | None
 
 
 @dataclass
@@ -47,27 +87,52 @@ class _ManagedRun:
     config: RunConfig
     control: RunControl
     thread: threading.Thread | None = None
+    worker: WorkerProcess | None = None
 
 
 class RunManager:
-    """Owns the worker threads of one store file. Thread-safe."""
+    """Owns the training workers of one store file. Thread-safe."""
 
     def __init__(self, db_path: str | os.PathLike | None = None, max_concurrent: int | None = None,
-                 limits: SizeLimits | None = None, max_queue: int = 20, max_pause_s: float = 600.0,
-                 torch_threads: int | None = None):
-        """`torch_threads` sets torch's (process-wide) CPU thread count; default: default_torch_threads()."""
+                 limits: SizeLimits | None = None, max_queue: int = 20, max_pause_s: float = IDLE_PAUSE_S,
+                 torch_threads: int | None = None, pause_hold_s: float = PAUSE_HOLD_S, workers: str = "process",
+                 prestart: bool = False):
+        """`workers`: "process" (default) or "thread" (in this process, as before; for comparisons).
+        `torch_threads`: torch's CPU threads per training (default: default_torch_threads()). `prestart`: start
+        one worker now, so the first run does not wait for Python and torch to load."""
+        if workers not in ("process", "thread"):
+            raise ValueError(f"workers must be 'process' or 'thread', got {workers!r}")
         self.db_path = Path(db_path) if db_path else default_db_path()
         self.store = RunStore(self.db_path)
-        self.max_concurrent = max_concurrent or default_max_concurrent()
         self.limits = limits or SizeLimits()
-        self.max_queue, self.max_pause_s = max_queue, max_pause_s
+        self.max_concurrent = max_concurrent or default_max_concurrent(self.limits.run_memory_bytes)
+        self.max_queue, self.max_pause_s, self.pause_hold_s = max_queue, max_pause_s, pause_hold_s
+        self.workers = workers
+        self.torch_threads = torch_threads or default_torch_threads(self.max_concurrent, workers)
         self._lock = threading.RLock()
+        self._ended = threading.Condition(self._lock)
         self._runs: dict[int, _ManagedRun] = {}
         self._queue: deque[int] = deque()
         self._running: set[int] = set()
-        self.torch_threads = torch_threads or default_torch_threads(self.max_concurrent)
-        torch.set_num_threads(self.torch_threads)
-        threading.Thread(target=_warm_up_optimizer, daemon=True, name="lcsm-warm-up").start()
+        self._pool: list[WorkerProcess] = []
+        self._spawned = 0
+        self._closed = False
+        if workers == "thread":
+            torch.set_num_threads(self.torch_threads)
+            threading.Thread(target=_warm_up_optimizer, daemon=True, name="lcsm-warm-up").start()
+            self._events = None
+        else:
+            import multiprocessing
+            self._events = multiprocessing.get_context("spawn").Queue()
+        self._monitor = threading.Thread(target=self._watch, daemon=True, name="lcsm-run-monitor")
+        self._monitor.start()
+        if prestart and workers == "process":
+            threading.Thread(target=self._prestart, daemon=True, name="lcsm-worker-prestart").start()
+
+    @property
+    def policy(self) -> SharingPolicy:
+        return SharingPolicy(self.max_concurrent, self.max_queue, self.pause_hold_s, self.max_pause_s,
+                             self.limits.run_memory_bytes)
 
     # --- submitting --------------------------------------------------------
     def submit(self, config: RunConfig, session: str, start_paused: bool = False) -> int:
@@ -75,13 +140,18 @@ class RunManager:
         config.validate()
         self.limits.check(config)
         with self._lock:
+            if self._closed:
+                raise ValueError("the training server is shutting down; try again in a moment")
             active = self.active_run(session)
             if active is not None:
-                raise ValueError(f"run {active} of this session is still active; pause-and-reset it first")
+                raise ValueError(f"run {active} of this tab is still queued or training, and a tab holds one place "
+                                 "on this server at a time: pause-and-reset it first")
             if len(self._queue) >= self.max_queue:
-                raise ValueError(f"the server queue is full ({self.max_queue} runs waiting); try again shortly")
+                raise ValueError(f"the server queue is full ({self.max_queue} runs waiting for "
+                                 f"{self.max_concurrent} training slot(s)); try again shortly")
             run_id = self.store.create_run(config.to_dict(), label=describe(config), session=session)
-            control = RunControl(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s)
+            control_type = RemoteControl if self.workers == "process" else RunControl
+            control = control_type(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s)
             self._runs[run_id] = _ManagedRun(run_id, session, config, control)
             self._queue.append(run_id)
             self._dispatch()
@@ -89,14 +159,35 @@ class RunManager:
 
     def _dispatch(self) -> None:
         with self._lock:
-            while self._queue and len(self._running) < self.max_concurrent:
+            while self._queue and len(self._running) < self.max_concurrent and not self._closed:
                 run = self._runs[self._queue.popleft()]
                 self._running.add(run.run_id)
-                run.thread = threading.Thread(target=self._work, args=(run,), daemon=True,
-                                              name=f"lcsm-train-{run.run_id}")
-                run.thread.start()
+                run.control.take_slot()
+                if self.workers == "process":
+                    run.worker = self._idle_worker()
+                    run.worker.start(run.run_id, run.config.to_dict(), run.control)
+                else:
+                    run.thread = threading.Thread(target=self._work, args=(run,), daemon=True,
+                                                  name=f"lcsm-train-{run.run_id}")
+                    run.thread.start()
+
+    def _idle_worker(self) -> WorkerProcess:
+        self._pool = [w for w in self._pool if w.alive or w.run_id is not None]
+        idle = next((w for w in self._pool if w.run_id is None and w.alive), None)
+        if idle is None:
+            idle = WorkerProcess(self._spawned, str(self.db_path), self._events, self.torch_threads)
+            self._spawned += 1
+            self._pool.append(idle)
+        return idle
+
+    def _prestart(self) -> None:
+        with self._lock:
+            if not self._pool and not self._closed:
+                self._pool.append(WorkerProcess(self._spawned, str(self.db_path), self._events, self.torch_threads))
+                self._spawned += 1
 
     def _work(self, run: _ManagedRun) -> None:
+        """A run in a thread of this process (workers="thread")."""
         store = RunStore(self.db_path)
         try:
             if run.control.stop_reason:
@@ -105,10 +196,70 @@ class RunManager:
                 record_run(store, run.run_id, run.config, run.control)
         finally:
             store.close()
-            with self._lock:
-                self._running.discard(run.run_id)
-                self._runs.pop(run.run_id, None)
-                self._dispatch()
+            self._finish(run.run_id)
+
+    def _finish(self, run_id: int) -> None:
+        """Run `run_id` has ended (its thread returned or its worker said so): free its slot, start the next."""
+        with self._lock:
+            self._running.discard(run_id)
+            run = self._runs.pop(run_id, None)
+            if run is not None and run.worker is not None:
+                run.worker.run_id = None
+            self._ended.notify_all()
+            self._dispatch()
+
+    # --- watching ------------------------------------------------------------
+    def _watch(self) -> None:
+        """Worker events, dead workers, the memory guard and the paused-holding rule, every TICK_S."""
+        while not self._closed:
+            try:
+                event = self._events.get(timeout=TICK_S) if self._events is not None else None
+            except (queue.Empty, EOFError, OSError):
+                event = None
+            if self._events is None:
+                threading.Event().wait(TICK_S)
+            try:
+                if event is not None:
+                    self._finish(event[1])
+                self._check_workers()
+                self._release_paused_slots()
+            except Exception:  # noqa: BLE001 — the monitor must outlive any one odd run
+                import traceback
+                traceback.print_exc()
+
+    def _check_workers(self) -> None:
+        with self._lock:
+            running = [self._runs[r] for r in self._running if self._runs[r].worker is not None]
+        guard = self.limits.run_memory_bytes and MEMORY_GUARD * self.limits.run_memory_bytes + WORKER_OWN_BYTES
+        for run in running:
+            worker = run.worker
+            if not worker.alive:
+                code = worker.process.exitcode
+                self._fail(run, f"its worker process ended unexpectedly (exit code {code}); the run is lost")
+                continue
+            used = worker.resident_bytes() if guard else None
+            if used is not None and used > guard:
+                worker.kill()
+                self._fail(run, f"it used {used / 1024 ** 3:.1f} GiB, far over this server's budget of "
+                                f"{self.limits.run_memory_bytes / 1024 ** 3:.1f} GiB per run")
+
+    def _fail(self, run: _ManagedRun, reason: str) -> None:
+        row = self.store.get_run(run.run_id)
+        if row is not None and row.active:
+            self.store.set_status(run.run_id, "failed", reason)
+        self._finish(run.run_id)
+
+    def _release_paused_slots(self) -> None:
+        """A paused run that held its slot for pause_hold_s (paused time in total) gives it to a waiting run."""
+        with self._lock:
+            if not self._queue:
+                return
+            for run_id in list(self._running):
+                run = self._runs[run_id]
+                control = run.control
+                if control.paused and not control.stop_reason and control.paused_holding_s() > self.pause_hold_s:
+                    control.stop(f"gave its training slot to a waiting run after {self.pause_hold_s:g} s paused "
+                                     "(Step does not reset this clock); press ▶ Play for a new run")
 
     # --- asking ------------------------------------------------------------
     def active_run(self, session: str) -> int | None:
@@ -149,28 +300,37 @@ class RunManager:
                 self._queue.remove(run_id)
                 self._runs.pop(run_id)
                 self.store.set_status(run_id, "stopped", reason)
+                self._ended.notify_all()
 
     def wait(self, run_id: int, timeout: float | None = None) -> bool:
         """Block until run `run_id` has ended (tests, scripts); True if it has."""
-        with self._lock:
-            run = self._runs.get(run_id)
-        if run is None:
-            return True
-        while run.thread is None:
-            with self._lock:
-                if run_id not in self._runs:
-                    return True
-            threading.Event().wait(0.05)
-        run.thread.join(timeout)
-        return not run.thread.is_alive()
+        with self._ended:
+            return self._ended.wait_for(lambda: run_id not in self._runs, timeout)
 
     def shutdown(self) -> None:
+        """Stop every run (their rows say so), then end the workers. Safe to call twice."""
         with self._lock:
             runs = list(self._runs.values())
         for run in runs:
             self._stop(run, "server shutting down")
-        for run_id in [run.run_id for run in runs]:
-            self.wait(run_id, 10)
+        for run in runs:
+            self.wait(run.run_id, 10)
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, []
+        for worker in pool:
+            worker.close()
+        for run in runs:                                 # a worker that did not end its run in time
+            row = self.store.get_run(run.run_id)
+            if row is not None and row.active:
+                self.store.set_status(run.run_id, "interrupted", "the server shut down before it finished")
+
+
+def _machine_memory_bytes() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8.0 * 1024 ** 3
 
 
 _SHARED: dict[Path, RunManager] = {}
@@ -179,11 +339,13 @@ _SHARED_LOCK = threading.Lock()
 
 def shared_manager(db_path: str | os.PathLike | None = None) -> RunManager:
     """The one manager of a store file in this process (default: `default_db_path()` now): every session
-    and tab of a server drives its runs through it, so the cap, the queue and the live controls are shared."""
+    and tab of a server drives its runs through it, so the cap, the queue and the live controls are shared.
+    Its workers start with the first call and end when the process exits."""
     path = Path(db_path or default_db_path()).resolve()
     with _SHARED_LOCK:
         if path not in _SHARED:
-            _SHARED[path] = RunManager(path)
+            _SHARED[path] = RunManager(path, prestart=True)
+            atexit.register(_SHARED[path].shutdown)
         return _SHARED[path]
 
 

@@ -47,3 +47,35 @@ def test_feedback_names_the_condition_that_fails_and_its_value_now():
     message = check_settings(ex, {"zeta": 0.1, "c": 0.2}).message
     assert "`zeta = 1 ± 0.02` does not hold (now zeta = 0.1)" in message and "c > 0" not in message
     assert message.endswith("raise c")
+
+
+BREAKS = {"a bad check line": lambda text: text.replace("check: zeta = 1 ± 0.02", "check: zeta ~ 1"),
+          "no front matter": lambda text: text.replace("---", "", 1)}
+
+
+@pytest.mark.parametrize("how", BREAKS)
+def test_a_broken_lesson_file_breaks_only_its_own_page(tmp_path, monkeypatch, how):
+    """Each page parses only its own file: a mistake in 01-spring.md shows on the spring page alone."""
+    import shutil
+
+    from tests.app.pages import assert_clean, open_page
+    for path in lc.lesson_files():
+        shutil.copy(path, tmp_path / path.name)
+    spring = tmp_path / "01-spring.md"
+    broken = BREAKS[how](spring.read_text(encoding="utf-8"))
+    assert broken != spring.read_text(encoding="utf-8")
+    spring.write_text(broken, encoding="utf-8")
+    monkeypatch.setattr(lc, "LESSONS_DIR", tmp_path)
+
+    assert [lc.load_lesson(page).page for page in PAGES[1:]] == list(PAGES[1:])
+    with pytest.raises(LessonFormatError):
+        lc.load_lesson("spring")
+    assert lc.lesson_pages() == list(PAGES)
+    for page in ("rings", "propagation"):
+        at = open_page(page)
+        assert_clean(at, page)
+        assert not [e.value for e in at.error if "could not be read" in e.value], page
+        assert at.title[0].value == lc.load_lesson(page).title
+    at = open_page("spring")
+    assert_clean(at, "spring")
+    assert [e.value for e in at.error if "The lesson text for this page could not be read" in e.value]

@@ -14,7 +14,7 @@ def test_home_page_loads_lists_every_variant_and_links_every_lesson():
     at.run()
     assert not at.exception
     assert at.title[0].value.startswith("🌀 LCSM Explorer")
-    table = at.dataframe[0].value
+    table = next(d.value for d in at.dataframe if "name" in d.value.columns)     # the registry
     assert set(table["name"]) == set(lcsm_core.VARIANTS)
     assert any(m.label == "Device" for m in at.metric)
     links = [link.proto.label for link in at.get("page_link")]

@@ -5,10 +5,11 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunStore, run_config
+from lcsm_core.training import RunStore, SizeLimits, run_config
 from tests.app.pages import assert_clean, open_page, url_value
 
-TINY = {"d_model": 8, "k": 8, "seq_len": 16, "vocab": 16, "kv_pairs": 2, "batch": 8, "layers": 1}
+TINY = {"d_model": 8, "k": 8, "seq_len": 16, "vocab": 16, "kv_pairs": 2, "batch": 8, "layers": 1,
+        "steps": 5000}   # the server's cap: a tiny run stays alive while the test drives it
 
 
 @pytest.fixture
@@ -46,6 +47,8 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
     run_id = at.session_state["train_live_run"]
     assert url_value(at, "run") == str(run_id)
     assert store.get_run(run_id).config["model"]["d_model"] == 8          # the settings made the run
+    optim = store.get_run(run_id).config["optim"]
+    assert optim["max_steps"] == 5000 and optim["max_seconds"] == SizeLimits().max_seconds   # budgeted in steps
     assert rerun_until(at, lambda: store.get_run(run_id).steps > 0)
 
     at.button(key="pause").click().run()
@@ -74,6 +77,30 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
     at.button(key="reset").click().run()
     assert at.session_state["train_live_run"] is None
     assert rerun_until(at, lambda: store.get_run(run_id).status == "stopped")
+
+
+def test_the_defaults_and_the_recall_preset_train_what_the_benchmark_measures():
+    """benchmarks/train_speed.py measures the defaults; the "GLA learns recall" preset is the same run, budgeted
+    in steps (the server's time cap is only a safety net)."""
+    from app.lessons.train_live import PRESETS, SETTINGS, config_of
+    [recall] = [p for p in PRESETS if "GLA learns recall" in p.label]
+    defaults = config_of(SETTINGS.defaults)
+    assert config_of(recall.state(SETTINGS)).to_dict() == defaults.to_dict()
+    assert defaults.optim.max_steps == SETTINGS.defaults["steps"] <= SizeLimits().max_steps
+    assert defaults.optim.max_seconds == SizeLimits().max_seconds
+    assert (defaults.task.seq_len, defaults.task.num_kv_pairs, defaults.model.variant) == (64, 4, "gla")
+
+
+def test_the_readme_cli_example_trains_the_pages_default_run():
+    """The README's command-line example is the run whose steps to 99 % the benchmark measures."""
+    from pathlib import Path
+
+    from app.lessons.train_live import SETTINGS, config_of
+    from lcsm_core.train import config_from_args, parse_args
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    [line] = [line for line in readme.splitlines() if line.strip().startswith("python -m lcsm_core.train ")]
+    args = parse_args(line.split()[3:])
+    assert config_from_args(args).to_dict() == config_of(SETTINGS.defaults).to_dict()
 
 
 def test_bad_input_gets_a_clear_message(page):

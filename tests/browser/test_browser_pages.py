@@ -1,4 +1,4 @@
-"""Real browser: start the app as the README does, open every page in the sidebar navigation,
+"""Real browser: start the app as the README does, open every page of the navigation,
 check for exceptions, move a slider on each dynamics page and see its plots change.
 Screenshots land in tests/screenshots/ (gitignored)."""
 import json
@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from app.lessons import PAGES
 from tests.browser.app_server import BROWSER_ARGS as ARGS
 from tests.browser.app_server import CHROMIUM, ROOT, needs_chromium, running_app
 
@@ -47,9 +48,11 @@ def test_every_page_renders_and_dynamics_plots_follow_their_sliders(app_url):
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 2800})  # tall: the whole page in one shot
             page.goto(app_url)
-            page.wait_for_selector('[data-testid="stSidebarNav"] a', timeout=60_000)
-            links = [a.get_attribute("href") for a in page.locator('[data-testid="stSidebarNav"] a').all()]
-            assert len(links) >= 1 + len(SLIDERS), links
+            # the navigation sits in the top bar (app/streamlit_app.py): Home, then a menu per section
+            page.wait_for_selector('[data-testid="stTopNav"] a', timeout=60_000)
+            assert page.locator('[data-testid="stTopNavSection"]').count() >= 2
+            home = page.locator('[data-testid="stTopNav"] a').first.get_attribute("href")
+            links = [home] + [f"{app_url}/{name}" for name in PAGES]
             for href in links:
                 page.goto(href)
                 wait_idle(page)

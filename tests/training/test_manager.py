@@ -37,7 +37,7 @@ def test_runs_queue_behind_the_cap_with_visible_positions(manager):
 
 def test_one_active_run_per_session_and_caps_give_clear_messages(tmp_path, manager):
     run_id = manager.submit(tiny_config(max_steps=5000), "alice", start_paused=True)
-    with pytest.raises(ValueError, match="still active"):
+    with pytest.raises(ValueError, match="still queued or training"):
         manager.submit(tiny_config(), "alice")
     manager.stop(run_id, "alice")
     manager.wait(run_id, 30)

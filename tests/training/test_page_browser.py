@@ -9,7 +9,7 @@ import pytest
 from tests.browser.app_server import BROWSER_ARGS as ARGS
 from tests.browser.app_server import CHROMIUM, needs_chromium, running_app
 
-TINY = "d_model=8&k=8&seq_len=16&vocab=16&kv_pairs=2&batch=8&layers=1&budget=120"
+TINY = "d_model=8&k=8&seq_len=16&vocab=16&kv_pairs=2&batch=8&layers=1&steps=5000"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               needs_chromium]

@@ -1,0 +1,107 @@
+"""Start the app on loopback as the README does (a free port, its own data directory) and end it — for the
+reliability scripts, which also kill it -9 on purpose and look for the processes it leaves behind."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """`python -m streamlit run app/streamlit_app.py` on 127.0.0.1; runs stored under `data_dir`."""
+
+    def __init__(self, data_dir: Path, log_path: Path | None = None, env: dict | None = None):
+        self.data_dir, self.log_path = Path(data_dir), log_path
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, LCSM_DATA_DIR=str(self.data_dir), **(env or {}))
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout_s: float = 90.0) -> AppServer:
+        log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app/streamlit_app.py", "--server.address", "127.0.0.1",
+             "--server.port", str(self.port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        if self.log_path:
+            log.close()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode} before answering")
+            try:
+                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).read() == b"ok":
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"streamlit did not answer /_stcore/health within {timeout_s:g} s")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def kill9(self) -> float:
+        """SIGKILL the server process alone (not its children: that is what a crash does); the time.time()."""
+        killed_at = time.time()
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        return killed_at
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+def children_of(pid: int) -> list[int]:
+    """Live processes whose parent is `pid` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+                out.append(int(entry.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] not in ("Z", "X")
+
+
+def rss_bytes(pid: int) -> int | None:
+    """Resident memory of one process now; None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None

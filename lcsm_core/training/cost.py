@@ -1,0 +1,286 @@
+"""What a training run costs before it starts: peak memory and time of one step, from its config alone.
+
+A shared server refuses a run whose estimate is over its memory budget (SizeLimits), so a link like
+`code=1-9-1-0&batch=128&seq_len=256&k=128&d_model=128&layers=4` is refused with a message instead of
+taking 11 GiB. The model counts the numbers (fp32, 4 bytes; complex counts twice) a step keeps alive:
+
+- parameters, their gradients and AdamW's two moments: 4 × the parameter count (built on the meta device);
+- per layer, kept for backward (N = batch · seq_len tokens): the block around the EOS layer (norms, short
+  convolution, projections, MLP) ~ N·d numbers each; the EOS states i (N·d), e and s (N·k); the
+  oscillation o — per step it is N·ko·do numbers, so a data-dependent k×d o (codes with o ∈ {1, 6, 7, 8, 9},
+  DUR, Mamba, Longhorn) costs N·k·d per layer, and a k×k matrix o (DeltaNet, M1–M3) N·k·k; and the scan's
+  own intermediates: the recurrent form keeps every step's memory (N·k·d; per channel for S4, S5, DSS,
+  TNN, LRU), the chunked form a few N·k plus its blocks' N·C scores — or several N·k·d for a full o;
+- the head: logits, their log-softmax and gradient (3·N·vocab);
+- backward's working set: one more layer's worth of the biggest of these;
+- evaluation (no gradients, up to 256 test examples at once), when it is bigger than the training step.
+
+Each count is an upper bound of what the ops keep, calibrated against the peak RSS of real training steps
+(benchmarks/train_memory.py, results in benchmarks/results/train_memory-cpu.md): the estimate is
+above the measured growth of a step and within MAX_OVERESTIMATE of it for the calibrated configs.
+The time estimate is rougher (numbers touched and matmul work at rates measured on the project's CPU,
+one thread): it says "seconds" vs "minutes" per step, not more.
+"""
+from __future__ import annotations
+
+import math
+import types
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import ModelConfig, RunConfig
+
+GIB = 1024 ** 3
+REAL_BYTES = 4                   # fp32
+CHUNK = 64                       # the layers' chunk size (EOSLayer default)
+EVAL_BATCH = 256                 # Trainer.test_accuracy evaluates this many examples at once
+FIXED_BYTES = 64 * 1024 ** 2     # allocator slack, the batches, autograd's bookkeeping: measured ~40 MiB
+BACKWARD_LAYERS = 3              # backward holds gradients of about three layers' kept numbers at once (measured)
+MAX_OVERESTIMATE = 3.0           # the estimate is within this factor above the measured peak (calibrated configs)
+# Rates of the project's 2-core CPU, one torch thread (benchmarks/results/train_memory-cpu.md): elementwise
+# numbers touched per second, matmul multiply-adds per second, and the Python overhead of one scan step.
+ELEMENTWISE_PER_S = 4e8
+MATMUL_PER_S = 8e9
+SCAN_STEP_S = 25e-6
+
+
+@dataclass(frozen=True)
+class Oscillation:
+    """How one layer's scan sees its oscillation, per token: o is (rows × cols) per step when `per_step`, else
+    static; `built_from` full-size tensors are kept while building it (o itself included); `complex` doubles
+    every scan number; `psi` is "elementwise" or "matrix"; `channels` ≠ 0: one small system per channel."""
+
+    rows: int
+    cols: int
+    per_step: bool
+    built_from: int = 1
+    complex: bool = False
+    psi: str = "elementwise"
+    channels: int = 0
+    memory_rows: int = 0         # k of the memory m (k × d)
+    memory_cols: int = 0         # d of the memory (1 per channel for channel banks)
+    extra_k: int = 0             # more (N, k) tensors the layer keeps (gates, feature maps)
+    extra_d: int = 0             # more (N, d) tensors the layer keeps
+    batched_copy: bool = False   # a static per-channel matrix o that matmul copies over the batch at every step
+
+
+@dataclass
+class RunCost:
+    """The estimate of one run: `peak_bytes` of one training step (or evaluation, whichever is larger),
+    `step_s` seconds per optimiser step on one core, the `parts` in bytes, and `dominant`: the biggest part
+    in words, with its formula."""
+
+    peak_bytes: float
+    step_s: float
+    dominant: str
+    parts: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def peak_gib(self) -> float:
+        return self.peak_bytes / GIB
+
+
+def estimate_cost(config: RunConfig) -> RunCost:
+    """Peak memory and time of one training step of `config` (validated or not; sizes must be positive)."""
+    t, m, o = config.task, config.model, config.optim
+    B, T, d, L, V = o.batch_size, t.seq_len, m.d_model, m.n_layers, t.vocab_size
+    osc = oscillation_of(m)
+    form = scan_form(m, osc)
+    params = parameter_count(config)
+    train_layer = layer_numbers(m, osc, form, B * T, B, T, keep=True)
+    eval_batch = min(o.test_examples, EVAL_BATCH)
+    eval_layer = layer_numbers(m, osc, form, eval_batch * T, eval_batch, T, keep=False)
+    head = 3 * B * T * V + 2 * B * T * d
+    parts = {"fixed": FIXED_BYTES, "parameters + AdamW": 4 * params * REAL_BYTES,
+             "layers (kept for backward)": L * train_layer["total"] * REAL_BYTES,
+             "backward working set": BACKWARD_LAYERS * train_layer["total"] * REAL_BYTES,
+             "head (logits)": head * REAL_BYTES}
+    train_peak = sum(parts.values())
+    eval_numbers = eval_layer["total"] + 2 * eval_batch * T * (V + d)
+    eval_peak = FIXED_BYTES + parts["parameters + AdamW"] + eval_numbers * REAL_BYTES
+    if eval_peak > train_peak:
+        parts["evaluation"] = eval_peak - parts["parameters + AdamW"] - FIXED_BYTES
+    peak = max(train_peak, eval_peak)
+    return RunCost(peak_bytes=peak, step_s=step_seconds(config, osc, form, train_layer, params),
+                   dominant=dominant_part(config, osc, form, train_layer, parts), parts=parts)
+
+
+def oscillation_of(m: ModelConfig) -> Oscillation:
+    """The scan shape of the model's EOS layer (a registered variant or a model code)."""
+    k, d = m.expand_dim, m.d_model
+    if m.code:
+        from lcsm_core.codes import parse_code
+        code = parse_code(m.code)
+        if code.is_ssm:
+            return VARIANT_OSCILLATIONS["dss"](k, d)
+        return code_oscillation(code.e, code.o, code.s, k, d)
+    return VARIANT_OSCILLATIONS[m.variant](k, d)
+
+
+def code_oscillation(e: int, o: int, s: int, k: int, d: int) -> Oscillation:
+    """A CodedLayer's o (lcsm_core.variants.coded.O_PARTS): the product of its parts; a data-dependent k×d gate
+    keeps its linear output, log-sigmoid buffer and exp (3 more full tensors)."""
+    from lcsm_core.variants.coded import O_PARTS
+    parts = O_PARTS[o]
+    rows = k if parts & {"static_kd", "static_k", "dd_k", "dd_kd", "phase_k"} else 1
+    cols = d if parts & {"static_kd", "static_d", "dd_d", "dd_kd"} else 1
+    per_step = bool(parts & {"dd_k", "dd_d", "dd_kd"})
+    built = 1 + (3 if "dd_kd" in parts else 0) + (1 if {"dd_k", "dd_d"} <= parts else 0)
+    return Oscillation(rows, cols, per_step, built_from=built, complex="phase_k" in parts, memory_rows=k,
+                       memory_cols=d, extra_k=2 * e + 2 * s + 3 * ("dd_k" in parts),
+                       extra_d=3 * ("dd_d" in parts))
+
+
+def _qkv(rows, cols, per_step, **kw):
+    """A q/k/v layer's o (rows × cols per token) with memory k × d."""
+    return lambda k, d: Oscillation(rows(k, d), cols(k, d), per_step, memory_rows=k, memory_cols=d, **kw)
+
+
+one = lambda k, d: 1
+rows_k = lambda k, d: k
+cols_d = lambda k, d: d
+VARIANT_OSCILLATIONS = {
+    "linear_attention": _qkv(one, one, False),
+    "retnet": _qkv(one, one, False),
+    "cosformer": _qkv(one, one, False, complex=True),
+    "lrpe": _qkv(rows_k, one, False, complex=True),
+    "gla": _qkv(rows_k, one, True, built_from=1, extra_k=7),
+    "dur": _qkv(rows_k, cols_d, True, built_from=1, extra_k=7, extra_d=3),
+    "longhorn": _qkv(rows_k, cols_d, True, built_from=2, extra_k=6, extra_d=4),
+    "deltanet": _qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6),
+    "m1": _qkv(rows_k, rows_k, True, built_from=2, psi="matrix"),
+    "m2": _qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6),
+    "m3": _qkv(rows_k, rows_k, True, built_from=1, psi="matrix"),
+    "mamba": lambda k, d: Oscillation(k, d, True, built_from=1, memory_rows=k, memory_cols=d, extra_k=2,
+                                      extra_d=12),
+    "s4": lambda k, d: Oscillation(k, k, False, psi="matrix", channels=d, memory_rows=k, memory_cols=1,
+                                   batched_copy=True),
+    "s5": lambda k, d: Oscillation(k, k, False, psi="matrix", channels=d, memory_rows=k, memory_cols=1,
+                                   extra_k=1),
+    "dss": lambda k, d: Oscillation(k, 1, False, complex=True, channels=d, memory_rows=k, memory_cols=1),
+    "tnn": lambda k, d: Oscillation(k, 1, False, channels=d, memory_rows=k, memory_cols=1),
+    "lru": lambda k, d: Oscillation(k, 1, False, complex=True, channels=d, memory_rows=k, memory_cols=1,
+                                    extra_k=4),
+    "hgrn": lambda k, d: Oscillation(1, 1, True, channels=d, memory_rows=1, memory_cols=1, extra_d=8),
+    "rwkv4": lambda k, d: Oscillation(1, 1, False, channels=d, memory_rows=1, memory_cols=1, extra_d=6),
+}
+
+
+def scan_form(m: ModelConfig, osc: Oscillation) -> str:
+    """The form eos_scan runs on a CPU: the config's, LCSM_SCAN_FORM's, or what `form="auto"` picks from the
+    shapes (lcsm_core.dispatch, asked with a stand-in of the scan's inputs)."""
+    from lcsm_core.dispatch import cpu_prefers_chunked, forced_form
+    if m.form not in ("auto", "kernel"):
+        return m.form
+    forced = forced_form()
+    if forced in ("recurrent", "parallel", "chunked"):
+        return forced
+    stand_in = types.SimpleNamespace(psi=osc.psi, k=osc.memory_rows, d=osc.memory_cols,
+                                     o=types.SimpleNamespace(shape=(osc.rows, osc.cols)))
+    return "chunked" if cpu_prefers_chunked(stand_in) else "recurrent"
+
+
+def layer_numbers(m: ModelConfig, osc: Oscillation, form: str, N: int, B: int, T: int, keep: bool) -> dict:
+    """Numbers one layer holds at its peak: kept for backward (`keep`), or the transient of a forward pass
+    without gradients (evaluation). Keys: block, states, oscillation, scan, total."""
+    d, k, r = m.d_model, m.expand_dim, m.mlp_ratio
+    c = 2 if osc.complex else 1
+    width = osc.channels or 1                            # channel banks: one small memory per channel
+    mem = osc.memory_rows * osc.memory_cols * width      # numbers of one token's memory
+    o_step = osc.rows * osc.cols * (width if osc.channels and osc.per_step else 1)
+    o_full = N * o_step if osc.per_step else 0
+    block = (10 * N * d + 2 * N * r * d) if keep else (3 * N * d + 2 * N * r * d)
+    states = c * (N * d + (4 + osc.extra_k) * N * k) + osc.extra_d * N * d
+    if not keep:
+        states = c * (N * d + 2 * N * k) + 2 * N * d
+    oscillation = osc.built_from * o_full + (0 if keep else o_full)    # evaluation: o and the scan's copy
+    C = min(CHUNK, T)
+    if form == "parallel":
+        scan = 4 * c * B * T * T * osc.rows * osc.cols * (width if osc.channels else 1) + c * B * T * T
+    elif form == "recurrent":
+        # without gradients a complex channel bank still materialises one memory-sized tensor per token
+        # (measured: LRU k = d = 64, 256 test examples, ~0.6 GiB)
+        scan = c * N * mem * (1 if keep or (osc.complex and osc.channels) else 0) + c * B * mem * 6
+        if osc.psi == "matrix" and keep:
+            # o's gradient step by step; a static per-channel o is broadcast over the batch (a copy per step)
+            scan += N * o_step if osc.per_step else N * width * osc.rows * osc.cols * osc.batched_copy
+    elif osc.psi == "matrix":                             # chunked: blocks side by side
+        scan = c * (2 * N * mem + 2 * N * osc.rows * osc.cols * (width if osc.channels else 1))
+    elif osc.rows > 1 and osc.cols > 1:                   # chunked, full k×d o
+        scan = c * (8 if keep else 4) * N * max(mem, o_step) + c * 3 * B * C * mem
+    else:                                                 # chunked, o along k or along d
+        scan = c * (10 * N * max(osc.rows, osc.cols, 1) * width + 3 * N * C + 4 * (N // C + 1) * mem)
+    total = block + states + oscillation + scan
+    return dict(block=block, states=states, oscillation=oscillation, scan=scan, total=total)
+
+
+def parameter_count(config: RunConfig) -> int:
+    """Trainable numbers of the model (a complex parameter counts twice): one block built on the meta device
+    (every block is alike), the embedding, final norm and head counted."""
+    m, V = config.model, config.task.vocab_size
+    key = (m.variant, m.code, m.d_model, m.expand_dim, m.mlp_ratio, m.short_conv, m.tau)
+    if key not in _BLOCK_PARAMETERS:
+        import torch
+
+        from .model import Block
+        with torch.device("meta"):
+            block = Block(m)
+        _BLOCK_PARAMETERS[key] = sum(p.numel() * (2 if p.is_complex() else 1) for p in block.parameters())
+    return m.n_layers * _BLOCK_PARAMETERS[key] + V * m.d_model + 2 * m.d_model + (m.d_model + 1) * V
+
+
+_BLOCK_PARAMETERS: dict[tuple, int] = {}
+
+
+def step_seconds(config: RunConfig, osc: Oscillation, form: str, layer: dict, params: int) -> float:
+    """Rough seconds of one optimiser step on one core: forward + backward touch the layer numbers ~3 times,
+    the projections are matmuls, the recurrent form pays Python overhead per step and layer."""
+    t, m, o = config.task, config.model, config.optim
+    N, L = o.batch_size * t.seq_len, m.n_layers
+    touched = 3 * (L * layer["total"] + 3 * N * t.vocab_size) + 8 * params
+    matmul = 3 * N * (params / max(L, 1) * L + m.d_model * t.vocab_size)
+    python = (2 * t.seq_len * L * SCAN_STEP_S) if form == "recurrent" else 2 * math.ceil(t.seq_len / CHUNK) * L * \
+        SCAN_STEP_S
+    return touched / ELEMENTWISE_PER_S + matmul / MATMUL_PER_S + python
+
+
+def dominant_part(config: RunConfig, osc: Oscillation, form: str, layer: dict, parts: dict) -> str:
+    """The largest part of the estimate in words, with the formula a learner can act on."""
+    m = config.model
+    name = f"code {m.code}" if m.code else m.variant
+    biggest = max((part for part in parts if part != "fixed"), key=parts.get)
+    if biggest in ("layers (kept for backward)", "backward working set", "evaluation"):
+        per_layer = max(("oscillation", "scan", "states", "block"), key=layer.get)
+        if per_layer in ("oscillation", "scan") and osc.per_step and osc.rows > 1 and osc.cols > 1:
+            what = "k×k transition" if osc.psi == "matrix" else "k×d gate"
+            size = "B·T·k·k·layers" if osc.psi == "matrix" else "B·T·k·d·layers"
+            return f"{name}'s {what}: {size} numbers"
+        if per_layer == "scan" and form == "recurrent":
+            return f"{name}'s step-by-step memory: B·T·k·d·layers numbers"
+        if per_layer == "scan" and form == "parallel":
+            return "the parallel form's decays: B·T²·k·layers numbers"
+        return "the activations: B·T·d_model·layers numbers"
+    if biggest == "head (logits)":
+        return "the logits: B·T·vocab numbers"
+    return "the parameters and AdamW's state"
+
+
+# What to lower, by the dominant part's formula (the page's setting names).
+LOWER = {"B·T·k·d": "batch size, sequence length, k, d_model or layers",
+         "B·T·k·k": "batch size, sequence length, k or layers",
+         "B·T²": "sequence length or batch size (or use the chunked form)",
+         "vocab": "batch size, sequence length or vocabulary size",
+         "d_model": "batch size, sequence length, d_model or layers",
+         "parameters": "d_model, k, layers or vocabulary size"}
+
+
+def over_budget_message(cost: RunCost, budget_bytes: float) -> str:
+    """The refusal a learner reads: what the run needs, why, what this server allows, what to lower."""
+    key = next((k for k in LOWER if k in cost.dominant), "parameters")
+    return (f"this run needs about {format_bytes(cost.peak_bytes)} per training step ({cost.dominant}); this "
+            f"server allows {format_bytes(budget_bytes)} per run: lower the {LOWER[key]}")
+
+
+def format_bytes(n: float) -> str:
+    return f"{n / GIB:.1f} GiB" if n >= GIB else f"{n / 1024 ** 2:.0f} MiB"

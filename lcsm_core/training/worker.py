@@ -1,0 +1,145 @@
+"""Training worker processes: each trains one run at a time with one torch thread, so trainings run beside the
+server (not inside its GIL) and several can run at once on a machine with cores to spare.
+
+Workers are started with the spawn method (a forked copy of a threaded server could inherit held locks) and
+stay up between runs (torch imported once). Messages, in order, on one queue per worker:
+
+    server → worker:  ("run", run_id, config dict, RunControl.state())  then  ("command", run_id, name, args)
+                      ... ; None: exit
+    worker → server:  (worker index, run_id, "ended") on the manager's events queue
+
+The worker writes the run into the SQLite store itself (record_run, as a thread would); the server keeps only
+the controls (RemoteControl). A worker whose server died stops its run and marks it "interrupted".
+"""
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import queue
+import threading
+import time
+
+from lcsm_core.spawning import main_hidden_from_workers
+
+from .control import COMMANDS, RemoteControl, RunControl
+
+PARENT_CHECK_S = 1.0
+
+
+class WorkerProcess:
+    """The server's handle on one worker process."""
+
+    def __init__(self, index: int, db_path: str, events, threads: int):
+        ctx = multiprocessing.get_context("spawn")
+        self.index = index
+        self.inbox = ctx.Queue()
+        self.run_id: int | None = None
+        self.process = ctx.Process(target=worker_main, args=(index, db_path, self.inbox, events, threads, os.getpid()),
+                                   daemon=True, name=f"lcsm-train-worker-{index}")
+        with main_hidden_from_workers():
+            self.process.start()
+
+    @property
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def start(self, run_id: int, config: dict, control: RemoteControl) -> None:
+        """Hand run `run_id` to this worker; `control` sends its commands here from now on."""
+        self.run_id = run_id
+        state = control.attach(lambda name, args: self.inbox.put(("command", run_id, name, args)))
+        self.inbox.put(("run", run_id, config, state))
+
+    def resident_bytes(self) -> int | None:
+        """The worker's resident memory now (Linux /proc), None when unknown."""
+        try:
+            with open(f"/proc/{self.process.pid}/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Ask the worker to exit; terminate it if it does not within `timeout` seconds."""
+        if self.alive:
+            self.inbox.put(None)
+            self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(2.0)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(2.0)
+        self.inbox.close()
+        self.inbox.cancel_join_thread()
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(2.0)
+
+
+def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pid: int) -> None:
+    """The worker process: run jobs from `inbox` until None (or until its server is gone)."""
+    import torch
+
+    from .recorder import record_run
+    from .store import RunStore
+    torch.set_num_threads(threads)
+    torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))])       # pay the optimiser's lazy import now
+    jobs: queue.Queue = queue.Queue()
+    current: dict = {}
+    threading.Thread(target=_read_inbox, args=(inbox, jobs, current), daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(parent_pid, jobs, current), daemon=True).start()
+    store = RunStore(db_path)
+    try:
+        while (job := jobs.get()) is not None:
+            run_id, config, control = job
+            from .config import RunConfig
+            record_run(store, run_id, RunConfig.from_dict(config), control)
+            if os.getppid() != parent_pid:
+                store.set_status(run_id, "interrupted", "its server process stopped before it finished")
+            current.clear()
+            _give_memory_back()
+            events.put((index, run_id, "ended"))
+    finally:
+        store.close()
+
+
+def _read_inbox(inbox, jobs: queue.Queue, current: dict) -> None:
+    """Messages in order: a run's controls exist before any command for it is applied."""
+    while True:
+        try:
+            message = inbox.get()
+        except (EOFError, OSError):
+            message = None
+        if message is None:
+            jobs.put(None)
+            return
+        if message[0] == "run":
+            _, run_id, config, state = message
+            control = RunControl.from_state(state)
+            current.update(run_id=run_id, control=control)
+            jobs.put((run_id, config, control))
+        elif message[0] == "command":
+            _, run_id, name, args = message
+            if current.get("run_id") == run_id and name in COMMANDS:
+                getattr(current["control"], name)(*args)
+
+
+def _watch_parent(parent_pid: int, jobs: queue.Queue, current: dict) -> None:
+    """The server died (kill -9): stop the run (the main loop marks it interrupted) and exit after it."""
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_CHECK_S)
+    control = current.get("control")
+    if control is not None:
+        control.stop("its server process stopped")
+    jobs.put(None)
+
+
+def _give_memory_back() -> None:
+    """Return freed heap pages to the system after a run (glibc keeps them otherwise): an idle worker should
+    not hold a big run's peak."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

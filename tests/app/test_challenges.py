@@ -1,0 +1,203 @@
+"""Challenges: every lesson has one that is solvable and not already solved at the page's defaults; they parse and
+grade like exercises; the session's score shows on every lesson page and on Home; a teacher link `?challenge=N`
+opens one at the top (a bad N falls back with a note, the value shown as literal code).
+
+A challenge's solution is a page state (settings) under which every target holds, computed the way the page
+computes it (compute → quantities). Train live's needs a training run: its grading is checked on the quantities
+of a run record as the page builds them (`run_quantities`), with the step count measured in
+benchmarks/results/train_speed-cpu.md. Paper lab's is checked on the shipped grid results the page opens with.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app.kit.classroom import read_view, share_query
+from app.kit.lesson_text import LessonFormatError, check_settings, load_lesson, parse_lesson
+from app.lessons import PAGES, lesson
+from app.lessons.paper_lab import grid_quantities, grid_spec
+from app.lessons.train_live import config_of, run_quantities
+from lcsm_core.paper_lab import shipped_grid
+from tests.app.pages import assert_clean, open_page
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# page → one solution state per challenge (changes from the page's defaults), in file order
+SOLUTIONS = {
+    "spring": [dict(m=1.0, k=2.0, c=1.5)],
+    "discretize": [dict(m=1.0, k=4.0, c=1.21, dt=0.3)],
+    "rings": [dict(r_min=0.99, r_max=0.993)],
+    "lru_stability": [dict(lr=0.01, r_max=0.95, steps=150)],
+    "propagation": [dict(length=300, nu=0.009)],
+    "eos_view": [dict(source="model code", code="0-3-0-0")],
+    "online_learners": [dict(beta=1.5, repeats=1)],
+    "check_math": [dict(psi="matrix", complex=True, T=64, k=16, d=16)],
+    "paper_lab": [dict(ablation="parameterization")],
+    "train_live": [dict(seed=1)],
+}
+STATIC = [p for p in PAGES if lesson(p).compute is not None]
+
+
+def page_quantities(page: str, changes: dict) -> dict:
+    """The quantities the page checks at its defaults with `changes` (for Train live: of a run of these settings
+    that reached 99 % at step 340 — seed 1's measured run)."""
+    spec = lesson(page)
+    values = {**spec.settings.defaults, **changes}
+    if page in STATIC:
+        return spec.quantities(values, spec.compute(values))
+    if page == "paper_lab":
+        grid = grid_spec(values)
+        shipped = shipped_grid(grid)
+        return grid_quantities(grid, shipped.results if shipped else [], [], shipped is not None)
+    return train_quantities(values, best_acc=0.9902, steps=340)
+
+
+def train_quantities(values: dict, best_acc: float, steps: int, active: bool = False) -> dict:
+    """Train live's quantities for a run of these settings, as the page builds them from the run's record."""
+    run = SimpleNamespace(config=config_of(values).to_dict(), best_test_acc=best_acc, active=active, steps=steps)
+    return run_quantities(run)
+
+
+def test_every_lesson_has_a_challenge_and_a_solution_for_each():
+    for page in PAGES:
+        challenges = load_lesson(page).challenges
+        assert challenges, f"{page} has no challenge"
+        assert len(SOLUTIONS[page]) == len(challenges), page
+        assert all(c.prompt and c.explain and c.hint for c in challenges), page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_challenge_is_solved_by_its_solution_and_not_at_the_defaults(page):
+    challenges = load_lesson(page).challenges
+    defaults = page_quantities(page, {}) if page != "train_live" else run_quantities(None)
+    for challenge, solution in zip(challenges, SOLUTIONS[page]):
+        assert challenge.kind == "check"
+        assert challenge.names() <= set(defaults), (challenge.title, challenge.names() - set(defaults))
+        assert not check_settings(challenge, defaults).correct, (challenge.title, "passes at the defaults")
+        feedback = check_settings(challenge, page_quantities(page, solution))
+        assert feedback.correct, (challenge.title, feedback.message)
+
+
+def test_train_live_challenge_grades_the_run_it_is_shown():
+    [challenge] = load_lesson("train_live").challenges
+    defaults = lesson("train_live").settings.defaults
+    slow = check_settings(challenge, train_quantities(defaults, best_acc=0.9902, steps=680))       # seed 0
+    assert not slow.correct and "`steps <= 400` does not hold (now steps = 680)" in slow.message
+    running = check_settings(challenge, train_quantities(defaults, best_acc=0.4, steps=200, active=True))
+    assert not running.correct and "best_acc >= 0.99" in running.message
+    copying = train_quantities({**defaults, "task": "selective_copying"}, best_acc=0.995, steps=300)
+    assert not check_settings(challenge, copying).correct
+
+
+def test_challenges_parse_with_target_lines_and_keep_exercises_apart():
+    text = ("---\npage: x\ntitle: t\n---\n## Exercise: e\nq\ncheck: a > 1\n"
+            "## Challenge: c\ngoal\ntarget: a > 2\ntarget: b between 0 and a\nhint: h\nexplain: x\n"
+            "## Challenge: typed\nhow many?\nanswer: 4\n")
+    lesson_text = parse_lesson(text)
+    assert [e.title for e in lesson_text.exercises] == ["e"]
+    assert [(c.title, c.checks, c.answer) for c in lesson_text.challenges] == [
+        ("c", ("a > 2", "b between 0 and a"), None), ("typed", (), "4")]
+    assert "Challenge: c" not in lesson_text.extra
+    failing = check_settings(lesson_text.challenges[0], {"a": 1.5, "b": 1.0})
+    assert not failing.correct and "`a > 2` does not hold (now a = 1.5)" in failing.message
+
+
+@pytest.mark.parametrize("section, message", [
+    ("## Challenge: c\ngoal\ncheck: a > 1\n", "use target: lines"),
+    ("## Exercise: e\nq\ntarget: a > 1\n", "use check: lines"),
+    ("## Challenge: c\ngoal\n", "needs either target: lines or one answer: line"),
+    ("## Challenge: c\ngoal\ntarget: a ~ 1\n", "cannot read target 'a ~ 1'"),
+])
+def test_malformed_challenges_are_reported(section, message):
+    with pytest.raises(LessonFormatError, match=message):
+        parse_lesson("---\npage: x\ntitle: t\n---\n" + section)
+
+
+# --- teacher links: ?challenge=N ----------------------------------------------------------------------
+SPRING = lesson("spring").settings
+
+
+def view_notes(at) -> list[str]:
+    return [w.value for w in at.warning if "classroom settings could not" in w.value]
+
+
+def test_a_challenge_link_reads_strictly():
+    assert read_view(SPRING, {"challenge": ["2"]}, challenges=3).challenge == 1
+    assert read_view(SPRING, {}, challenges=3).challenge is None
+    for bad in ("0", "4", "01", "+1", " 1", "1.0", "-1", "1e0", "", "١", "[x](https://evil.example)"):
+        view = read_view(SPRING, {"challenge": [bad]}, challenges=3)
+        assert view.challenge is None and len(view.notes) == 1, bad
+        assert view.notes[0].startswith("challenge: ") and "a number from 1 to 3" in view.notes[0], view.notes
+        assert view.notes[0].startswith(("challenge: `", "challenge: (empty)")), view.notes    # literal, never markup
+    assert "no challenges" in read_view(SPRING, {"challenge": ["1"]}, challenges=0).notes[0]
+    assert "challenge=2" in share_query(SPRING, SPRING.defaults, challenge=1)
+
+
+def test_a_challenge_link_opens_it_at_the_top_and_solves_there():
+    at = open_page("spring", {"challenge": "1"})
+    assert_clean(at, "challenge link")
+    assert not view_notes(at)
+    [title] = load_lesson("spring").challenges[:1]
+    headings = [h.value for h in at.subheader]
+    assert headings[0] == f"🎯 Challenge 1 of 1: {title.title}", headings
+    assert any(title.prompt.split("\n")[0] in m.value for m in at.markdown)
+    at.button(key="spring.challenge.0.check").click().run()
+    assert any("`half_life < 1` does not hold" in e.value for e in at.error)           # not at the defaults
+    for name, value in SOLUTIONS["spring"][0].items():
+        at.slider(key=f"spring.{name}").set_value(value).run()
+    at.button(key="spring.challenge.0.check").click().run()
+    assert any(s.value.startswith("Correct.") for s in at.success)      # the ✅ becomes its icon
+    assert "🏆 Challenges · 1 of 1 solved" in [h.value for h in at.subheader]
+
+
+@pytest.mark.parametrize("bad", ["2", "one", "[x](https://evil.example)"])
+def test_a_bad_challenge_link_falls_back_with_a_literal_note(bad):
+    at = open_page("spring", {"challenge": bad})
+    assert_clean(at, bad)
+    [note] = view_notes(at)
+    assert f"challenge: `{bad}` is not a challenge of this page" in note
+    assert not [h for h in at.subheader if h.value.startswith("🎯")]
+    assert "🏆 Challenges · 0 of 1 solved" in [h.value for h in at.subheader]      # still in its block
+
+
+def test_the_share_panel_adds_a_challenge():
+    at = open_page("spring")
+    at.radio(key="spring.share.challenge").set_value(1).run()
+    assert [c.value for c in at.code if "challenge=1" in c.value]
+
+
+# --- the session's score ------------------------------------------------------------------------------
+def totals() -> tuple[int, int]:
+    texts = [load_lesson(p) for p in PAGES]
+    return sum(len(t.challenges) for t in texts), sum(len(t.exercises) for t in texts)
+
+
+def test_the_score_counts_across_lessons_in_the_sidebar_and_the_presenter_view():
+    challenges, exercises = totals()
+    at = open_page("spring", {"k": "2", "c": "1.5"})
+    assert any(f"🏆 0 of {challenges} challenges · 0 of {exercises} exercises" in m.value for m in at.sidebar.markdown)
+    at.button(key="spring.challenge.0.check").click().run()
+    at.session_state["rings.exercises.solved"] = {load_lesson("rings").exercises[0].title}    # solved on another page
+    at.run()
+    score = [m.value for m in at.sidebar.markdown if "Your score" in m.value]
+    assert score and f"🏆 1 of {challenges} challenges · 1 of {exercises} exercises" in score[0], score
+    assert "This lesson: 1 of 1 challenges · 0 of" in score[0]
+    shown = open_page("spring", {"present": "1"})
+    assert any(c.value.startswith("🏆 0 of") for c in shown.caption)
+
+
+def test_home_shows_the_progress_of_every_lesson():
+    at = AppTest.from_file(str(ROOT / "app" / "streamlit_app.py"), default_timeout=120)
+    at.session_state["spring.challenges.solved"] = {load_lesson("spring").challenges[0].title}
+    at.session_state["spring.exercises.solved"] = {"no longer in the file"}
+    at.run()
+    assert not at.exception
+    challenges, exercises = totals()
+    assert any(m.value == f"🏆 1 of {challenges} challenges · 0 of {exercises} exercises" for m in at.markdown)
+    [table] = [d.value for d in at.dataframe if "challenges" in d.value.columns]
+    assert list(table["lesson"]) == [load_lesson(p).title for p in PAGES]
+    assert table["challenges"].iloc[0] == "1 of 1" and table["exercises"].iloc[0].startswith("0 of")
+

@@ -1,0 +1,47 @@
+"""Train live and the server's sharing policy: the issue's link (code 1-9-1-0 at every cap) is refused with
+the cost and what to lower before any run exists; a run that waits for the slot shows the policy in words."""
+import pytest
+
+from lcsm_core.training import RunStore, run_config, shared_manager
+from tests.app.pages import assert_clean, open_page
+from tests.app.test_page_train_live import TINY, rerun_until
+
+ISSUE_LINK = dict(layer="code", code="1-9-1-0", seq_len="256", d_model="128", k="128", layers="4", vocab="512",
+                  batch="128")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    return RunStore(tmp_path / "runs.sqlite")
+
+
+def test_the_issue_link_is_refused_with_its_cost_before_a_run_exists(store):
+    at = open_page("train_live", query=ISSUE_LINK, timeout=60)
+    assert_clean(at, "load")
+    at.button(key="play").click().run()
+    errors = " ".join(e.value for e in at.error)
+    assert "per training step" in errors and "k×d gate" in errors and "lower the batch size" in errors
+    assert not at.exception and store.list_runs() == [] and at.session_state["train_live_run"] is None
+
+
+def test_a_waiting_run_shows_how_the_server_shares_training(store):
+    manager = shared_manager()
+    slots = manager.max_concurrent
+    others = [manager.submit(run_config(d_model=8, expand_dim=8, seq_len=16, vocab_size=16, kv_pairs=2,
+                                        batch_size=8, layers=1, device="cpu"), f"other-{j}", start_paused=True)
+              for j in range(slots)]
+    try:
+        at = open_page("train_live", timeout=60)
+        for key, value in TINY.items():
+            at.number_input(key=f"train_live.{key}").set_value(value)
+        at.button(key="play").click().run()
+        assert not at.exception and not at.error
+        assert rerun_until(at, lambda: "waiting, position 1" in " ".join(m.value for m in at.markdown))
+        policy = " ".join(c.value for c in at.caption)
+        assert "one run per browser tab" in policy and "Step does not reset that clock" in policy
+        assert f"{manager.pause_hold_s:g} s paused in total" in policy and "of memory per step" in policy
+        at.button(key="reset").click().run()
+    finally:
+        for j, run_id in enumerate(others):
+            manager.stop(run_id, f"other-{j}")

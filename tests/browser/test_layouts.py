@@ -1,0 +1,187 @@
+"""Projector and phone layouts (issue 12): every page at 1280×720 (normal and presenter view) and 390×844.
+
+Checked with element bounding boxes, not by eye alone (the screenshots in tests/screenshots/layout-*.png
+are for that):
+- no metric label, value or delta is cut ("underdam…"): its text box is as wide as its text;
+- nothing in the main block is wider than the window, unless it sits inside a box that scrolls sideways
+  (a wide table or equation scrolls; the page itself never does);
+- at 1280×720 the sidebar's first control (and the spring's damping slider) shows without scrolling;
+- on a phone no chart's title, subplot titles and legend overlap.
+One browser and one app serve every page; a page is read once it finished running and drew its charts.
+"""
+import time
+
+import pytest
+
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+
+SHOTS = ROOT / "tests" / "screenshots"
+PAGES = ("", "spring", "discretize", "rings", "lru_stability", "propagation", "eos_view", "online_learners",
+         "train_live", "paper_lab", "check_math")
+PROJECTOR, PHONE = (1280, 720), (390, 844)
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+READY = """() => { const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.getAttribute('data-test-script-state') === 'notRunning'
+    && !!document.querySelector('[data-testid="stMainBlockContainer"] h1')
+    && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg')) }"""
+
+# Text boxes narrower than their text: the metric's label, value and delta (st.metric ends them with "…").
+CUT_METRICS = """() => [...document.querySelectorAll('[data-testid="stMetric"]')].flatMap(m =>
+  [...m.querySelectorAll('[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"], '
+                        + '[data-testid="stMetricValue"] div, [data-testid="stMetricDelta"] div')]
+    .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+    .map(e => `metric ${JSON.stringify(e.innerText.trim().slice(0, 40))}: `
+              + `text ${e.scrollWidth} px in ${e.clientWidth} px`))"""
+
+# Elements of the main block whose right edge passes the block's (or the window's), outside any box that scrolls
+# sideways; and equations cut by their box (wider than it, and it does not scroll).
+OVERFLOW = """() => { const main = document.querySelector('[data-testid="stMainBlockContainer"]'), out = [];
+  const edge = Math.min(document.documentElement.clientWidth, main.getBoundingClientRect().right);
+  const scrolls = e => { for (let p = e.parentElement; p && p !== main; p = p.parentElement) {
+      const s = getComputedStyle(p).overflowX;
+      if (s === 'auto' || s === 'scroll') return true; }
+    return false };
+  for (const e of main.querySelectorAll('*')) {
+    const b = e.getBoundingClientRect();
+    if (b.width === 0 || b.height === 0 || b.right <= edge + 1 || scrolls(e)) continue;
+    const id = (e.closest('[data-testid]') || e).dataset.testid;
+    out.push(`${id} <${e.tagName.toLowerCase()}> ${JSON.stringify((e.innerText || '').trim().slice(0, 40))}: `
+             + `right edge ${Math.round(b.right)} px > ${Math.round(edge)} px`);
+    if (out.length > 5) break; }
+  for (const k of main.querySelectorAll('.katex-display')) {
+    const s = getComputedStyle(k).overflowX;
+    if (k.scrollWidth > k.clientWidth + 1 && s !== 'auto' && s !== 'scroll')
+      out.push(`equation ${JSON.stringify(k.innerText.trim().slice(0, 30))} cut: `
+               + `${k.scrollWidth} px in ${k.clientWidth} px`); }
+  return out }"""
+
+# Per chart, the boxes of its title, notes (subplot titles among them) and legend entries: pairs that overlap,
+# and any that sticks out of the chart (plotly cuts text at the chart's edge).
+CHART_OVERLAPS = """() => { const out = [];
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((plot, n) => {
+    const title = plot.querySelector('.gtitle'), legend = plot.querySelector('.legend .scrollbox');
+    const name = `chart ${n + 1} (${(title && title.textContent.slice(0, 30)) || 'untitled'})`;
+    const boxes = [];
+    if (title) boxes.push(['title', title]);
+    plot.querySelectorAll('.annotation-text').forEach(a => {
+      if (a.textContent.trim()) boxes.push(['note ' + JSON.stringify(a.textContent.slice(0, 30)), a]) });
+    if (legend) boxes.push(['legend', legend]);
+    const rects = boxes.map(([what, e]) => [what, e.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+    const frame = plot.getBoundingClientRect();
+    for (let i = 0; i < rects.length; i++) {
+      const r = rects[i][1];
+      if (r.left < frame.left - 1 || r.right > frame.right + 1 || r.top < frame.top - 1)
+        out.push(`${name}: ${rects[i][0]} sticks out of the chart`);
+      for (let j = i + 1; j < rects.length; j++)
+        if (hit(r, rects[j][1])) out.push(`${name}: ${rects[i][0]} overlaps ${rects[j][0]}`); } });
+  return out }"""
+
+# The sidebar's first widget, and the spring's damping slider: their bottom edge (px from the top of the window).
+CONTROL_BOTTOM = """(label) => { const side = document.querySelector('[data-testid="stSidebarUserContent"]');
+  if (!side) return {};
+  const first = side.querySelector('[data-testid="stWidgetLabel"]');
+  const widget = first && first.closest('.stElementContainer, [data-testid="stElementContainer"]');
+  const out = {first: widget ? [first.innerText.trim(), widget.getBoundingClientRect().bottom] : null};
+  if (label) { const lab = [...side.querySelectorAll('[data-testid="stWidgetLabel"]')]
+      .find(e => e.innerText.trim() === label);
+    const box = lab && lab.closest('.stElementContainer, [data-testid="stElementContainer"]');
+    out.named = box ? [label, box.getBoundingClientRect().bottom] : [label, null]; }
+  return out }"""
+
+# Page → the control a teacher reaches for first, checked above the fold by its label.
+MAIN_CONTROL = {"spring": "damping c"}
+
+
+@pytest.fixture(scope="module")
+def browser_and_url(tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "layout-server.log") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            yield browser, url
+        finally:
+            browser.close()
+
+
+def open_page(page, url: str, timeout: float = 90.0) -> None:
+    """Go to `url` and wait until its script finished, nothing is stale or a skeleton, and every chart drew."""
+    page.goto(url)
+    deadline, calm = time.monotonic() + timeout, 0
+    while calm < 3:                                 # three calm polls in a row: a rerun may follow the first run
+        assert time.monotonic() < deadline, f"{url} did not finish drawing"
+        calm = calm + 1 if page.evaluate(READY) else 0
+        time.sleep(0.15)
+
+
+def name_of(path: str) -> str:
+    return path or "home"
+
+
+def test_projector_1280x720_metrics_whole_controls_above_the_fold(browser_and_url):
+    browser, url = browser_and_url
+    page = browser.new_page(viewport=dict(zip(("width", "height"), PROJECTOR)))
+    problems = []
+    try:
+        for path in PAGES:
+            open_page(page, f"{url}/{path}")
+            page.screenshot(path=str(SHOTS / f"layout-1280-{name_of(path)}.png"))
+            found = page.evaluate(CUT_METRICS) + page.evaluate(OVERFLOW)
+            if path:                                # lessons: controls in the sidebar, open at this width
+                where = page.evaluate(CONTROL_BOTTOM, MAIN_CONTROL.get(path))
+                for key in ("first", "named"):
+                    if key in where and (where[key] is None or where[key][1] is None or where[key][1] > PROJECTOR[1]):
+                        found.append(f"sidebar control {where[key]} ends below the fold ({PROJECTOR[1]} px)")
+            problems += [f"{name_of(path)}: {p}" for p in found]
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_presenter_view_at_1280x720_cuts_no_metric(browser_and_url):
+    browser, url = browser_and_url
+    page = browser.new_page(viewport=dict(zip(("width", "height"), PROJECTOR)))
+    problems = []
+    try:
+        for path in PAGES[1:]:
+            open_page(page, f"{url}/{path}?present=1")
+            page.screenshot(path=str(SHOTS / f"layout-present-{path}.png"))
+            problems += [f"{path}: {p}" for p in page.evaluate(CUT_METRICS) + page.evaluate(OVERFLOW)]
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends(browser_and_url):
+    browser, url = browser_and_url
+    page = browser.new_page(viewport=dict(zip(("width", "height"), PHONE)), device_scale_factor=1, is_mobile=True,
+                            has_touch=True)
+    problems = []
+    try:
+        for path in PAGES:
+            open_page(page, f"{url}/{path}")
+            page.screenshot(path=str(SHOTS / f"layout-390-{name_of(path)}.png"))
+            found = page.evaluate(CUT_METRICS) + page.evaluate(OVERFLOW) + page.evaluate(CHART_OVERLAPS)
+            problems += [f"{name_of(path)}: {p}" for p in found]
+            whole_page_shot(page, SHOTS / f"layout-390-{name_of(path)}-full.png")
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
+def whole_page_shot(page, path) -> None:
+    """The main block scrolls inside the window (a full-page shot shows one screen): the window grows to the
+    block's height for the shot, then returns to phone size (charts keep their heights; only widths reflow)."""
+    size = page.viewport_size
+    tall = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(tall, 16000))})
+    try:
+        time.sleep(0.3)
+        page.screenshot(path=str(path), animations="disabled")
+    finally:
+        page.set_viewport_size(size)

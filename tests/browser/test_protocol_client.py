@@ -1,0 +1,40 @@
+"""The load run's protocol client (benchmarks/streamlit_client.py) against a real server, briefly, so the
+classroom load script cannot rot: two tabs at once open a lesson page and move one of its sliders; the runs
+finish with no exception and the page's URL follows the slider."""
+import asyncio
+from urllib.parse import parse_qs
+
+import pytest
+
+from benchmarks.streamlit_client import StreamlitSession, next_slider_value, slider_state
+from tests.browser.app_server import running_app
+
+pytestmark = pytest.mark.browser
+PAGE, SETTING = "spring", "c"
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    with running_app(tmp_path_factory.mktemp("data")) as url:
+        yield url
+
+
+async def open_and_move(url: str) -> tuple[list, float, dict]:
+    async with StreamlitSession(url, timeout_s=120) as tab:
+        opened = await tab.open_page(PAGE)
+        slider = tab.widget(f"{PAGE}.{SETTING}")
+        assert slider is not None, f"no slider keyed {PAGE}.{SETTING} drawn: {[w.id for w in tab.widgets('slider')]}"
+        value = next_slider_value(slider, tab.slider_value(slider))
+        moved = await tab.set_widget(slider.id, slider_state(slider, value))
+        return [opened, moved], value, parse_qs(tab.query)
+
+
+def test_two_protocol_clients_open_a_page_and_move_a_slider(app_url):
+    async def both():
+        return await asyncio.gather(open_and_move(app_url), open_and_move(app_url))
+
+    for runs, value, query in asyncio.run(both()):
+        for run in runs:
+            assert run.status == "ok" and not run.exceptions, run
+            assert run.messages > 0
+        assert float(query[SETTING][0]) == pytest.approx(value), query
