@@ -1,5 +1,6 @@
-"""Start the app on loopback as the README does (a free port, its own data directory) and end it — for the
-reliability scripts, which also kill it -9 on purpose and look for the processes it leaves behind."""
+"""Start the app on loopback as the README does (app/serve.py: the app behind its host guard; a free port, its
+own data directory) and end it — for the reliability scripts, which also kill it -9 on purpose and look for
+the processes it leaves behind."""
 from __future__ import annotations
 
 import os
@@ -12,6 +13,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The README's entry point; a tree from before the host guard only has the router.
+ENTRY = "app/serve.py" if (ROOT / "app" / "serve.py").exists() else "app/streamlit_app.py"
 
 
 def free_port() -> int:
@@ -21,7 +24,7 @@ def free_port() -> int:
 
 
 class AppServer:
-    """`python -m streamlit run app/streamlit_app.py` on 127.0.0.1; runs stored under `data_dir`."""
+    """`python -m streamlit run app/serve.py` on 127.0.0.1; runs stored under `data_dir`."""
 
     def __init__(self, data_dir: Path, log_path: Path | None = None, env: dict | None = None):
         self.data_dir, self.log_path = Path(data_dir), log_path
@@ -33,7 +36,7 @@ class AppServer:
     def start(self, timeout_s: float = 90.0) -> AppServer:
         log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app/streamlit_app.py", "--server.address", "127.0.0.1",
+            [sys.executable, "-m", "streamlit", "run", ENTRY, "--server.address", "127.0.0.1",
              "--server.port", str(self.port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         if self.log_path:

@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.app_process import AppServer, children_of, rss_bytes  # noqa: E402
+from benchmarks.app_process import ENTRY, AppServer, children_of, rss_bytes  # noqa: E402
 from benchmarks.results_section import write_section  # noqa: E402
 from benchmarks.streamlit_client import RunResult, StreamlitSession, next_slider_value, slider_state  # noqa: E402
 from benchmarks.train_live_query import train_live_query  # noqa: E402
@@ -267,8 +267,9 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
         f"{args.sessions} protocol-client learners for {result['browsing_s']:.0f} s over "
         f"{', '.join(args.pages)} (think time {args.think_s[0]:g}–{args.think_s[1]:g} s), {args.trainers} trainers "
         f"+ 1 waiting (tiny model, step budget {args.train_steps}; {concurrency} concurrent trainings, "
-        f"{MAX_CONCURRENT_ENV}), {args.browsers} chromium tabs. Latency: request sent → its script_finished "
-        "(chromium: key press → page drawn).",
+        f"{MAX_CONCURRENT_ENV}), {args.browsers} chromium tabs; the server runs `{ENTRY}` on 127.0.0.1. Latency: "
+        "request sent → its script_finished (chromium: key press → page drawn). Errors count exception elements, "
+        "reruns that did not finish within 60 s (timeouts) and dropped connections.",
         "",
         *lines,
         "",

@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.app_process import ROOT, AppServer, alive, children_of  # noqa: E402
+from benchmarks.app_process import ENTRY, ROOT, AppServer, alive, children_of  # noqa: E402
 from benchmarks.results_section import write_section  # noqa: E402
 from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
 from benchmarks.train_live_query import train_live_query  # noqa: E402
@@ -249,7 +249,8 @@ def main() -> None:
         machine = f"{platform.node()} · {platform.processor() or platform.machine()} · {_cores()} cores"
         body = (f"`python3 benchmarks/kill_recovery.py {shlex.join(sys.argv[1:])}` · {time.strftime('%Y-%m-%d %H:%M')}"
                 f" · {machine}" + (f" · {args.conditions}" if args.conditions else "") + "\n\n"
-                "Metrics lost = kill time − time of the run's last write of metric rows. \"Last write − kill\" > 0: "
+                f"The server runs `{ENTRY}` on 127.0.0.1. Metrics lost = kill time − time of the run's last write of "
+                "metric rows. \"Last write − kill\" > 0: "
                 "its worker still wrote after the server died (it stops the run and marks it itself). The recorder "
                 f"writes buffered rows at the first record ≥ {FLUSH_S:g} s after its last write, so the worst moment "
                 f"to kill is just before a slow step's record: {FLUSH_S:g} s + the longest step (an evaluation step, "

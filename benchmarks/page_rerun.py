@@ -1,10 +1,14 @@
 """Median rerun time of each dynamics page (AppTest, this machine). Goal: about 100 ms.
 
-    python3 benchmarks/page_rerun.py [--reruns 15] [--pages spring rings ...]
+    python3 benchmarks/page_rerun.py [--reruns 15] [--pages spring rings ...] [--no-sweep]
 
 "rerun" is a plain rerun with unchanged settings (what a click elsewhere costs: cached
 core results, figures rebuilt); "slider move" sets a slider to a new value each time, so
-the core computation runs again (cache miss) — the worst case while a student drags.
+the core computation runs again (cache miss) — the worst case while a student drags. That
+slider is the page's swept one (`Lesson.sweep`, drag to preview), whose family of frames stays
+cached; "held move" moves another slider, which computes a new family (after the rest of the
+page is drawn, but within the measured run). `--no-sweep` draws the pages without their previews,
+for a before/after comparison on the same machine at the same time.
 """
 from __future__ import annotations
 
@@ -27,6 +31,14 @@ MOVES = {
     "lru_stability": ("lru_stability.steps", [20 + 5 * n for n in range(20)]),
     "propagation": ("propagation.nu", [0.01 + 0.001 * n for n in range(40)]),
 }
+# page → (another slider, values): a new family of preview frames each time (LRU stability trains for each seed)
+HELD = {
+    "spring": ("spring.k", [1.1 + 0.05 * n for n in range(40)]),
+    "discretize": ("discretize.c", [0.3 + 0.01 * n for n in range(40)]),
+    "rings": ("rings.r_min", [0.3 + 0.001 * n for n in range(40)]),
+    "lru_stability": ("lru_stability.seed", [1, 2, 3]),
+    "propagation": ("propagation.theta", [20 + 5 * n for n in range(30)]),
+}
 
 
 def timed(action) -> float:
@@ -37,28 +49,36 @@ def timed(action) -> float:
 
 # One lesson drawn by the renderer, exactly as the router draws it.
 SCRIPT = "from app.kit.render import render_lesson\nfrom app.lessons import lesson\nrender_lesson(lesson({page!r}))\n"
+PLAIN = ("import dataclasses\nfrom app.kit.render import render_lesson\nfrom app.lessons import lesson\n"
+         "render_lesson(dataclasses.replace(lesson({page!r}), sweep=None))\n")
 
 
-def bench(page: str, reruns: int) -> dict:
-    at = AppTest.from_string(SCRIPT.format(page=page), default_timeout=300)
+def bench(page: str, reruns: int, sweep: bool = True) -> dict:
+    at = AppTest.from_string((SCRIPT if sweep else PLAIN).format(page=page), default_timeout=300)
     first = timed(at.run)
     assert not at.exception, at.exception
     plain = [timed(at.run) for _ in range(reruns)]
     key, values = MOVES[page]
     moves = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
     assert not at.exception, at.exception
-    return dict(page=page, first=first, rerun=statistics.median(plain), move=statistics.median(moves))
+    key, values = HELD[page]
+    held = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
+    assert not at.exception, at.exception
+    return dict(page=page, first=first, rerun=statistics.median(plain), move=statistics.median(moves),
+                held=statistics.median(held))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reruns", type=int, default=15)
     parser.add_argument("--pages", nargs="*", default=list(MOVES))
+    parser.add_argument("--no-sweep", action="store_true", help="draw the pages without their preview charts")
     args = parser.parse_args()
-    print(f"{'page':<15}{'first run':>12}{'median rerun':>15}{'median slider move':>21}")
+    print(f"{'page':<15}{'first run':>12}{'median rerun':>15}{'median slider move':>21}{'median held move':>19}")
     for page in args.pages:
-        r = bench(page, args.reruns)
-        print(f"{r['page']:<15}{r['first']:>10.0f}ms{r['rerun']:>13.0f}ms{r['move']:>19.0f}ms", flush=True)
+        r = bench(page, args.reruns, sweep=not args.no_sweep)
+        print(f"{r['page']:<15}{r['first']:>10.0f}ms{r['rerun']:>13.0f}ms{r['move']:>19.0f}ms{r['held']:>17.0f}ms",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ The chart hygiene rules live here, once (tests/app/test_figure_hygiene.py holds 
 - a series that diverged is cut where it did (`kept`) and marked there (`divergence_marks`); a note
   sits in the plot's corner, not at a data position (plotly stretches an axis to fit a note placed in
   data coordinates);
-- values below float precision are drawn in a labelled band (`precision_band`), not at a fake floor.
+- values below float precision are drawn in a labelled band (`precision_band`), not at a fake floor;
+- a figure with frames (▶ play, or a page's drag-to-preview chart, `app.kit.sweep_figure`) fixes every value
+  axis's range, so the picture does not jump between frames.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ COLORBAR = dict(thickness=12, exponentformat="power", tickformat="~g")  # every 
 AXIS_KEY = re.compile(r"^[xy]axis\d*$")
 LEGENDS = {"right": dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02)}   # "top": `_top_band`
 TITLE_LINE_CHARS = 44  # a title line that fits a chart as wide as a phone (≈ 360 px at 16 px); longer ones wrap
+SUBTITLE_ROW_CHARS = 40  # subplot titles' characters a row of panels fits on a phone (a line: 40 // columns)
 TITLE_LINE_PX = 20
 CLEAR = "rgba(0,0,0,0)"
 
@@ -60,9 +63,9 @@ def _top_band(title: str, height: int, legend_side: str, annotations, margin_top
     lines = _title_lines(title)
     band = 12 + TITLE_LINE_PX * len(lines)               # px from the figure's top to below the title
     notes = [a if isinstance(a, dict) else a.to_plotly_json() for a in annotations]
-    above_panels = any(a.get("yref") == "paper" and a.get("yanchor") == "bottom" and (a.get("y") or 0) >= 0.99
-                       for a in notes)
-    gap = 24 if above_panels else 6                      # between the legend rows and the plot
+    above_panels = [a for a in notes if a.get("yref") == "paper" and a.get("yanchor") == "bottom"
+                    and (a.get("y") or 0) >= 0.99]
+    gap = 6 + max((18 * (str(a.get("text")).count("<br>") + 1) for a in above_panels), default=0)  # legend ↔ plot
     title_spec = dict(text="<br>".join(lines), x=0.01, xanchor="left", yref="container", y=1, yanchor="top",
                       pad=dict(t=10 + 11 * (len(lines) - 1)), font=dict(size=16))
     top = max(margin_top if margin_top is not None else (60 if legend_side == "top" else 45), band + gap + 2)
@@ -71,21 +74,22 @@ def _top_band(title: str, height: int, legend_side: str, annotations, margin_top
     # In container coordinates plotly reserves the legend's rows in the top margin (the plot starts below them,
     # however many rows it wraps to); a clear border of `gap` px keeps the plot and subplot titles off them.
     legend_spec = dict(orientation="h", xref="container", x=0, xanchor="left", yref="container",
-                       y=1 - (band - gap) / height, yanchor="top", borderwidth=gap, bordercolor=CLEAR, bgcolor=CLEAR)
+                       y=1 - max(0, band - gap) / height, yanchor="top", borderwidth=gap, bordercolor=CLEAR,
+                       bgcolor=CLEAR)
     return title_spec, legend_spec, top
 
 
-def _title_lines(title: str) -> list[str]:
-    """A long plain title in lines of at most TITLE_LINE_CHARS: before its "(...)" aside if that fits, else at
+def _title_lines(title: str, limit: int = TITLE_LINE_CHARS) -> list[str]:
+    """A long plain title in lines of at most `limit` characters: before its "(...)" aside if that fits, else at
     word boundaries (plotly never wraps a title; a phone would cut it)."""
-    if len(title) <= TITLE_LINE_CHARS or "<" in title:
+    if len(title) <= limit or "<" in title:
         return [title]
-    aside = title.rfind(" (", 0, TITLE_LINE_CHARS + 1)
-    if aside > 0 and len(title) - aside - 1 <= TITLE_LINE_CHARS:
+    aside = title.rfind(" (", 0, limit + 1)
+    if aside > 0 and len(title) - aside - 1 <= limit:
         return [title[:aside], title[aside + 1:]]
     lines = [""]
     for word in title.split():
-        if lines[-1] and len(lines[-1]) + 1 + len(word) > TITLE_LINE_CHARS:
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > limit:
             lines.append(word)
         else:
             lines[-1] = f"{lines[-1]} {word}".lstrip()
@@ -189,6 +193,9 @@ def subplot_grid(rows: int, cols: int, titles=(), hspace: float = 0.08, vspace: 
     Returns (axes, title_annotations, names) where axes is a dict of xaxisN/yaxisN layout entries
     and names(row, col) gives the ("xN", "yN") a trace in that cell uses (rows and cols from 1).
     """
+    lines = ["<br>".join(_title_lines(t, SUBTITLE_ROW_CHARS // cols)) if cols > 1 else t for t in titles]
+    if any("<br>" in t for t in lines[cols:]):          # a wrapped title below the first row: its line needs room
+        vspace += 0.04
     width, height = (1 - hspace * (cols - 1)) / cols, (1 - vspace * (rows - 1)) / rows
     axes, annotations = {}, []
 
@@ -202,12 +209,12 @@ def subplot_grid(rows: int, cols: int, titles=(), hspace: float = 0.08, vspace: 
             x0 = (col - 1) * (width + hspace)
             y1 = 1 - (row - 1) * (height + vspace)
             axes[xname.replace("x", "xaxis", 1)] = dict(domain=[x0, x0 + width], anchor=yname)
-            axes[yname.replace("y", "yaxis", 1)] = dict(domain=[y1 - height, y1], anchor=xname)
+            axes[yname.replace("y", "yaxis", 1)] = dict(domain=[max(0.0, y1 - height), y1], anchor=xname)
             n = (row - 1) * cols + col - 1
             if n < len(titles):
-                annotations.append(dict(text=titles[n], x=x0 + width / 2, y=y1, xref="paper", yref="paper",
+                annotations.append(dict(text=lines[n], x=x0 + width / 2, y=y1, xref="paper", yref="paper",
                                         xanchor="center", yanchor="bottom", showarrow=False,
-                                        font=dict(size=14, color="#555")))
+                                        font=dict(size=14 if cols < 3 else 12, color="#555")))
     return axes, annotations, names
 
 

@@ -8,6 +8,8 @@ Settings travel in the URL both ways.
 
 One cache convention: `compute` is cached on (page, settings), and so are the finished figures
 (as plain dicts: a rerun with known settings costs a few ms per chart, not a plotly validation).
+A page's `sweep` chart is drawn with its family as frames (drag to preview, `app.kit.preview`); a family
+not cached yet is computed after the rest of the page is drawn, the plain chart standing in until then.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from .lesson_view import (
     lesson_exercises,
     lesson_intro,
 )
+from .preview import draw_swept_chart
 from .progress import score_line
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
@@ -54,6 +57,7 @@ def render_lesson(lesson: Lesson) -> None:
             score = st.empty()
 
     quantities: dict[str, float] = {}
+    pending: list = []                                  # previews to finish once the page is out
     if lesson.compute is not None:
         frozen = freeze(values)
         try:
@@ -62,7 +66,7 @@ def render_lesson(lesson: Lesson) -> None:
             st.error(f"These settings cannot be computed: {err}", icon="🚫")
             result = None
         if result is not None:
-            quantities = draw_result(lesson, values, frozen, result, view)
+            quantities = draw_result(lesson, values, frozen, result, view, pending)
     if lesson.live is not None:
         quantities.update(lesson.live(values))
     if lesson.snippet is not None and not view.present:
@@ -72,6 +76,8 @@ def render_lesson(lesson: Lesson) -> None:
     if view.present:
         score = st.empty()
     show_score(score, text, present=view.present)
+    for finish in filter(None, pending):                # the page is out: now the new preview families
+        finish()
 
 
 def show_score(slot, text, present: bool) -> None:
@@ -97,7 +103,9 @@ def snippet_panel(lesson: Lesson, values: dict) -> None:
                            mime="text/x-python", key=f"{lesson.page}.snippet.download")
 
 
-def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: ClassroomView) -> dict[str, float]:
+def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: ClassroomView,
+                pending: list) -> dict[str, float]:
+    """Metrics, panel, charts, equations and caption; a preview whose family is new goes on `pending`."""
     if lesson.metrics is not None:
         show_readout(lesson.metrics(values, result))
     if lesson.panel is not None:
@@ -109,7 +117,10 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
                 draw_setting(lesson.settings[row], lesson.settings.key(row), values, disabled=not view.editable(row))
             continue
         for column, name in zip(st.columns(len(row)), row):
-            show_chart(figures[name], f"{lesson.page}-{name}", container=column)
+            if previews(lesson, view) and name == lesson.sweep.chart:
+                pending.append(draw_swept_chart(lesson, frozen, figures[name], f"{lesson.page}-{name}", column))
+            else:
+                show_chart(figures[name], f"{lesson.page}-{name}", container=column)
     quantities = lesson.quantities(values, result) if lesson.quantities is not None else {}
     if lesson.equations is not None:
         for line in lesson.equations(quantities):
@@ -117,6 +128,11 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
     if lesson.caption:
         st.caption(lesson.caption)
     return quantities
+
+
+def previews(lesson: Lesson, view: ClassroomView) -> bool:
+    """Whether the page's sweep chart gets its preview: not where a teacher's link hides or locks that setting."""
+    return lesson.sweep is not None and view.drawn(lesson.sweep.setting) and view.editable(lesson.sweep.setting)
 
 
 def freeze(values: dict) -> tuple:
@@ -133,3 +149,4 @@ def computed(page: str, frozen: tuple, _lesson: Lesson):
 def drawn_figures(page: str, frozen: tuple, _lesson: Lesson) -> dict[str, dict]:
     result = computed(page, frozen, _lesson)
     return {name: fig.to_dict() for name, fig in _lesson.figures(dict(frozen), result).items()}
+

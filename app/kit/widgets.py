@@ -74,7 +74,7 @@ def _apply_preset(spec: Settings, preset: Preset) -> None:
     st.session_state[f"{spec.page}.preset.last"] = preset.insight
 
 
-def show_chart(fig: go.Figure | dict, filename: str, *, container=None) -> None:
+def show_chart(fig: go.Figure | dict, filename: str, *, container=None, key: str | None = None) -> None:
     """st.plotly_chart with the modebar's "download as PNG" saving `<filename>.png` at 2× scale.
 
     `fig` may be a figure dict from `Figure.to_dict()` (the renderer caches those): it was
@@ -85,7 +85,7 @@ def show_chart(fig: go.Figure | dict, filename: str, *, container=None) -> None:
     if isinstance(fig, dict):
         fig = go.Figure(fig, _validate=False)
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
-    (container or st).plotly_chart(fig, config=config, key=f"chart.{filename}")
+    (container or st).plotly_chart(fig, config=config, key=key or f"chart.{filename}")
 
 
 def show_readout(items: Sequence[Metric | Notice]) -> None:

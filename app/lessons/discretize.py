@@ -20,7 +20,7 @@ from app.kit.figure_style import (
     unit_circle_trace,
     vline,
 )
-from app.kit.lesson import Lesson, Metric, Notice, Snippet
+from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
 
@@ -196,6 +196,11 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🔢 Sampling",
     compute=compute, figures=figures, charts=(("s-plane", "z-plane", "z-plane-zoom"), ("responses", "error")),
     metrics=metrics, quantities=quantities, equations=equations,
+    # dragging Δ coarsens the samples until Euler's response grows (past 2ζ/ωn = 0.2 s at the defaults), so the
+    # values are dense below 0.3 s. The responses, not the z-plane: its square axes would have to hold Euler's
+    # poles at Δ = 2 (|z| ≈ 2.1), leaving the unit circle a dot in its third of the row.
+    sweep=Sweep("dt", "responses", values=(0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2,
+                                           1.4, 1.6, 1.8, 2.0), figure=lambda v, cmp: responses_figure(cmp)),
     caption="All four curves (the exact one too) are computed by the EOS scan on diagonalized discrete systems; "
             "the exact samples come from ZOH of the spring together with the signal generator of its input.",
     snippet=Snippet(

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from app.kit.cache import cached
 from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, subplot_grid
-from app.kit.lesson import Lesson, Metric, Notice, Snippet
+from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.lru_stability import (
@@ -213,6 +213,9 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="📉 Training",
     compute=compute, figures=figures, charts=(("eigenvalues",), ("loss",)),
     metrics=metrics, quantities=quantities, equations=equations,
+    # "gradient steps", not the learning rate: a family over lr trains 7 runs (seconds each on a 2-core CPU) on
+    # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150)
+    sweep=Sweep("steps", "loss", points=15, figure=lambda v, study: loss_figure(study.runs)),
     caption="Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
             "Both students start from the same ring and run through the EOS scan with torch autograd.",
     snippet=Snippet(

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from app.kit.cache import cached
 from app.kit.figure_style import COLORS, LOG_FLOOR, PALETTE, axis, build, divergence_marks, subplot_grid
-from app.kit.lesson import Lesson, Metric, Notice, Snippet
+from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.propagation import (
     EXPLODE_ABOVE,
@@ -190,6 +190,12 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="📡 Sequences",
     compute=compute, figures=figures, charts=(("traces",), ("by_length", "by_theta"), ("distance",)),
     metrics=metrics, quantities=quantities, equations=equations,
+    # ν from explodes (< 0) through remembers to forgets, dense near 0 where the horizon 1/ν outlasts the sequence;
+    # up to 0.1 (2e⁻²⁰ after 200 steps): the fixed log axis of ν = 0.3 would reach 10⁻²⁶ and flatten the rest.
+    # The distance, not the readout panels: their linear axes would have to span ±10⁶ (ν < 0) and 10⁻⁹.
+    sweep=Sweep("nu", "distance", values=(-0.05, -0.03, -0.02, -0.01, -0.005, 0.0, 0.002, 0.005, 0.01, 0.015, 0.02,
+                                          0.03, 0.04, 0.05, 0.07, 0.1),
+                figure=lambda v, exp: distance_figure(exp.traces)),
     caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid).",
     snippet=Snippet(
         imports="from lcsm_core.dynamics.propagation import propagation_experiment",

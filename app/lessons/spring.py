@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.figure_style import PALETTE, RED, axis, build, divergence_marks, note, subplot_grid, vline
-from app.kit.lesson import Lesson, Metric, Notice, Snippet
+from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.forcing import FORCINGS
 from lcsm_core.dynamics.spring_simulation import SpringSimulation, simulate_spring
@@ -152,6 +152,8 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🪀 Spring",
     compute=compute, figures=figures, charts=(("response", "phase"), ("energy", "poles")),
     metrics=metrics, quantities=quantities, equations=equations,
+    # c is what learners drag (ringing → critical → creeping → exploding); -1 to 5 in steps of 0.25
+    sweep=Sweep("c", "response", points=25, figure=lambda v, sim: time_response_figure(sim)),
     caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s, finer when a "
             "pole is fast: at least five samples per time constant), "
             "m_t = λ ⊙ m_{t−1} + e_t i_tᵀ with complex λ = e^{pΔ}.",

@@ -12,7 +12,9 @@ live pages' figure builders on small synthetic runs, every figure:
   12 characters, and no linear axis spans less than a 10⁻⁵ fraction of its size (where plotly would
   print float noise such as "2.78808126205894524");
 - places notes in the plot's own coordinates unless their axis has a fixed range (plotly stretches an
-  axis to fit a note placed at a data position: the "time axis starts at −120" defect).
+  axis to fit a note placed at a data position: the "time axis starts at −120" defect);
+- when it has frames (▶ play, or a page's drag-to-preview chart, `Lesson.sweep`): holds every frame to the
+  same data rules and fixes every value axis's range, so the picture does not jump between frames.
 
 Plotly computes tick labels in the browser, so the axis settings that decide them are what is checked.
 """
@@ -25,6 +27,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from app.kit.sweep import sweep_family
+from app.kit.sweep_figure import member, preview_figure
 from app.lessons import lesson
 from app.lessons.paper_lab import accuracy_figure
 from app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
@@ -111,10 +115,11 @@ def axis_data(fig: dict) -> dict[str, np.ndarray]:
     return {key: np.concatenate(parts) for key, parts in found.items()}
 
 
-def check_figure(fig: go.Figure, where: str) -> None:
-    d = fig.to_dict()
+def check_figure(fig: go.Figure | dict, where: str) -> None:
+    d = fig if isinstance(fig, dict) else fig.to_dict()
     layout = d["layout"]
-    for trace in d["data"]:
+    frames = d.get("frames") or []
+    for trace in d["data"] + [trace for frame in frames for trace in frame.get("data", [])]:
         label = f"{where} · {trace.get('type', 'scatter')} {trace.get('name')!r}"
         for values in arrays({k: v for k, v in trace.items() if k not in ("customdata",)}):
             assert not np.isinf(values).any(), f"{label}: infinite values"
@@ -155,6 +160,8 @@ def check_figure(fig: go.Figure, where: str) -> None:
                 f"{label}: hover format {spec.get('hoverformat')!r} can print float noise"
         for text in spec.get("ticktext") or ():
             assert len(str(text)) <= MAX_TICK_TEXT, f"{label}: tick text {text!r}"
+        if frames and not key.startswith("colorbar"):
+            assert spec.get("range") is not None, f"{label}: not fixed across the frames, the picture would jump"
         if spec.get("type") == "log":
             continue
         if spec.get("range") is not None:
@@ -216,6 +223,29 @@ def test_every_figure_of_every_page_is_clean(page):
         result = SHORT_COMPUTE.get(page, spec.compute)(values)
         for chart, fig in spec.figures(values, result).items():
             check_figure(fig, f"{page} [{name}] {chart}")
+
+
+# --- the drag-to-preview charts (`Lesson.sweep`): the page's chart with its family as frames ----------------
+SWEPT_PAGES = [p for p in FIGURE_PAGES if lesson(p).sweep is not None]
+
+
+@pytest.mark.parametrize("page", SWEPT_PAGES)
+def test_every_preview_and_its_frames_are_clean(page):
+    """At the defaults, every preset, the other settings' ends and the extra cases (the swept setting's own ends
+    are members of every family)."""
+    spec = lesson(page)
+    setting = spec.settings[spec.sweep.setting]
+    families: dict[tuple, list] = {}
+    for name, values in cases(page):
+        if name.startswith(f"{setting.name}="):
+            continue
+        held = tuple(sorted((k, v) for k, v in values.items() if k != setting.name))
+        if held not in families:
+            families[held] = sweep_family(spec, dict(held))
+        current = spec.figures(values, spec.compute(values))[spec.sweep.chart].to_dict()
+        fig = preview_figure(current, member(setting, values[setting.name], current), families[held], setting.label)
+        assert fig.get("frames"), f"{page} [{name}]: drawn without its preview"
+        check_figure(fig, f"{page} [{name}] preview of {spec.sweep.chart}")
 
 
 # --- the live pages' builders, on synthetic runs -----------------------------------------------------

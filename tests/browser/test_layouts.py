@@ -2,7 +2,7 @@
 
 Checked with element bounding boxes, not by eye alone (the screenshots in tests/screenshots/layout-*.png
 are for that):
-- no metric label, value or delta is cut ("underdam…"): its text box is as wide as its text;
+- no metric label, value or delta, nor widget label, is cut ("underdam…"): its text box is as wide as its text;
 - nothing in the main block is wider than the window, unless it sits inside a box that scrolls sideways
   (a wide table or equation scrolls; the page itself never does);
 - at 1280×720 the sidebar's first control (and the spring's damping slider) shows without scrolling;
@@ -28,25 +28,27 @@ READY = """() => { const app = document.querySelector('[data-testid="stApp"]');
     && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
     && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg')) }"""
 
-# Text boxes narrower than their text: the metric's label, value and delta (st.metric ends them with "…").
-CUT_METRICS = """() => [...document.querySelectorAll('[data-testid="stMetric"]')].flatMap(m =>
-  [...m.querySelectorAll('[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"], '
-                        + '[data-testid="stMetricValue"] div, [data-testid="stMetricDelta"] div')]
-    .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
-    .map(e => `metric ${JSON.stringify(e.innerText.trim().slice(0, 40))}: `
-              + `text ${e.scrollWidth} px in ${e.clientWidth} px`))"""
+# Text boxes narrower than their text (Streamlit ends them with "…"): a metric's label, value and delta, and the
+# label of a widget (a toggle's, in the presenter view's narrow columns).
+CUT_TEXT = """() => [...document.querySelectorAll('[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"], '
+    + '[data-testid="stMetricValue"] div, [data-testid="stMetricDelta"] div, [data-testid="stWidgetLabel"] p, '
+    + '[data-testid="stCheckbox"] label p')]
+  .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${e.closest('[data-testid="stMetric"]') ? 'metric' : 'label'} `
+            + `${JSON.stringify(e.innerText.trim().slice(0, 40))}: text ${e.scrollWidth} px in ${e.clientWidth} px`)"""
 
 # Elements of the main block whose right edge passes the block's (or the window's), outside any box that scrolls
 # sideways; and equations cut by their box (wider than it, and it does not scroll).
 OVERFLOW = """() => { const main = document.querySelector('[data-testid="stMainBlockContainer"]'), out = [];
   const edge = Math.min(document.documentElement.clientWidth, main.getBoundingClientRect().right);
   const scrolls = e => { for (let p = e.parentElement; p && p !== main; p = p.parentElement) {
-      const s = getComputedStyle(p).overflowX;
-      if (s === 'auto' || s === 'scroll') return true; }
+      const s = getComputedStyle(p);                      // a scroll box, or a visually hidden one (a11y inputs)
+      if (['auto', 'scroll'].includes(s.overflowX) || s.clip !== 'auto' || s.clipPath !== 'none') return true; }
     return false };
   for (const e of main.querySelectorAll('*')) {
     const b = e.getBoundingClientRect();
-    if (b.width === 0 || b.height === 0 || b.right <= edge + 1 || scrolls(e)) continue;
+    if (b.width === 0 || b.height === 0 || b.right <= edge + 1 || scrolls(e)    // below: unseen MathML and
+        || e.closest('.katex-mathml') || (e.ownerSVGElement && e.closest('.katex'))) continue;  // clipped glyphs
     const id = (e.closest('[data-testid]') || e).dataset.testid;
     out.push(`${id} <${e.tagName.toLowerCase()}> ${JSON.stringify((e.innerText || '').trim().slice(0, 40))}: `
              + `right edge ${Math.round(b.right)} px > ${Math.round(edge)} px`);
@@ -70,14 +72,17 @@ CHART_OVERLAPS = """() => { const out = [];
     plot.querySelectorAll('.annotation-text').forEach(a => {
       if (a.textContent.trim()) boxes.push(['note ' + JSON.stringify(a.textContent.slice(0, 30)), a]) });
     if (legend) boxes.push(['legend', legend]);
+    plot.querySelectorAll('.modebar-group').forEach(g => { if (getComputedStyle(g).opacity !== '0')
+      boxes.push(['tool bar', g]) });                  // shown for good on a touch screen
     const rects = boxes.map(([what, e]) => [what, e.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
     const frame = plot.getBoundingClientRect();
     for (let i = 0; i < rects.length; i++) {
       const r = rects[i][1];
-      if (r.left < frame.left - 1 || r.right > frame.right + 1 || r.top < frame.top - 1)
+      if (rects[i][0] !== 'tool bar' && (r.left < frame.left - 1 || r.right > frame.right + 1 || r.top < frame.top - 1))
         out.push(`${name}: ${rects[i][0]} sticks out of the chart`);
       for (let j = i + 1; j < rects.length; j++)
-        if (hit(r, rects[j][1])) out.push(`${name}: ${rects[i][0]} overlaps ${rects[j][0]}`); } });
+        if (hit(r, rects[j][1]) && !(rects[i][0] === 'tool bar' && rects[j][0] === 'tool bar'))
+          out.push(`${name}: ${rects[i][0]} overlaps ${rects[j][0]}`); } });
   return out }"""
 
 # The sidebar's first widget, and the spring's damping slider: their bottom edge (px from the top of the window).
@@ -131,7 +136,7 @@ def test_projector_1280x720_metrics_whole_controls_above_the_fold(browser_and_ur
         for path in PAGES:
             open_page(page, f"{url}/{path}")
             page.screenshot(path=str(SHOTS / f"layout-1280-{name_of(path)}.png"))
-            found = page.evaluate(CUT_METRICS) + page.evaluate(OVERFLOW)
+            found = page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW)
             if path:                                # lessons: controls in the sidebar, open at this width
                 where = page.evaluate(CONTROL_BOTTOM, MAIN_CONTROL.get(path))
                 for key in ("first", "named"):
@@ -151,7 +156,7 @@ def test_presenter_view_at_1280x720_cuts_no_metric(browser_and_url):
         for path in PAGES[1:]:
             open_page(page, f"{url}/{path}?present=1")
             page.screenshot(path=str(SHOTS / f"layout-present-{path}.png"))
-            problems += [f"{path}: {p}" for p in page.evaluate(CUT_METRICS) + page.evaluate(OVERFLOW)]
+            problems += [f"{path}: {p}" for p in page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW)]
     finally:
         page.close()
     assert not problems, "\n".join(problems)
@@ -166,7 +171,7 @@ def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends
         for path in PAGES:
             open_page(page, f"{url}/{path}")
             page.screenshot(path=str(SHOTS / f"layout-390-{name_of(path)}.png"))
-            found = page.evaluate(CUT_METRICS) + page.evaluate(OVERFLOW) + page.evaluate(CHART_OVERLAPS)
+            found = page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW) + page.evaluate(CHART_OVERLAPS)
             problems += [f"{name_of(path)}: {p}" for p in found]
             whole_page_shot(page, SHOTS / f"layout-390-{name_of(path)}-full.png")
     finally:

@@ -1,0 +1,56 @@
+"""The family a `Lesson.sweep` previews: its chart at a few values of one setting, the others held — pure.
+
+Every member goes through the page's own `compute` and figure builder, so a frame shows exactly what the
+page draws once the slider is released at that value (tests/app/test_sweep.py). The renderer caches the
+family on the page and the held settings: dragging the swept slider itself costs no new member.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .lesson import Lesson, Sweep
+from .settings import Setting
+from .sweep_figure import member
+
+MAX_FRAMES = 25        # the cost bound: moving a held setting recomputes every member (compute + one figure)
+
+
+def sweep_values(setting: Setting, sweep: Sweep, values: dict) -> list:
+    """The members' values: the declared ones, a choice's options, or `points` over the range on its step grid."""
+    if sweep.values:
+        grid = list(sweep.values)
+    elif setting.kind == "choice":
+        grid = list(setting.options)
+    else:
+        high = setting.upper(values)
+        grid = np.linspace(setting.low, high, sweep.points)
+        if setting.step:                                 # the slider's own positions (0.25, not 0.2497)
+            grid = setting.low + np.round((grid - setting.low) / setting.step) * setting.step
+        grid = [int(round(x)) if setting.kind == "int" else round(float(x), 10) for x in grid]
+    found = []
+    for value in grid:
+        if setting.valid(value) and value not in found and (setting.kind != "float" or value <= setting.upper(values)):
+            found.append(value)
+    return found[:MAX_FRAMES]
+
+
+def chart_figure(lesson: Lesson, values: dict, result: Any):
+    """The swept chart at these settings (its own builder when the sweep names one)."""
+    sweep = lesson.sweep
+    return sweep.figure(values, result) if sweep.figure else lesson.figures(values, result)[sweep.chart]
+
+
+def sweep_family(lesson: Lesson, held: dict) -> list[dict]:
+    """One member per value of the swept setting, `held` fixing the others; values the core refuses are left out."""
+    setting = lesson.settings[lesson.sweep.setting]
+    members = []
+    for value in sweep_values(setting, lesson.sweep, held):
+        values = {**held, setting.name: value}
+        try:
+            result = lesson.compute(values)
+        except ValueError:                               # the renderer says so for the current value; no frame here
+            continue
+        members.append(member(setting, value, chart_figure(lesson, values, result).to_dict()))
+    return members

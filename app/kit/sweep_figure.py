@@ -1,0 +1,142 @@
+"""One chart's family over a setting's values, as one plotly figure whose own slider animates between them.
+
+A member is one value's figure (built by the page's own builder through `figure_style.build`) cut down to
+what moves: each trace's data and name, and the title, shapes and notes (a divergence mark follows the
+curve). The styles stay those of the figure drawn at the current value, so presenter line widths and
+colours hold while dragging.
+
+The axes are fixed over the family (figure_style's rule for figures with frames: the picture must not jump
+while dragging): each axis spans the members' extents, except that a member reaching past `RUNAWAY` times
+the typical one (a spring with c < 0 passing 10⁶) leaves the picture instead of flattening every other
+frame against the axis; the current value is always fully in view.
+"""
+from __future__ import annotations
+
+import base64
+import re
+from typing import Any
+
+import numpy as np
+
+from .settings import Setting
+
+AXIS_KEY = re.compile(r"^[xy]axis\d*$")
+MOVING_DATA = ("x", "y", "z", "customdata", "text", "name")   # per trace: what a frame replaces
+MOVING_LAYOUT = ("title", "shapes", "annotations")           # per figure: what a frame replaces
+RUNAWAY = 10.0         # a member whose axis extent passes this many times the median one leaves the picture
+PAD = 0.05             # fraction of a data-derived value axis range added on each side (as plotly's autorange)
+SLIDER_HEIGHT = 80     # px added under the plot for the preview slider and its value
+SLIDER_GAP = 50        # px between the plot area and the slider: room for the x-axis title
+ANIMATE = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+
+
+def member(setting: Setting, value: Any, fig: dict) -> dict:
+    """What the preview keeps of the figure `fig` drawn at `value` (a plain dict: it is cached)."""
+    name = setting.encode(value)
+    data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
+    layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
+    order = setting.options.index(value) if setting.kind == "choice" else float(value)
+    return dict(value=value, name=name, label=step_label(setting, value), order=order, signature=signature(fig),
+                frame=dict(name=name, data=data, layout=layout), extents=extents(fig))
+
+
+def step_label(setting: Setting, value: Any) -> str:
+    if setting.option_labels:
+        return str(setting.option_labels.get(value, value))
+    if setting.format and setting.kind in ("float", "int"):
+        return setting.format % value
+    return setting.encode(value)
+
+
+def signature(fig: dict) -> tuple:
+    """The traces' kinds and axes: a frame applies trace by trace, so only members alike can share a figure."""
+    return tuple((t.get("type", "scatter"), t.get("xaxis", "x"), t.get("yaxis", "y")) for t in fig["data"])
+
+
+def numbers(value) -> np.ndarray:
+    """A trace's data as floats (plotly 7 stores arrays as {"dtype", "bdata"}); empty when not numeric."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    else:
+        array = np.asarray(value if isinstance(value, list | tuple) else [], dtype=object)
+        array = np.asarray([v for v in array.ravel() if isinstance(v, int | float) and not isinstance(v, bool)])
+    return array.astype(float) if array.dtype.kind in "fiu" else np.zeros(0)
+
+
+def extents(fig: dict) -> dict[str, tuple[float, float, bool]]:
+    """Per value axis: (low, high, from_data) — its declared range, else its traces' finite data (log10 on a
+    log axis, as plotly's ranges are)."""
+    found = {}
+    for key, spec in fig["layout"].items():
+        if not AXIS_KEY.match(key) or spec.get("type") in ("category", "date", "multicategory"):
+            continue
+        if spec.get("range") is not None:
+            low, high = (float(v) for v in spec["range"])
+            found[key] = (low, high, False)
+            continue
+        ref = key[0] + key[5:]                                              # "yaxis2" → "y2"
+        parts = [numbers(t.get(key[0])) for t in fig["data"] if t.get("type", "scatter") in ("scatter", "bar")
+                 and (t.get(f"{key[0]}axis") or key[0]) == ref]
+        values = np.concatenate(parts) if parts else np.zeros(0)
+        values = values[np.isfinite(values)]
+        if spec.get("type") == "log":
+            values = np.log10(values[values > 0])
+        if values.size:
+            found[key] = (float(values.min()), float(values.max()), True)
+    return found
+
+
+def fixed_ranges(members: list[dict], current: dict) -> dict[str, list[float]]:
+    """Each axis's range over the family: the members' extents without the runaways, and the current one."""
+    ranges = {}
+    for key, (low, high, from_data) in current["extents"].items():
+        found = [m["extents"][key] for m in members if key in m["extents"]]
+        typical = float(np.median([hi - lo for lo, hi, _ in found]))
+        for lo, hi, data in found:
+            if typical <= 0 or hi - lo <= RUNAWAY * typical:
+                low, high, from_data = min(low, lo), max(high, hi), from_data or data
+        pad = PAD * (high - low) if from_data and key.startswith("y") else 0.0
+        if high - low <= 0:                                                 # one value: plotly pads it too
+            pad = max(0.1 * abs(high), 1.0) if from_data else 0.0
+        ranges[key] = [low - pad, high + pad]
+    return ranges
+
+
+def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str) -> dict:
+    """`current_fig` (the chart at the current value) with a frame per member, the axes fixed over them and a
+    slider under the plot, its active step at the current value; `current_fig` alone when no member fits."""
+    members = [m for m in family if m["signature"] == current["signature"] and m["name"] != current["name"]]
+    if not members:
+        return current_fig
+    members = sorted(members + [current], key=lambda m: m["order"])
+    frames = aligned([m["frame"] for m in members])
+    now = frames[members.index(current)]["layout"]
+    layout = {**current_fig["layout"], "shapes": now["shapes"], "annotations": now["annotations"]}
+    for key, span in fixed_ranges(members, current).items():
+        layout[key] = {**layout[key], "range": span, "autorange": False}
+    margin = dict(layout.get("margin") or {})
+    bottom = margin.get("b", 45)
+    layout["margin"] = {**margin, "b": bottom + SLIDER_HEIGHT}
+    layout["height"] = layout.get("height", 340) + SLIDER_HEIGHT
+    layout["sliders"] = [*layout.get("sliders", []), dict(
+        active=members.index(current), x=0, len=1, xanchor="left", y=0, yanchor="top",
+        pad=dict(t=SLIDER_GAP, b=0, l=0, r=0),
+        currentvalue=dict(prefix=f"drag to preview {label}: ", xanchor="left", font=dict(size=13, color="#333")),
+        font=dict(size=10, color="#777"),                 # plotly labels every n-th step where they would overlap
+        steps=[dict(label=m["label"], method="animate", args=[[m["name"]], ANIMATE]) for m in members])]
+    return {**current_fig, "layout": layout, "frames": frames}
+
+
+def aligned(frames: list[dict]) -> list[dict]:
+    """The frames, each with as many shapes and notes as the one with the most (padded with hidden ones): plotly
+    merges a frame's shapes and notes into the drawn ones item by item, so a divergence mark would otherwise
+    stay on screen after dragging back to a value without one."""
+    most = {key: max(len(f["layout"][key]) for f in frames) for key in ("shapes", "annotations")}
+    out = []
+    for frame in frames:
+        layout = dict(frame["layout"])
+        for key, count in most.items():
+            marks = [{**mark, "visible": mark.get("visible", True)} for mark in layout[key]]
+            layout[key] = marks + [dict(visible=False)] * (count - len(marks))
+        out.append({**frame, "layout": layout})
+    return out

@@ -1,0 +1,156 @@
+"""Drag to preview (`Lesson.sweep`): the five closed-form pages draw one chart with a family of frames over their
+most-dragged setting. A frame is exactly the page's own chart at that value, the family stays small, and the
+pages render it (AppTest) at their defaults and after either kind of slider move.
+
+The chart hygiene of the previews (finite frames, axes fixed across frames) is in test_figure_hygiene.py; the
+drag itself, in a real browser, in tests/browser/test_drag_preview.py.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from app.kit.sweep import MAX_FRAMES, sweep_family, sweep_values
+from app.kit.sweep_figure import MOVING_DATA, RUNAWAY, fixed_ranges, member, numbers, preview_figure
+from app.lessons import lesson
+from tests.app.pages import assert_clean, open_page
+
+SWEPT = {"spring": ("c", 1.0), "discretize": ("dt", 0.5), "rings": ("r_max", 0.99), "lru_stability": ("steps", 100),
+         "propagation": ("nu", 0.05)}        # page → (swept setting, a value on its grid the tests look at)
+
+
+def held(page: str, **changes) -> dict:
+    spec = lesson(page)
+    values = {**spec.settings.defaults, **changes}
+    return {name: value for name, value in values.items() if name != spec.sweep.setting}
+
+
+def same_data(a, b) -> bool:
+    if isinstance(a, dict) and "bdata" in a or isinstance(b, dict) and "bdata" in b:
+        x, y = numbers(a), numbers(b)
+        return x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
+    return a == b
+
+
+@pytest.mark.parametrize("page", list(SWEPT))
+def test_each_closed_form_page_sweeps_its_most_dragged_setting_in_a_few_frames(page):
+    spec = lesson(page)
+    setting_name, on_grid = SWEPT[page]
+    assert spec.sweep is not None and spec.sweep.setting == setting_name
+    assert spec.sweep.chart in spec.chart_names()
+    setting = spec.settings[setting_name]
+    grid = sweep_values(setting, spec.sweep, spec.settings.defaults)
+    assert 10 <= len(grid) <= MAX_FRAMES and on_grid in grid
+    assert all(setting.valid(v) for v in grid) and grid == sorted(grid)
+
+
+@pytest.mark.parametrize("page", list(SWEPT))
+def test_a_frame_is_the_pages_own_chart_at_that_value(page):
+    """The frame for c = 1.0 holds what the response chart draws at c = 1.0 (through `compute` and `figures`)."""
+    spec = lesson(page)
+    name, value = SWEPT[page]
+    family = sweep_family(spec, held(page))
+    assert [m["value"] for m in family] == sweep_values(spec.settings[name], spec.sweep, spec.settings.defaults)
+    frame = next(m["frame"] for m in family if m["value"] == value)
+    values = {**spec.settings.defaults, name: value}
+    result = spec.compute(values)
+    drawn = spec.figures(values, result)[spec.sweep.chart].to_dict()
+    assert spec.sweep.figure(values, result).to_dict() == drawn          # the sweep's own builder draws the same chart
+    assert len(frame["data"]) == len(drawn["data"])
+    for moved, trace in zip(frame["data"], drawn["data"]):
+        assert set(moved) == {key for key in MOVING_DATA if key in trace}
+        assert all(same_data(moved[key], trace[key]) for key in moved), trace.get("name")
+    for key in ("title", "shapes", "annotations"):
+        assert frame["layout"][key] == drawn["layout"].get(key, [] if key != "title" else {})
+
+
+def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_family():
+    spec = lesson("spring")
+    setting = spec.settings["c"]
+    family = sweep_family(spec, held("spring"))
+    values = {**spec.settings.defaults, "c": 0.2}                        # between two grid values (0 and 0.25)
+    current_fig = spec.figures(values, spec.compute(values))["response"].to_dict()
+    fig = preview_figure(current_fig, member(setting, 0.2, current_fig), family, setting.label)
+    names = [f["name"] for f in fig["frames"]]
+    assert len(names) == len(family) + 1 == len(set(names)) and names.index("0.2") == 5   # −1, −0.75, −0.5, −0.25, 0
+    slider = fig["layout"]["sliders"][-1]
+    assert slider["active"] == 5 and slider["currentvalue"]["prefix"] == "drag to preview damping c: "
+    assert [s["args"][0] for s in slider["steps"]] == [[n] for n in names]
+    assert fig["data"] == current_fig["data"]                            # drawn as the page draws it, styles and all
+    for key in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        assert fig["layout"][key]["autorange"] is False and len(fig["layout"][key]["range"]) == 2
+    # c < 0 passes 10⁶: those frames leave the picture instead of squashing the others; c = 0 (±1) is in it
+    low, high = fig["layout"]["yaxis"]["range"]
+    assert -1.2 < low < -1 and 1 < high < 1.2
+    marks = {len(f["layout"]["annotations"]) for f in fig["frames"]} | {len(fig["layout"]["annotations"])}
+    assert len(marks) == 1                                               # a divergence note cannot outstay its frame
+
+
+def test_a_runaway_member_leaves_the_picture_but_the_current_one_never_does():
+    def of(low, high):
+        return dict(extents={"yaxis": (low, high, True)})
+    calm = [of(-1.0, 1.0), of(-0.5, 0.8), of(-0.2, 0.6)]
+    wild = of(-1e6, 1e6)
+    low, high = fixed_ranges(calm + [wild], calm[0])["yaxis"]
+    assert -1.2 < low and high < 1.2
+    assert fixed_ranges(calm + [wild], wild)["yaxis"][1] > 1e6 and RUNAWAY > 1
+
+
+def test_members_the_current_figure_cannot_share_are_left_out():
+    """r_max = 0 draws one ring edge fewer: no frame can apply to it trace by trace, so it is drawn plain."""
+    spec = lesson("rings")
+    values = {**spec.settings.defaults, "r_max": 0.0}
+    current_fig = spec.figures(values, spec.compute(values))["eigenvalues"].to_dict()
+    setting = spec.settings["r_max"]
+    family = sweep_family(spec, held("rings"))
+    assert preview_figure(current_fig, member(setting, 0.0, current_fig), family, setting.label) == current_fig
+
+
+# --- the pages, drawn -----------------------------------------------------------------------------------------
+def preview_of(at) -> dict:
+    for chart in at.get("plotly_chart"):
+        fig = json.loads(chart.proto.spec)
+        sliders = fig.get("layout", {}).get("sliders", [])
+        if fig.get("frames") and any(s["currentvalue"]["prefix"].startswith("drag to preview") for s in sliders):
+            return fig
+    raise AssertionError("no preview chart on the page")
+
+
+def active_label(fig: dict) -> str:
+    slider = fig["layout"]["sliders"][-1]
+    return slider["steps"][slider["active"]]["label"]
+
+
+MOVES = {"spring": ("k", 2.0), "discretize": ("c", 0.5), "rings": ("r_min", 0.2), "lru_stability": ("seed", 1),
+         "propagation": ("theta", 30)}      # page → a held setting moved (its family is computed anew)
+
+
+@pytest.mark.parametrize("page", list(SWEPT))
+def test_each_page_renders_its_preview_and_keeps_it_through_slider_moves(page):
+    spec = lesson(page)
+    name, value = SWEPT[page]
+    at = open_page(page)
+    assert_clean(at, page)
+    setting = spec.settings[name]
+    fig = preview_of(at)
+    assert active_label(fig) == member(setting, setting.default, {"data": [], "layout": {}})["label"]
+
+    at.slider(key=spec.settings.key(name)).set_value(value).run()       # the swept slider: its family is cached
+    assert_clean(at, f"{page} {name}={value}")
+    assert active_label(preview_of(at)) == member(setting, value, {"data": [], "layout": {}})["label"]
+
+    other, moved = MOVES[page]
+    at.slider(key=spec.settings.key(other)).set_value(moved).run()      # a held slider: a new family, drawn last
+    assert_clean(at, f"{page} {other}={moved}")
+    assert len(preview_of(at)["frames"]) >= 10
+
+
+def test_a_teacher_link_that_hides_or_locks_the_swept_setting_draws_the_plain_chart():
+    for query in ({"show": "k"}, {"lock": "1"}):
+        at = open_page("spring", query)
+        assert_clean(at, str(query))
+        assert not any(json.loads(c.proto.spec).get("frames") for c in at.get("plotly_chart")), query
+    at = open_page("spring", {"show": "c", "lock": "1"})                # c left to the students: it previews
+    assert preview_of(at)["frames"]
