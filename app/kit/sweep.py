@@ -2,7 +2,7 @@
 
 Every member goes through the page's own `compute` and figure builder, so a frame shows exactly what the
 page draws once the slider is released at that value (tests/app/test_sweep.py). The renderer caches the
-family on the page and the held settings: dragging the swept slider itself costs no new member.
+members on the page, the held settings and the value: dragging the swept slider itself costs no new one.
 """
 from __future__ import annotations
 
@@ -42,15 +42,20 @@ def chart_figure(lesson: Lesson, values: dict, result: Any):
     return sweep.figure(values, result) if sweep.figure else lesson.figures(values, result)[sweep.chart]
 
 
-def sweep_family(lesson: Lesson, held: dict) -> list[dict]:
-    """One member per value of the swept setting, `held` fixing the others; values the core refuses are left out."""
+def sweep_member(lesson: Lesson, held: dict, value: Any) -> dict | None:
+    """The member at `value` of the swept setting, `held` fixing the others; None where the core refuses it (the
+    renderer says so for the current value; the preview just has no frame there)."""
     setting = lesson.settings[lesson.sweep.setting]
-    members = []
-    for value in sweep_values(setting, lesson.sweep, held):
-        values = {**held, setting.name: value}
-        try:
-            result = lesson.compute(values)
-        except ValueError:                               # the renderer says so for the current value; no frame here
-            continue
-        members.append(member(setting, value, chart_figure(lesson, values, result).to_dict()))
-    return members
+    values = {**held, setting.name: value}
+    try:
+        result = lesson.compute(values)
+    except ValueError:
+        return None
+    return member(setting, value, chart_figure(lesson, values, result).to_dict())
+
+
+def sweep_family(lesson: Lesson, held: dict) -> list[dict]:
+    """One member per value of the swept setting (`sweep_values`), in order."""
+    setting = lesson.settings[lesson.sweep.setting]
+    members = (sweep_member(lesson, held, value) for value in sweep_values(setting, lesson.sweep, held))
+    return [m for m in members if m is not None]

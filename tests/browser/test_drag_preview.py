@@ -28,7 +28,7 @@ def test_dragging_the_spring_preview_redraws_the_curve_without_a_rerun(tmp_path)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(f"{url}/spring")
-            page.wait_for_selector(f"{PREVIEW} .slider-rail-rect", timeout=90_000)   # the preview replaced the plain chart
+            page.wait_for_selector(f"{PREVIEW} .slider-rail-rect", timeout=90_000)   # the preview is in place
             wait_idle(page)
             page.screenshot(path=str(SHOTS / "spring-preview.png"))
             url_before, line_before = page.url, page.evaluate(LINE_D)

@@ -114,6 +114,11 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("LCSM_MEASURE_MEMORY") != "1",
+                    reason="a process's peak RSS depends on what else shares the machine (in the full suite one "
+                           "measurement read 867 MiB for a 78 MiB step); set LCSM_MEASURE_MEMORY=1 to run it, or "
+                           "see benchmarks/train_memory.py — test_the_estimate_bounds_what_a_step_keeps checks the "
+                           "estimate against autograd's exact bytes in every run")
 @pytest.mark.parametrize("settings", [dict(code="1-9-1-0", d_model=64, expand_dim=64, layers=2, seq_len=64,
                                            batch_size=64),
                                       dict(variant="gla", d_model=64, expand_dim=64, layers=2, seq_len=64,
