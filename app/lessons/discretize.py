@@ -63,7 +63,7 @@ def metrics(v: dict, cmp: DiscretizationComparison) -> list:
              for method, label in METHOD_LABELS.items()]
     euler = cmp.methods["euler"]
     if euler.diverged_at is not None:
-        items.append(Notice(f"Euler's response passed ±{cmp.bound:g} at t = {euler.diverged_at:.3g} s; its curve "
+        items.append(Notice(f"Euler's response passed ±{cmp.bound:,.0f} at t = {euler.diverged_at:.3g} s; its curve "
                             "stops there.", icon="💥"))
     elif v["c"] > 0 and euler.radius > 1 + ON_CIRCLE:
         # A stable spring whose Euler recurrence grows: the point of the lesson, said in words (the

@@ -61,7 +61,7 @@ def metrics(v: dict, sim: SpringSimulation) -> list:
     items = [Metric("regime", r.name), Metric("damping ratio ζ", f"{r.zeta:.3g}"),
              Metric("natural frequency ωn", f"{r.omega_n:.3g} rad/s"), clock]
     if sim.diverged_at is not None:
-        items.append(Notice(f"The response grew past ±{sim.bound:g} at t = {sim.diverged_at:.3g} s; "
+        items.append(Notice(f"The response grew past ±{sim.bound:,.0f} at t = {sim.diverged_at:.3g} s; "
                             "the plots stop there.", icon="💥"))
     return items
 
@@ -156,7 +156,7 @@ LESSON = Lesson(
     sweep=Sweep("c", "response", points=25, figure=lambda v, sim: time_response_figure(sim)),
     caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s, finer when a "
             "pole is fast: at least five samples per time constant), "
-            "m_t = λ ⊙ m_{t−1} + e_t i_tᵀ with complex λ = e^{pΔ}.",
+            "mₜ = λ ⊙ mₜ₋₁ + eₜ iₜᵀ with complex λ = exp(pΔ).",
     snippet=Snippet(
         imports="import numpy as np\nfrom lcsm_core.dynamics.spring_simulation import simulate_spring",
         call="simulate_spring({m}, {c}, {k}, {forcing}, frequency={freq}, period={period})",

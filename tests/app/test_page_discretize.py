@@ -66,7 +66,7 @@ def test_a_diverging_euler_is_cut_at_the_one_bound_and_marked():
     at = open_page("discretize", SETTINGS.encode(EULER_DIVERGES))
     assert_clean(at)
     text = " ".join(w.value for w in at.warning)
-    assert f"passed ±{DIVERGENCE_BOUND:g} at t = 12 s" in text
+    assert f"passed ±{DIVERGENCE_BOUND:,.0f} at t = 12 s" in text
     assert metric(at, "Euler: largest |z|").delta == "unstable"
 
     cmp = LESSON.compute(EULER_DIVERGES)
