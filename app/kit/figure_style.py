@@ -42,8 +42,9 @@ CLEAR = "rgba(0,0,0,0)"
 
 
 def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_side: str = "top", shapes=(),
-          annotations=(), frames=None, margin_top: int | None = None, **axes) -> go.Figure:
-    """The figure from its traces and layout pieces; `axes` are layout keys (xaxis=..., yaxis2=..., sliders=...)."""
+          annotations=(), frames=None, margin_top: int | None = None, margin_bottom: int = 45, **axes) -> go.Figure:
+    """The figure from its traces and layout pieces; `axes` are layout keys (xaxis=..., yaxis2=..., sliders=...).
+    `margin_bottom`: room under the x-axis titles, for an animation's ▶ button and slider."""
     title_spec, legend_spec, top = _top_band(title, height, legend_side, annotations, margin_top)
     traces = [_with_colorbar(trace) for trace in traces]
     axes = {name: ({**NUMBER_FORMAT, **_flat_range(traces, name, spec), **spec} if AXIS_KEY.match(name) else spec)
@@ -51,7 +52,7 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
     for name in ("xaxis", "yaxis"):
         axes.setdefault(name, {**NUMBER_FORMAT, **_flat_range(traces, name, {})})
     layout = dict(title=title_spec, height=height,
-                  margin=dict(l=55, r=15, t=top, b=45), showlegend=legend, legend=legend_spec,
+                  margin=dict(l=55, r=15, t=top, b=margin_bottom), showlegend=legend, legend=legend_spec,
                   font=dict(size=13), shapes=list(shapes), annotations=list(annotations), **axes)
     return go.Figure(data=traces, layout=layout, frames=frames)
 

@@ -167,18 +167,22 @@ def eigen_trajectory_figure(runs: dict[str, StabilityRun]) -> go.Figure:
                                  marker=dict(size=9, color=COLORS[name], line=dict(color="black", width=1))))
         lim = [-DISPLAY_RADIUS - 0.05, DISPLAY_RADIUS + 0.05]
         axes[xa.replace("x", "xaxis", 1)].update(range=lim, title=dict(text="Re λ"), constrain="domain")
-        axes[ya.replace("y", "yaxis", 1)].update(range=lim, title=dict(text="Im λ"), scaleanchor=xa)
+        axes[ya.replace("y", "yaxis", 1)].update(range=lim, title=dict(text="Im λ" if col == 1 else ""),  # the
+                                                 scaleanchor=xa)            # second title would sit on the first disk
     longest = max(len(run.eigenvalues) for run in runs.values()) - 1
     marks = np.unique(np.linspace(0, longest, min(FRAMES, longest + 1)).astype(int))
     play = dict(frame=dict(duration=120, redraw=True), fromcurrent=False, transition=dict(duration=0))
     jump = dict(mode="immediate", frame=dict(duration=0, redraw=True))
     return build(circles + trails + points,
                  f"Eigenvalues during training (beyond |λ| = {DISPLAY_RADIUS} drawn on that circle)",
-                 height=540, legend=False, margin_top=90, annotations=titles,
+                 height=620, legend=False, margin_top=90, margin_bottom=140, annotations=titles,
                  frames=[_frame(runs, int(s)) for s in marks],
-                 updatemenus=[dict(type="buttons", x=0.0, y=-0.12, xanchor="left", direction="left",
+                 # ▶ and the slider sit under the "Re λ" titles (~60 px below the 390 px plots), never over them
+                 updatemenus=[dict(type="buttons", x=0.0, y=-0.16, yanchor="top", xanchor="left",
+                                   pad=dict(t=28), direction="left",
                                    buttons=[dict(label="▶ play", method="animate", args=[None, play])])],
-                 sliders=[dict(x=0.12, y=-0.05, len=0.88, currentvalue=dict(prefix="step "), active=len(marks) - 1,
+                 sliders=[dict(x=0.14, y=-0.16, yanchor="top", len=0.86, pad=dict(t=0, b=0),
+                               currentvalue=dict(prefix="step "), active=len(marks) - 1,
                                steps=[dict(label=str(s), method="animate", args=[[str(s)], jump]) for s in marks])],
                  **axes)
 
