@@ -155,7 +155,7 @@ def heatmap_figure(cut: DistanceMap, *, marker: tuple, x_title: str, title: str)
         go.Scatter(x=[marker[0]], y=[marker[1]], mode="markers", name="current",
                    marker=dict(symbol="star", size=18, color="white", line=dict(color="black", width=1.5)))]
     notes = _zone_label(cut, z <= np.log10(FORGET_BELOW), "forgets", "white") + \
-        _zone_label(cut, exploded, "explodes", "#d62728")
+        _zone_label(cut, exploded, "explodes", "#d62728", above=True)
     return build(data, title, height=380, legend=False, annotations=notes, xaxis=axis(x_title, range=cell_range(cut.x)),
                  yaxis=axis("damping ν", range=cell_range(cut.nu)))
 
@@ -176,12 +176,16 @@ def log_tick_text(ticks: list[int]) -> list[str]:
     return [f"≤{text[0]}", *text[1:-1], f"≥{text[-1]}"]
 
 
-def _zone_label(cut: DistanceMap, mask: np.ndarray, text: str, color: str) -> list:
+def _zone_label(cut: DistanceMap, mask: np.ndarray, text: str, color: str, above: bool = False) -> list:
+    """The zone's name at its middle, or (`above`) just over its top edge: the "explodes" zone is a thin strip
+    at the bottom, and a label at its middle covered the strip and the x-axis ticks."""
     rows, cols = np.nonzero(mask)
     if not rows.size:
         return []
-    return [dict(x=float(np.mean(cut.x[cols])), y=float(np.mean(cut.nu[rows])), text=text,
-                 showarrow=False, font=dict(color=color, size=16), bgcolor="rgba(0,0,0,0.35)")]
+    y = float(np.max(cut.nu[rows])) if above else float(np.mean(cut.nu[rows]))
+    return [dict(x=float(np.mean(cut.x[cols])), y=y, text=text, showarrow=False,
+                 yanchor="bottom" if above else "middle", font=dict(color=color, size=16),
+                 bgcolor="rgba(255,255,255,0.8)" if above else "rgba(0,0,0,0.35)")]
 
 
 LESSON = Lesson(
