@@ -27,11 +27,6 @@ def eos_kernel_scan(inp, m0: torch.Tensor | None, impl: str = "auto"):
     """
     if impl not in IMPLS:
         raise ValueError(f"impl must be one of {IMPLS}, got {impl!r}")
-    if 0 in inp.batch:
-        # An empty batch is a grid of zero programs: nothing to launch. The torch chunked form returns the
-        # same empty y and m_T as every other form, still attached to the graph.
-        from lcsm_core.scan_chunked import scan_chunked
-        return scan_chunked(inp, m0, inp.T)
     flat = flatten(inp, m0)
     if inp.psi == "matrix":
         return finish(inp, *run_fused_recurrent_matrix(flat))

@@ -59,6 +59,11 @@ def kernels_available() -> bool:
 
 
 def scan_kernel(inp: ScanInputs, m0):
+    if 0 in inp.batch:
+        # An empty batch is a grid of zero programs: nothing to launch. The torch chunked form returns the
+        # same empty y and m_T as every other form, still attached to the graph.
+        from .scan_chunked import scan_chunked
+        return scan_chunked(inp, m0, inp.T)
     try:
         import kernels
         fn = kernels.eos_kernel_scan
