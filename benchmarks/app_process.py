@@ -1,9 +1,10 @@
 """Start the app on loopback as the README does (app/serve.py: the app behind its host guard; a free port, its
-own data directory) and end it — for the reliability scripts, which also kill it -9 on purpose and look for
-the processes it leaves behind."""
+own data directory) and end it — for the browser tests (tests/browser/app_server.py) and the reliability
+scripts, which also kill it -9 on purpose and look for the processes it leaves behind."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,8 +14,12 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# The README's entry point; a tree from before the host guard only has the router.
-ENTRY = "app/serve.py" if (ROOT / "app" / "serve.py").exists() else "app/streamlit_app.py"
+ENTRY = "app/serve.py"             # the README's entry point: the app behind its host guard
+# Debian's chromium, headless and with nothing that reaches the network (FIELD-NOTES); found the way
+# scripts/install.sh looks for it (`command -v chromium`), so install, tests and scripts agree.
+CHROMIUM = shutil.which("chromium")
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def free_port() -> int:

@@ -4,14 +4,14 @@ got the run's `script_finished`, and no element is stale any more)."""
 from __future__ import annotations
 
 import random
-import shutil
 import time
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+from benchmarks.app_process import BROWSER_ARGS
+from benchmarks.app_process import CHROMIUM as CHROMIUM_ON_PATH
+
+CHROMIUM = CHROMIUM_ON_PATH or "/usr/bin/chromium"
 FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 DRAWN = """() => { const a = document.querySelector('[data-testid="stApp"]');
             return a && a.getAttribute('data-test-script-state') === 'notRunning'

@@ -19,6 +19,7 @@ The chart hygiene rules live here, once (tests/app/test_figure_hygiene.py holds 
 """
 from __future__ import annotations
 
+import base64
 import colorsys
 import re
 
@@ -39,6 +40,15 @@ TITLE_LINE_CHARS = 44  # a title line that fits a chart as wide as a phone (≈ 
 SUBTITLE_ROW_CHARS = 40  # subplot titles' characters a row of panels fits on a phone (a line: 40 // columns)
 TITLE_LINE_PX = 20
 CLEAR = "rgba(0,0,0,0)"
+
+
+def plotly_array(spec: dict) -> np.ndarray:
+    """A numeric array as plotly 7 writes it in a figure dict, {"dtype", "bdata"[, "shape"]}, as numpy."""
+    array = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"])
+    shape = spec.get("shape")
+    if shape is not None:
+        array = array.reshape([int(n) for n in (shape.split(",") if isinstance(shape, str) else shape)])
+    return array
 
 
 def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_side: str = "top", shapes=(),

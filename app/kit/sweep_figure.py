@@ -12,12 +12,12 @@ frame against the axis; the current value is always fully in view.
 """
 from __future__ import annotations
 
-import base64
 import re
 from typing import Any
 
 import numpy as np
 
+from .figure_style import plotly_array
 from .settings import Setting
 
 AXIS_KEY = re.compile(r"^[xy]axis\d*$")
@@ -56,7 +56,7 @@ def signature(fig: dict) -> tuple:
 def numbers(value) -> np.ndarray:
     """A trace's data as floats (plotly 7 stores arrays as {"dtype", "bdata"}); empty when not numeric."""
     if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        array = plotly_array(value).ravel()
     else:
         array = np.asarray(value if isinstance(value, list | tuple) else [], dtype=object)
         array = np.asarray([v for v in array.ravel() if isinstance(v, int | float) and not isinstance(v, bool)])

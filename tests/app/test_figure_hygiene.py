@@ -20,13 +20,13 @@ Plotly computes tick labels in the browser, so the axis settings that decide the
 """
 from __future__ import annotations
 
-import base64
 import re
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from app.kit.figure_style import plotly_array
 from app.kit.sweep import sweep_family
 from app.kit.sweep_figure import member, preview_figure
 from app.lessons import lesson
@@ -46,13 +46,7 @@ HOVER_FORMAT = re.compile(r"^\.?[1-6]?~?[gefr%]?$|^~?g$")
 
 def decoded(value):
     """plotly 7 stores arrays as {"dtype", "bdata"[, "shape"]}: the numpy array; anything else unchanged."""
-    if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        if "shape" in value:
-            shape = value["shape"]
-            array = array.reshape([int(n) for n in (shape.split(",") if isinstance(shape, str) else shape)])
-        return array
-    return value
+    return plotly_array(value) if isinstance(value, dict) and "bdata" in value else value
 
 
 def arrays(obj):

@@ -15,6 +15,7 @@ import json
 import numpy as np
 import pytest
 
+from app.kit.figure_style import plotly_array
 from app.lessons import PAGES, lesson
 from tests.app.pages import assert_clean, open_page
 
@@ -28,7 +29,7 @@ def arrays(node, path="fig"):
     arrays (plotly 7's base64 encoding) decoded, JSON lists with null for a gap read as NaN."""
     if isinstance(node, dict):
         if "bdata" in node and "dtype" in node:
-            values = np.frombuffer(base64.b64decode(node["bdata"]), np.dtype(node["dtype"]))
+            values = plotly_array(node).ravel()
             yield path, values.astype(float) if values.dtype.kind in "fiuc" else np.zeros(0)
             return
         for key, value in node.items():
