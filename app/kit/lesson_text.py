@@ -121,7 +121,7 @@ def lesson_file(page: str, directory: Path | None = None) -> Path:
         if _declared_page(path) == page:
             return path
     for path in files:
-        if path.stem.partition("-")[2] == page.replace("_", "-"):
+        if _named_page(path) == page:
             return path
     raise FileNotFoundError(f"no lesson with 'page: {page}' in {directory or LESSONS_DIR}")
 
@@ -138,7 +138,12 @@ def load_lesson(page: str, directory: Path | None = None) -> LessonText:
 
 def lesson_pages(directory: Path | None = None) -> list[str]:
     """The page of every lesson file, in file order (a file whose front matter is broken: the page its name says)."""
-    return [_declared_page(path) or path.stem.partition("-")[2].replace("-", "_") for path in lesson_files(directory)]
+    return [_declared_page(path) or _named_page(path) for path in lesson_files(directory)]
+
+
+def _named_page(path: Path) -> str:
+    """The page a lesson file's name says: `04-lru-stability.md` → `lru_stability`."""
+    return path.stem.partition("-")[2].replace("-", "_")
 
 
 def _declared_page(path: Path) -> str | None:

@@ -25,11 +25,16 @@ def cached_lesson(page: str, fallback_title: str = "") -> LessonText:
         return LessonText(page=page, title=fallback_title or page, objectives=(), body="", exercises=())
 
 
-def read_lesson(page: str) -> LessonText:
-    """The page's lesson from the cache (LessonFormatError / FileNotFoundError when its file is wrong)."""
+def read_lesson(page: str, stamp: int | None = None) -> LessonText:
+    """The page's lesson from the cache (LessonFormatError / FileNotFoundError when its file is wrong);
+    `stamp`: the lessons' `files_stamp()` when the caller already has it."""
     directory = lesson_text.LESSONS_DIR
-    stamp = max((f.stat().st_mtime_ns for f in lesson_text.lesson_files(directory)), default=0)
-    return _load(page, str(directory), stamp)
+    return _load(page, str(directory), files_stamp() if stamp is None else stamp)
+
+
+def files_stamp() -> int:
+    """The newest modification time of the lesson files: a cache key that changes with any teacher's edit."""
+    return max((f.stat().st_mtime_ns for f in lesson_text.lesson_files(lesson_text.LESSONS_DIR)), default=0)
 
 
 @cached(max_entries=64)
@@ -37,12 +42,19 @@ def _load(page: str, directory: str, stamp: int) -> LessonText:
     return lesson_text.load_lesson(page, Path(directory))
 
 
+@cached(max_entries=8)
+def _pages(directory: str, stamp: int) -> list[str]:
+    return lesson_text.lesson_pages(Path(directory))
+
+
 def every_lesson_progress() -> list[LessonProgress]:
-    """This session's counts for every lesson file, in lesson order (a broken file counts as unreadable)."""
+    """This session's counts for every lesson file, in lesson order (a broken file counts as unreadable).
+    Drawn on every rerun of every page: the files are looked at once (one stamp), and read only after an edit."""
+    stamp = files_stamp()
     rows = []
-    for page in lesson_text.lesson_pages():
+    for page in _pages(str(lesson_text.LESSONS_DIR), stamp):
         try:
-            rows.append(lesson_progress(page, read_lesson(page)))
+            rows.append(lesson_progress(page, read_lesson(page, stamp)))
         except (LessonFormatError, FileNotFoundError):
             rows.append(lesson_progress(page, None))
     return rows
