@@ -1,15 +1,18 @@
 """Lesson 8 · Train live: a small EOS model learns associative recall while its oscillation eigenvalues
 move inside the unit disk.
 
-Prose and exercises: lessons/08-train-live.md. Training runs in a worker process of the server's one
-RunManager (`lcsm_core.training.shared_manager`); this page turns the settings into a RunConfig with
-`run_config`, sends one command per button, and draws what the run store holds — polling once a second
-with a fragment while the shown run is active. The run shown travels in the URL as `?run=ID`.
+Prose and exercises: lessons/08-train-live.md. Training runs in the trainer service (one per server, shared
+by every web process: `lcsm_core.training.shared_client`); this page turns the settings into a RunConfig
+with `run_config`, stores one command per button, and draws what the run store holds — polling once a
+second with a fragment while the shown run is active, reading only the metric rows added since the last
+poll and rebuilding no figure when no step arrived. The run shown travels in the URL as `?run=ID`.
 """
 from __future__ import annotations
 
 import re
+import threading
 import uuid
+from collections import OrderedDict
 
 import numpy as np
 import plotly.graph_objects as go
@@ -31,7 +34,7 @@ from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
 from app.kit.widgets import show_chart
 from lcsm_core.tasks import TASK_NAMES
-from lcsm_core.training import RunConfig, RunRow, SizeLimits, run_config, shared_manager
+from lcsm_core.training import RunConfig, RunRow, RunStore, SizeLimits, run_config, shared_client
 from lcsm_core.training.compare import differences, runs_csv, runs_json
 from lcsm_core.training.cost import format_bytes
 from lcsm_core.variants import VARIANTS
@@ -87,16 +90,16 @@ def show_run(run_id: int | None) -> None:
         st.query_params["run"] = str(run_id)
 
 
-def my_control(run_id: int | None):
-    """The live controls of the shown run when this tab owns it, else None."""
-    return shared_manager().control(run_id, owner_token()) if run_id else None
+def i_drive(run_id: int | None) -> bool:
+    """Whether this tab owns the shown run and it still lives (queued, training or paused)."""
+    return shared_client().drives(run_id, owner_token())
 
 
 def push_lr_to_run() -> None:
     """The learning rate slider also steers the shown run while it lives."""
-    control = my_control(current_run())
-    if control is not None:
-        control.set_lr(float(st.session_state[SETTINGS.key("lr")]))
+    run_id = current_run()
+    if i_drive(run_id):
+        shared_client().command(run_id, owner_token(), "set_lr", float(st.session_state[SETTINGS.key("lr")]))
 
 
 # Ranges are wide on purpose: the server's SizeLimits say clearly what is too big for it.
@@ -172,24 +175,23 @@ def training_call(v: dict) -> str:
 
 def command(action: str) -> None:
     """Button callback (runs before the page redraws, so the buttons show the new state)."""
-    manager, me = shared_manager(), owner_token()
+    client, me = shared_client(), owner_token()
     run_id = current_run()
-    control = my_control(run_id)
+    driving = client.drives(run_id, me)
     try:
         if action in ("play", "step"):
-            if control is None:
-                run_id = manager.submit(config_of(current_settings(SETTINGS)), me, start_paused=action == "step")
+            if not driving:
+                run_id = client.submit(config_of(current_settings(SETTINGS)), me, start_paused=action == "step")
                 show_run(run_id)
-                control = my_control(run_id)
-            if action == "play":
-                control.resume()
-            else:
-                control.step(1)
-        elif action == "pause" and control is not None:
-            control.pause()
+            if action == "step":
+                client.command(run_id, me, "step", 1)
+            elif driving:
+                client.command(run_id, me, "resume")
+        elif action == "pause" and driving:
+            client.command(run_id, me, "pause")
         elif action == "reset":
-            if control is not None:
-                manager.stop(run_id, me, "reset by the user")
+            if driving:
+                client.stop(run_id, me, "reset by the user")
             show_run(None)
     except ValueError as err:          # the message quotes the typed model code: shown as literal text
         st.session_state[ERROR_KEY] = f"Cannot start this run: {literal(err, limit=300)}"
@@ -212,21 +214,20 @@ def live(v: dict) -> dict[str, float]:
     st.caption("A small EOS model learns multi-query associative recall: key–value pairs, then questions "
                "about the keys. Press play and watch the loss fall, the accuracy climb, and the eigenvalues of "
                "each layer's oscillation state move inside the unit disk.")
-    manager, me = shared_manager(), owner_token()
+    client, me = shared_client(), owner_token()
     run_id = current_run()
-    control = my_control(run_id)
     play, pause, step, reset = st.columns(4)
     play.button("▶ Play", key="play", width="stretch", on_click=command, args=("play",))
-    pause.button("⏸ Pause", key="pause", width="stretch", disabled=control is None, on_click=command,
+    pause.button("⏸ Pause", key="pause", width="stretch", disabled=not client.drives(run_id, me), on_click=command,
                  args=("pause",))
     step.button("⏭ Step", key="step", width="stretch", on_click=command, args=("step",))
     reset.button("↺ Reset", key="reset", width="stretch", on_click=command, args=("reset",))
     if ERROR_KEY in st.session_state:
         st.error(st.session_state.pop(ERROR_KEY))
 
-    run = manager.store.get_run(run_id) if run_id else None
+    run = client.store.get_run(run_id) if run_id else None
     if run is not None:
-        mine = run.session == me
+        mine = run.owned_by(me)
         st.caption(("Your run: only this tab drives it (a reload keeps it yours). " if mine else
                     "👀 Someone else's run, shown read-only: ▶ Play and ⏭ Step start a run of your own. ")
                    + "Share it read-only with this link:")
@@ -234,31 +235,31 @@ def live(v: dict) -> dict[str, float]:
     polling = run is not None and run.active
     st.session_state[POLLING_KEY] = polling
     st.fragment(run_panel, run_every=POLL_S if polling else None)(run_id)
-    return run_quantities(manager.store.get_run(run_id) if run_id else None)
+    return run_quantities(client.store.get_run(run_id) if run_id else None)
 
 
 def run_panel(drawn_for: int | None) -> None:
     """The shown run (status, metrics, curves, eigenvalues) and the past runs; reruns alone while polling."""
-    manager = shared_manager()
+    client = shared_client()
     run_id = current_run()
-    run = manager.store.get_run(run_id) if run_id else None
+    run = client.store.get_run(run_id) if run_id else None
     ended = st.session_state.get(POLLING_KEY) and (run is None or not run.active)
     if run_id != drawn_for or ended:
         st.rerun()                     # the whole page: start/stop polling, enable/disable the buttons
     if run is None:
         st.info("No run selected: press ▶ Play to train with the settings on the left, or pick a past run below.")
     else:
-        shown_run(manager, run)
-    past_runs(manager)
+        shown_run(client, run)
+    past_runs(client.store)
 
 
-def shown_run(manager, run: RunRow) -> None:
-    position = manager.queue_position(run.id)
+def shown_run(client, run: RunRow) -> None:
+    position = client.queue_position(run.id)
     waiting = f" — waiting, position {position} in the server queue" if position else ""
     st.markdown(f"**Run {run.id}** · {run.label} · status **{run.status}**{waiting}"
                 + (f" · {run.reason}" if run.reason else ""))
     if position or (position == 0 and run.status == "paused"):
-        st.caption(sharing_policy(manager.policy))
+        st.caption(sharing_policy(client.policy))
     if run.status == "failed":
         st.error(f"The run failed: {run.reason}")
     c1, c2, c3, c4 = st.columns(4)
@@ -266,15 +267,65 @@ def shown_run(manager, run: RunRow) -> None:
     c2.metric("test accuracy", "—" if run.test_acc is None else f"{run.test_acc:.3f}")
     c3.metric("training time", f"{run.wall_s:.1f} s")
     c4.metric("steps / s", f"{run.steps / run.wall_s:.1f}" if run.wall_s > 0 else "—")
-    metrics = manager.store.metrics(run.id)
+    metrics = run_metrics(client.store, run.id)
     left, right = st.columns([3, 2])
-    if len(metrics["step"]):
+    zoom = st.session_state.get("train_live_zoom", True)
+    figures = run_figures(client.store, run, metrics, zoom)
+    if "curves" in figures:
+        show_chart(figures["curves"], "train-live-curves", container=left)
+    if "eigen" in figures:
+        right.toggle("zoom in on the eigenvalues", value=True, key="train_live_zoom")
+        show_chart(figures["eigen"], "train-live-eigenvalues", container=right)
+
+
+# --- the poll's reads and figures, cached per process: a poll reads only new rows, builds only on news ---
+CACHED_RUNS = 32                     # runs whose metric rows / figures this process keeps (a few kB each)
+_CACHE_LOCK = threading.Lock()
+_METRICS: OrderedDict[tuple[str, int], tuple[int, dict[str, np.ndarray]]] = OrderedDict()
+_FIGURES: OrderedDict[tuple, dict[str, dict]] = OrderedDict()
+
+
+def _remember(cache: OrderedDict, key, value) -> None:
+    with _CACHE_LOCK:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > CACHED_RUNS:
+            cache.popitem(last=False)
+
+
+def run_metrics(store: RunStore, run_id: int) -> dict[str, np.ndarray]:
+    """The run's metric columns (RunStore.metrics), reading only the rows written since this process last
+    read them."""
+    key = (str(store.path), run_id)
+    with _CACHE_LOCK:
+        last_row, known = _METRICS.get(key, (0, None))
+    new, last_row = store.metrics_since(run_id, last_row)
+    if known is not None and len(new["step"]):
+        new = {name: np.concatenate([known[name], new[name]]) for name in known}
+    elif known is not None:
+        return known
+    _remember(_METRICS, key, (last_row, new))
+    return new
+
+
+def run_figures(store: RunStore, run: RunRow, metrics: dict[str, np.ndarray], zoom: bool) -> dict[str, dict]:
+    """The shown run's curves and eigenvalue figures (as figure dicts), built again only when a step arrived
+    (rows, last step or status changed) or the zoom changed; snapshots are read only then."""
+    rows = len(metrics["step"])
+    key = (str(store.path), run.id, rows, float(metrics["step"][-1]) if rows else None, run.status, zoom)
+    with _CACHE_LOCK:
+        cached = _FIGURES.get(key)
+    if cached is not None:
+        return cached
+    figures = {}
+    if rows:
         diverged_at = float(metrics["step"][-1]) if run.status == "diverged" else None
-        show_chart(curves_figure(metrics, "training curves", diverged_at), "train-live-curves", container=left)
-    snapshots = manager.store.snapshots(run.id)
+        figures["curves"] = curves_figure(metrics, "training curves", diverged_at).to_dict()
+    snapshots = store.snapshots(run.id)
     if snapshots:
-        zoom = right.toggle("zoom in on the eigenvalues", value=True, key="train_live_zoom")
-        show_chart(eigen_figure(snapshots, zoom), "train-live-eigenvalues", container=right)
+        figures["eigen"] = eigen_figure(snapshots, zoom).to_dict()
+    _remember(_FIGURES, key, figures)
+    return figures
 
 
 def sharing_policy(policy) -> str:
@@ -294,13 +345,13 @@ def page_url() -> str:
     return url.split("?", 1)[0] or "/train_live"
 
 
-def past_runs(manager) -> None:
+def past_runs(store: RunStore) -> None:
     """This tab's runs (newest first), and the shown run when a link opened someone else's."""
     st.subheader("Past runs")
-    runs = manager.store.session_runs(owner_token())[::-1][:100]
+    runs = store.session_runs(owner_token())[::-1][:100]
     shown = current_run()
     if shown is not None and shown not in {r.id for r in runs}:
-        linked = manager.store.get_run(shown)
+        linked = store.get_run(shown)
         runs = [linked, *runs] if linked is not None else runs
     if not runs:
         st.caption("No runs of yours yet.")
@@ -312,7 +363,7 @@ def past_runs(manager) -> None:
     chosen = st.multiselect("Compare runs (up to 4)", list(labels), format_func=labels.get, key="compare",
                             max_selections=4)
     if chosen:
-        compare_runs(manager.store, chosen)
+        compare_runs(store, chosen)
     st.selectbox("Show run", [None, *labels], format_func=lambda i: "—" if i is None else labels[i],
                  key="show_run", on_change=lambda: show_run(st.session_state.show_run))
 

@@ -9,15 +9,18 @@
 - cost:     estimate_cost(): peak memory and time of a training step from a config (SizeLimits' budget)
 - worker:   training worker processes (spawned, one torch thread each) driven through RemoteControl
 - manager:  RunManager: worker processes, server-wide cap, queue, one place per session, paused-slot release;
-            shared_manager()
+            shared_manager() (one process's own manager: the policy engine the trainer service runs)
+- service:  the trainer service (`python -m lcsm_core.training.service`): jobs and commands from the store
+- client:   TrainerClient / shared_client(): what a web process submits and drives runs with
 """
+from .client import TrainerClient, shared_client
 from .config import ModelConfig, OptimConfig, RunConfig, SizeLimits, run_config
 from .control import RunControl
 from .loop import Trainer, TrainRecord, train
 from .manager import RunManager, describe, shared_manager
 from .recorder import record_run
-from .store import RunRow, RunStore, default_db_path
+from .store import RunRow, RunStore, default_db_path, owner_hash
 
 __all__ = ["ModelConfig", "OptimConfig", "RunConfig", "RunControl", "RunManager", "RunRow", "RunStore",
-           "SizeLimits", "TrainRecord", "Trainer", "default_db_path", "describe", "record_run", "run_config",
-           "shared_manager", "train"]
+           "SizeLimits", "TrainRecord", "Trainer", "TrainerClient", "default_db_path", "describe", "owner_hash",
+           "record_run", "run_config", "shared_client", "shared_manager", "train"]

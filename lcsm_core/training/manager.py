@@ -126,7 +126,12 @@ class RunManager:
             self._events = multiprocessing.get_context("spawn").Queue()
         self._monitor = threading.Thread(target=self._watch, daemon=True, name="lcsm-run-monitor")
         self._monitor.start()
-        if prestart and workers == "process":
+        if prestart:
+            self.warm_up()
+
+    def warm_up(self) -> None:
+        """Start one worker now (in the background), so the first run does not wait for Python and torch."""
+        if self.workers == "process":
             threading.Thread(target=self._prestart, daemon=True, name="lcsm-worker-prestart").start()
 
     @property
@@ -140,22 +145,40 @@ class RunManager:
         config.validate()
         self.limits.check(config)
         with self._lock:
-            if self._closed:
-                raise ValueError("the training server is shutting down; try again in a moment")
-            active = self.active_run(session)
-            if active is not None:
-                raise ValueError(f"run {active} of this tab is still queued or training, and a tab holds one place "
-                                 "on this server at a time: pause-and-reset it first")
+            self._check_place(session)
             if len(self._queue) >= self.max_queue:
-                raise ValueError(f"the server queue is full ({self.max_queue} runs waiting for "
-                                 f"{self.max_concurrent} training slot(s)); try again shortly")
+                raise ValueError(queue_full_message(self.max_queue, self.max_concurrent))
             run_id = self.store.create_run(config.to_dict(), label=describe(config), session=session)
-            control_type = RemoteControl if self.workers == "process" else RunControl
-            control = control_type(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s)
-            self._runs[run_id] = _ManagedRun(run_id, session, config, control)
-            self._queue.append(run_id)
-            self._dispatch()
+            self._enqueue(run_id, session, config, start_paused)
             return run_id
+
+    def adopt(self, run_id: int, config: RunConfig, session: str, start_paused: bool = False) -> None:
+        """Take over a run row that already exists (a trainer-service job a web process stored, `session` its
+        owner hash): checked like submit(), then queued. ValueError when it may not run; the row is untouched."""
+        config.validate()
+        self.limits.check(config)
+        with self._lock:
+            self._check_place(session)
+            self._enqueue(run_id, session, config, start_paused)
+
+    def _check_place(self, session: str) -> None:
+        if self._closed:
+            raise ValueError("the training server is shutting down; try again in a moment")
+        active = self.active_run(session)
+        if active is not None:
+            raise ValueError(place_taken_message(active))
+
+    def _enqueue(self, run_id: int, session: str, config: RunConfig, start_paused: bool) -> None:
+        control_type = RemoteControl if self.workers == "process" else RunControl
+        control = control_type(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s)
+        self._runs[run_id] = _ManagedRun(run_id, session, config, control)
+        self._queue.append(run_id)
+        self._dispatch()
+
+    def managed_runs(self) -> list[int]:
+        """Ids of the runs queued or holding a slot here."""
+        with self._lock:
+            return list(self._runs)
 
     def _dispatch(self) -> None:
         with self._lock:
@@ -324,6 +347,16 @@ class RunManager:
             row = self.store.get_run(run.run_id)
             if row is not None and row.active:
                 self.store.set_status(run.run_id, "interrupted", "the server shut down before it finished")
+
+
+def place_taken_message(run_id: int) -> str:
+    return (f"run {run_id} of this tab is still queued or training, and a tab holds one place on this server at a "
+            "time: pause-and-reset it first")
+
+
+def queue_full_message(max_queue: int, max_concurrent: int) -> str:
+    return (f"the server queue is full ({max_queue} runs waiting for {max_concurrent} training slot(s)); "
+            "try again shortly")
 
 
 def _machine_memory_bytes() -> float:

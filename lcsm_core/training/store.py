@@ -10,9 +10,17 @@ A run whose owning process died (kill -9, crash, server restart) is marked
 process start time) is gone; for an owner on another host, its heartbeat is older
 than STALE_AFTER_S. Writes are single transactions, so a kill leaves every metric
 up to the last flush and never a half-written file.
+
+Beside runs and metrics, the store is the trainer service's mailbox (service.py, client.py): a run a web
+process submits is a "job" row (status queued, `job` = 1) that outlives the web process; its owner is kept
+as the SHA-256 of the tab's token in `runs.session` (never the token itself); a tab's pause / resume / step /
+stop / set_lr is a row of `commands`, applied by the service in id order; the `service` row is the single
+service's lease (owner process, heartbeat, sharing policy); `runs.queue_position` is what the service last
+said about a run's place (0 holding a slot, 1.. waiting).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -67,7 +75,49 @@ CREATE TABLE IF NOT EXISTS eigen_snapshots (
     imag TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS eigen_run ON eigen_snapshots(run_id, step);
+CREATE TABLE IF NOT EXISTS commands (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    owner TEXT NOT NULL,
+    name TEXT NOT NULL,
+    args TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    applied_at REAL,
+    outcome TEXT
+);
+CREATE INDEX IF NOT EXISTS commands_pending ON commands(applied_at, id);
+CREATE TABLE IF NOT EXISTS service (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    owner TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    policy TEXT NOT NULL
+);
 """
+# Columns added after the first release: old files gain them on open (ALTER TABLE … ADD COLUMN).
+ADDED_RUN_COLUMNS = {"job": "INTEGER NOT NULL DEFAULT 0", "start_paused": "INTEGER NOT NULL DEFAULT 0",
+                     "queue_position": "INTEGER"}
+SCHEMA_VERSION = 1           # 1: runs.session holds owner_hash(token), not the token
+SERVICE_STALE_S = 5.0        # a service on another host with no heartbeat for this long has lost its lease
+
+
+def owner_hash(token: str) -> str:
+    """What the store keeps of a tab's owner token (or a session name): its SHA-256, hex. Whoever reads the
+    store (a backup, another web process) learns who owns a run, never the token that drives it."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class PlaceTaken(ValueError):
+    """The owner already has a queued or training run (`run_id`)."""
+
+    def __init__(self, run_id: int):
+        super().__init__(f"run {run_id} is still queued or training")
+        self.run_id = run_id
+
+
+class QueueFull(ValueError):
+    """As many runs as the policy allows already wait for a slot."""
 
 
 def default_db_path(data_dir: str | os.PathLike | None = None) -> Path:
@@ -134,6 +184,10 @@ class RunRow:
     def active(self) -> bool:
         return self.status in ACTIVE
 
+    def owned_by(self, token: str) -> bool:
+        """Whether `token` (a tab's owner token) submitted this run."""
+        return self.session is not None and self.session == owner_hash(token)
+
 
 class RunStore:
     """Thread-safe handle on the store file. Opening it creates the file and tables and
@@ -152,10 +206,20 @@ class RunStore:
         self.mark_interrupted()
 
     def _create_schema(self) -> None:
-        with self._lock:
+        """Idempotent, and safe when several processes open one file at once (one transaction)."""
+        with self._lock, self._tx():
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     self._db.execute(statement)
+            present = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
+            for name, kind in ADDED_RUN_COLUMNS.items():
+                if name not in present:
+                    self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+            if self._db.execute("PRAGMA user_version").fetchone()[0] < 1:    # plain tokens → their hashes
+                rows = self._db.execute("SELECT id, session FROM runs WHERE session IS NOT NULL").fetchall()
+                self._db.executemany("UPDATE runs SET session=? WHERE id=?",
+                                     [(owner_hash(session), run_id) for run_id, session in rows])
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _tx(self):
         return _Transaction(self._db)
@@ -166,13 +230,112 @@ class RunStore:
 
     # --- writing -----------------------------------------------------------
     def create_run(self, config: dict, label: str, session: str | None = None, status: str = "queued") -> int:
+        """A run row; `session` (a tab's token, a grid's name) is stored as owner_hash(session)."""
         now = time.time()
         with self._lock, self._tx():
             cur = self._db.execute(
                 "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (label, json.dumps(config), status, session, process_owner(), now, now))
+                (label, json.dumps(config), status, _hashed(session), process_owner(), now, now))
             return int(cur.lastrowid)
+
+    # --- the trainer service's mailbox --------------------------------------
+    def submit_job(self, config: dict, label: str, owner: str, start_paused: bool, max_concurrent: int,
+                   max_queue: int) -> int:
+        """A queued job for the trainer service, in one transaction with its checks, so two web processes
+        cannot both take an owner's one place or the queue's last: PlaceTaken when `owner` (a token) has an
+        active run; QueueFull when `max_queue` runs already wait for the `max_concurrent` slots."""
+        now, hashed = time.time(), owner_hash(owner)
+        with self._lock, self._tx():
+            active = self._db.execute("SELECT id FROM runs WHERE session=? AND status IN (?,?,?) ORDER BY id",
+                                      (hashed, *ACTIVE)).fetchone()
+            if active is not None:
+                raise PlaceTaken(active[0])
+            holding, unplaced = self._db.execute(
+                "SELECT COALESCE(SUM(status!='queued' OR queue_position=0), 0), "
+                "COALESCE(SUM(status='queued' AND (queue_position IS NULL OR queue_position>0)), 0) "
+                "FROM runs WHERE job=1 AND status IN (?,?,?)", ACTIVE).fetchone()
+            if unplaced - max(max_concurrent - holding, 0) >= max_queue:
+                raise QueueFull(f"{max_queue} runs wait")
+            cur = self._db.execute(
+                "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, job, "
+                "start_paused) VALUES (?, ?, 'queued', ?, ?, ?, ?, 1, ?)",
+                (label, json.dumps(config), hashed, process_owner(), now, now, int(start_paused)))
+            return int(cur.lastrowid)
+
+    def queued_jobs(self, after_id: int = 0) -> list[tuple[int, dict, str, bool]]:
+        """Queued jobs with id > after_id, oldest first: (run id, config, owner hash, start paused)."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, config, session, start_paused FROM runs WHERE job=1 AND "
+                                    "status='queued' AND id>? ORDER BY id", (after_id,)).fetchall()
+        return [(r[0], json.loads(r[1]), r[2], bool(r[3])) for r in rows]
+
+    def add_command(self, run_id: int, owner: str, name: str, args: tuple = ()) -> bool:
+        """Queue a command for an active run of `owner` (a token); False (nothing stored) for a run that is
+        not active or is another owner's."""
+        with self._lock, self._tx():
+            row = self._db.execute("SELECT session, status FROM runs WHERE id=?", (run_id,)).fetchone()
+            if row is None or row[0] != owner_hash(owner) or row[1] not in ACTIVE:
+                return False
+            self._db.execute("INSERT INTO commands (run_id, owner, name, args, created_at) VALUES (?,?,?,?,?)",
+                             (run_id, owner_hash(owner), name, json.dumps(list(args)), time.time()))
+            return True
+
+    def pending_commands(self) -> list[tuple[int, int, str, str, list]]:
+        """Commands not applied yet, in order: (id, run id, owner hash, name, args)."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, run_id, owner, name, args FROM commands WHERE applied_at IS NULL "
+                                    "ORDER BY id").fetchall()
+        return [(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def command_applied(self, command_id: int, outcome: str) -> None:
+        with self._lock, self._tx():
+            self._db.execute("UPDATE commands SET applied_at=?, outcome=? WHERE id=?",
+                             (time.time(), outcome, command_id))
+
+    def set_queue_positions(self, positions: dict[int, int | None]) -> None:
+        """The service's word on each run it manages: 0 holding a slot, 1.. waiting, None when gone."""
+        with self._lock, self._tx():
+            self._db.executemany("UPDATE runs SET queue_position=? WHERE id=? AND queue_position IS NOT ?",
+                                 [(p, run_id, p) for run_id, p in positions.items()])
+
+    def queue_position(self, run_id: int) -> int | None:
+        """0 while training or holding a slot, 1.. while waiting, None when ended or not placed yet."""
+        with self._lock:
+            row = self._db.execute("SELECT status, queue_position FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is None or row[0] not in ACTIVE:
+            return None
+        return 0 if row[0] != "queued" else row[1]
+
+    def acquire_service(self, policy: dict) -> bool:
+        """Take the single service lease for this process (True), unless a live service holds it."""
+        now, me = time.time(), process_owner()
+        with self._lock, self._tx():
+            row = self._db.execute("SELECT owner, heartbeat_at FROM service WHERE id=1").fetchone()
+            if row is not None and row[0] != me and _service_alive(row[0], row[1], now):
+                return False
+            self._db.execute("INSERT OR REPLACE INTO service (id, owner, pid, started_at, heartbeat_at, policy) "
+                             "VALUES (1, ?, ?, ?, ?, ?)", (me, os.getpid(), now, now, json.dumps(policy)))
+            return True
+
+    def service_heartbeat(self) -> bool:
+        """Renew this process's lease; False when it lost it (another service took over)."""
+        with self._lock, self._tx():
+            cur = self._db.execute("UPDATE service SET heartbeat_at=? WHERE id=1 AND owner=?",
+                                   (time.time(), process_owner()))
+            return cur.rowcount == 1
+
+    def release_service(self) -> None:
+        with self._lock, self._tx():
+            self._db.execute("DELETE FROM service WHERE id=1 AND owner=?", (process_owner(),))
+
+    def live_service(self) -> dict | None:
+        """The live service's row (owner, pid, heartbeat_at, policy dict), or None when none holds the lease."""
+        with self._lock:
+            row = self._db.execute("SELECT owner, pid, heartbeat_at, policy FROM service WHERE id=1").fetchone()
+        if row is None or not _service_alive(row[0], row[2], time.time()):
+            return None
+        return dict(owner=row[0], pid=row[1], heartbeat_at=row[2], policy=json.loads(row[3]))
 
     def start_run(self, run_id: int, device: str, status: str = "running") -> None:
         now = time.time()
@@ -211,10 +374,12 @@ class RunStore:
         """Mark active runs whose owner died (or went silent) "interrupted"; returns how many."""
         now = time.time()
         with self._lock:
-            rows = self._db.execute("SELECT id, status, owner, heartbeat_at FROM runs WHERE status IN (?,?,?)",
+            rows = self._db.execute("SELECT id, status, owner, heartbeat_at, job FROM runs WHERE status IN (?,?,?)",
                                     ACTIVE).fetchall()
         dead = []
-        for run_id, status, owner, heartbeat_at in rows:
+        for run_id, status, owner, heartbeat_at, job in rows:
+            if job and status == "queued":    # a job waits for whichever service runs next, not its submitter
+                continue
             alive = owner_alive(owner)
             stale = status != "queued" and (heartbeat_at or 0) < now - STALE_AFTER_S
             if alive is False or (alive is None and stale):
@@ -235,11 +400,11 @@ class RunStore:
         return [_run_row(r) for r in rows]
 
     def session_runs(self, session: str) -> list[RunRow]:
-        """Every run of one session (e.g. a grid's "grid:<id>"), oldest first."""
+        """Every run of one session (a tab's token, a grid's "grid:<id>"), oldest first."""
         self.mark_interrupted()
         with self._lock:
             rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE session=? ORDER BY id",
-                                    (session,)).fetchall()
+                                    (owner_hash(session),)).fetchall()
         return [_run_row(r) for r in rows]
 
     def get_run(self, run_id: int) -> RunRow | None:
@@ -254,6 +419,16 @@ class RunStore:
                                     "WHERE run_id=? ORDER BY step, rowid", (run_id,)).fetchall()
         cols = np.array(rows, dtype=float).reshape(len(rows), 6)
         return {name: cols[:, j] for j, name in enumerate(METRIC_COLUMNS)}
+
+    def metrics_since(self, run_id: int, after_rowid: int = 0) -> tuple[dict[str, np.ndarray], int]:
+        """The metric rows written after row `after_rowid` (0: all), as metrics() columns, and the last row id
+        read (a poll passes it back next time, so it reads only what is new)."""
+        with self._lock:
+            rows = self._db.execute("SELECT step, loss, train_acc, test_acc, lr, wall_s, rowid FROM metrics "
+                                    "WHERE run_id=? AND rowid>? ORDER BY rowid", (run_id, after_rowid)).fetchall()
+        cols = np.array(rows, dtype=float).reshape(len(rows), 7)
+        last = int(rows[-1][6]) if rows else after_rowid
+        return {name: cols[:, j] for j, name in enumerate(METRIC_COLUMNS)}, last
 
     def snapshots(self, run_id: int) -> list[tuple[int, list[np.ndarray]]]:
         """[(step, [eigenvalues of layer 0 (complex 1-D), layer 1, ...]), ...] by step. A step snapshot twice
@@ -274,6 +449,15 @@ class RunStore:
 METRIC_COLUMNS = ("step", "loss", "train_acc", "test_acc", "lr", "wall_s")
 _RUN_COLUMNS = ("id, label, config, status, reason, session, device, created_at, started_at, ended_at, "
                 "steps, wall_s, test_acc, best_test_acc")
+
+
+def _hashed(session: str | None) -> str | None:
+    return None if session is None else owner_hash(session)
+
+
+def _service_alive(owner: str, heartbeat_at: float, now: float) -> bool:
+    alive = owner_alive(owner)
+    return alive is True or (alive is None and heartbeat_at > now - SERVICE_STALE_S)
 
 
 def _run_row(r) -> RunRow:

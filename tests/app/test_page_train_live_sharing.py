@@ -2,7 +2,7 @@
 the cost and what to lower before any run exists; a run that waits for the slot shows the policy in words."""
 import pytest
 
-from lcsm_core.training import RunStore, run_config, shared_manager
+from lcsm_core.training import RunStore, run_config, shared_client
 from tests.app.pages import assert_clean, open_page
 from tests.app.test_page_train_live import TINY, rerun_until
 
@@ -26,9 +26,9 @@ def test_the_issue_link_is_refused_with_its_cost_before_a_run_exists(store):
 
 
 def test_a_waiting_run_shows_how_the_server_shares_training(store):
-    manager = shared_manager()
-    slots = manager.max_concurrent
-    others = [manager.submit(run_config(d_model=8, expand_dim=8, seq_len=16, vocab_size=16, kv_pairs=2,
+    client = shared_client()                  # the page's client: its trainer service runs in this process
+    slots = client.policy.max_concurrent
+    others = [client.submit(run_config(d_model=8, expand_dim=8, seq_len=16, vocab_size=16, kv_pairs=2,
                                         batch_size=8, layers=1, device="cpu"), f"other-{j}", start_paused=True)
               for j in range(slots)]
     try:
@@ -40,8 +40,8 @@ def test_a_waiting_run_shows_how_the_server_shares_training(store):
         assert rerun_until(at, lambda: "waiting, position 1" in " ".join(m.value for m in at.markdown))
         policy = " ".join(c.value for c in at.caption)
         assert "one run per browser tab" in policy and "Step does not reset that clock" in policy
-        assert f"{manager.pause_hold_s:g} s paused in total" in policy and "of memory per step" in policy
+        assert f"{client.policy.pause_hold_s:g} s paused in total" in policy and "of memory per step" in policy
         at.button(key="reset").click().run()
     finally:
         for j, run_id in enumerate(others):
-            manager.stop(run_id, f"other-{j}")
+            client.stop(run_id, f"other-{j}")

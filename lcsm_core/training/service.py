@@ -1,0 +1,198 @@
+"""The trainer service: the one place that trains runs for every web process of a server.
+
+Process model
+-------------
+Web processes never train. A tab's ▶ Play stores a *job* (a queued run row) and each button a *command* row
+in the run store (SQLite WAL, store.py); the service polls the store every POLL_S, admits jobs FIFO, trains
+them on its worker processes (worker.py, one run each) and applies commands to the runs' controls. The
+sharing policy is RunManager's (manager.py): one queued-or-training run per owner, at most `max_concurrent`
+at once, a FIFO queue of at most `max_queue`, a paused run gives its slot to a waiting run after
+PAUSE_HOLD_S paused in total and stops after IDLE_PAUSE_S, SizeLimits and the memory guard, a dead worker
+fails its run. It writes each run's queue position into the store, where every web process reads it.
+
+- Several web processes (scripts/app.sh): `LCSM_TRAINER=external` in the web processes, and one
+  `python -m lcsm_core.training.service [--db PATH]` beside them (PATH defaults to default_db_path()).
+- One web process (a laptop, the tests): no env; the first TrainerClient of a process starts the service
+  in a thread of that process when no live service holds the store (client.py).
+
+A single service drives a store: it holds the `service` row (a lease: its process, a heartbeat, its policy)
+and a second service on the same file refuses to start. A web process that dies loses nothing (its jobs and
+runs live in the store and the service); a service that dies (kill -9) takes its workers with it (they watch
+their parent) and its runs end "interrupted"; jobs still waiting stay queued for the next service. SIGTERM
+stops every run cleanly ("stopped", with the reason) and exits.
+
+Ray (`LCSM_RAY_ADDRESS`) is not wired here yet: the service trains on local worker processes and says so
+at start when the variable is set (the paper lab's grids do use Ray: lcsm_core/paper_lab/runner.py).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from .config import RunConfig, SizeLimits
+from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, RunManager
+from .store import RunStore, default_db_path
+
+POLL_S = 0.2                 # how often the service reads new jobs and commands
+HEARTBEAT_S = 1.0            # how often it renews its lease
+RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
+
+
+class ServiceBusy(RuntimeError):
+    """Another live service already drives this store."""
+
+
+class TrainerService:
+    """Drives the runs of one store file: jobs and commands in, RunManager's policy, positions out."""
+
+    def __init__(self, db_path: str | os.PathLike | None = None, **manager_options):
+        """`manager_options`: RunManager's (max_concurrent, max_queue, pause_hold_s, max_pause_s, limits, ...)."""
+        self.db_path = Path(db_path) if db_path else default_db_path()
+        self.store = RunStore(self.db_path)
+        self.manager: RunManager | None = None
+        self._options = dict(manager_options)
+        self._stop = threading.Event()
+        self._last_job = 0
+        self._last_heartbeat = 0.0
+        self._positions: dict[int, int | None] = {}
+
+    def start(self) -> None:
+        """Take the lease and start the workers; ServiceBusy when another live service holds the store."""
+        manager = RunManager(self.db_path, **self._options)
+        if not self.store.acquire_service(policy_of(manager)):
+            manager.shutdown()
+            raise ServiceBusy(f"a trainer service already drives {self.db_path}")
+        manager.warm_up()
+        self.manager = manager
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def serve(self) -> None:
+        """Poll until stop() (or until the lease is lost), then shut the runs down."""
+        try:
+            while not self._stop.wait(POLL_S):
+                try:
+                    if not self.tick():
+                        break
+                except Exception:  # noqa: BLE001 — one odd job or command must not end the service
+                    traceback.print_exc()
+        finally:
+            self.shutdown()
+
+    def tick(self) -> bool:
+        """One poll: lease, new jobs, pending commands, positions. False when the lease was lost."""
+        now = time.monotonic()
+        if now - self._last_heartbeat > HEARTBEAT_S:
+            if not self.store.service_heartbeat():
+                print("trainer service: lost the store's lease to another service; stopping", file=sys.stderr)
+                return False
+            self._last_heartbeat = now
+        self._admit_jobs()
+        self._apply_commands()
+        self._write_positions()
+        return True
+
+    def _admit_jobs(self) -> None:
+        for run_id, config, owner, start_paused in self.store.queued_jobs(self._last_job):
+            self._last_job = run_id
+            try:
+                self.manager.adopt(run_id, RunConfig.from_dict(config), owner, start_paused)
+            except Exception as err:  # noqa: BLE001 — a refused job ends with its reason, the service goes on
+                self.store.set_status(run_id, "failed", f"refused by the trainer service: {err}")
+
+    def _apply_commands(self) -> None:
+        for command_id, run_id, owner, name, args in self.store.pending_commands():
+            self.store.command_applied(command_id, self._apply(run_id, owner, name, args))
+
+    def _apply(self, run_id: int, owner: str, name: str, args: list) -> str:
+        """Owner-only: the command's owner hash must be the run's. Returns the outcome stored with it."""
+        if name == "stop":
+            return "applied" if self.manager.stop(run_id, owner, *args[:1]) else "refused: not a live run of its owner"
+        control = self.manager.control(run_id, owner)
+        if control is None:
+            return "refused: not a live run of its owner"
+        if name not in ("pause", "resume", "step", "set_lr"):
+            return f"refused: unknown command {name!r}"
+        try:
+            getattr(control, name)(*args)
+        except (TypeError, ValueError) as err:
+            return f"refused: {err}"
+        return "applied"
+
+    def _write_positions(self) -> None:
+        positions = {run_id: self.manager.queue_position(run_id) for run_id in self.manager.managed_runs()}
+        changed = {r: p for r, p in positions.items() if self._positions.get(r, -1) != p}
+        if changed:
+            self.store.set_queue_positions(changed)
+        self._positions = positions
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def shutdown(self) -> None:
+        """Stop every run ("stopped": the trainer service shut down), end the workers, give the lease back."""
+        self._stop.set()
+        if self.manager is not None:
+            self.manager.shutdown()
+            self.store.release_service()
+            self.manager = None
+
+
+def policy_of(manager: RunManager) -> dict:
+    """What web processes read from the service's row: the sharing policy and the caps."""
+    return dict(max_concurrent=manager.max_concurrent, max_queue=manager.max_queue,
+                pause_hold_s=manager.pause_hold_s, max_pause_s=manager.max_pause_s,
+                limits=dataclasses.asdict(manager.limits))
+
+
+def start_in_thread(db_path: str | os.PathLike | None = None, **manager_options) -> TrainerService:
+    """A service in a daemon thread of this process (one web process): ServiceBusy when one already runs."""
+    service = TrainerService(db_path, **manager_options)
+    service.start()
+    threading.Thread(target=service.serve, daemon=True, name="lcsm-trainer-service").start()
+    return service
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lcsm_core.training.service",
+                                     description="The trainer service of a run store (see the module docstring).")
+    parser.add_argument("--db", default=None, help="the run store file (default: $LCSM_DATA_DIR/runs.sqlite)")
+    parser.add_argument("--max-concurrent", type=int, default=None,
+                        help="trainings at once (default: $LCSM_MAX_CONCURRENT_RUNS, else a core each but one)")
+    parser.add_argument("--max-queue", type=int, default=20, help="runs that may wait for a slot")
+    parser.add_argument("--pause-hold-s", type=float, default=PAUSE_HOLD_S,
+                        help="paused seconds (in total) a run may hold a slot while others wait")
+    parser.add_argument("--max-pause-s", type=float, default=IDLE_PAUSE_S, help="a run paused this long stops")
+    parser.add_argument("--limits", default=None, help='SizeLimits overrides as JSON, e.g. {"max_d_model": 64}')
+    args = parser.parse_args(argv)
+    limits = SizeLimits(**json.loads(args.limits)) if args.limits else None
+    if os.environ.get(RAY_ADDRESS_ENV):
+        print(f"trainer service: {RAY_ADDRESS_ENV} is set, but runs still train on this machine's worker "
+              "processes (Ray placement of single runs is not implemented yet)", file=sys.stderr)
+    service = TrainerService(args.db, max_concurrent=args.max_concurrent, max_queue=args.max_queue,
+                             pause_hold_s=args.pause_hold_s, max_pause_s=args.max_pause_s, limits=limits)
+    try:
+        service.start()
+    except ServiceBusy as err:
+        print(f"trainer service: {err}", file=sys.stderr)
+        return 1
+    signal.signal(signal.SIGTERM, lambda *_: service.stop())
+    signal.signal(signal.SIGINT, lambda *_: service.stop())
+    print(f"trainer service: pid {os.getpid()} drives {service.db_path} "
+          f"({service.manager.max_concurrent} training slot(s))", flush=True)
+    service.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
