@@ -1,7 +1,8 @@
 """Lesson 4 · Stability of the LRU parameterization: naive vs exponential λ under real gradient steps.
 
 Prose and exercises: lessons/04-lru-stability.md. Both students are trained by `stability_study`
-(Adam through the EOS scan, torch autograd). Training is deterministic, so it runs once per
+(Adam on the LRU's hand-written gradient, ~10 ms for both; the torch-autograd reference through the EOS scan
+agrees to rounding, tests/dynamics/test_lru_hand_gradient.py). Training is deterministic, so it runs once per
 (learning rate, γ, r_max, seed) to the longest the "gradient steps" slider allows; moving that
 slider only cuts the stored runs (`StabilityStudy.up_to`).
 """
@@ -221,7 +222,8 @@ LESSON = Lesson(
     # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150)
     sweep=Sweep("steps", "loss", points=15, figure=lambda v, study: loss_figure(study.runs)),
     caption="Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
-            "Both students start from the same ring and run through the EOS scan with torch autograd.",
+            "Both students start from the same ring; their gradients are written out by hand and checked against "
+            "torch autograd through the EOS scan.",
     snippet=Snippet(
         imports="from lcsm_core.dynamics.lru_stability import stability_study",
         call="stability_study({lr}, 400, {gamma}, {r_max}, {seed}).up_to({steps})",

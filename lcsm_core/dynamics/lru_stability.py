@@ -12,6 +12,11 @@ inside the unit disk for every parameter value.
 Training is deterministic, so a run of S steps is the first S steps of any longer run with the
 same settings: `stability_study` trains once to the longest horizon and `StabilityStudy.up_to`
 cuts it to S (what the lesson does while the learner drags its "gradient steps" slider).
+
+Two ways to take the same steps: `run_gradient_steps`, the readable reference (torch autograd through
+`eos_scan`, one student at a time), and `lru_hand_gradient.train_students` (the gradient written out in
+numpy, both students at once, ~20× less CPU), which `stability_study` uses unless told otherwise; they
+agree to rounding (tests/dynamics/test_lru_hand_gradient.py).
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import torch
 
 from ..divergence import is_diverged
 from ..scan import eos_scan
+from .lru_hand_gradient import train_students
 from .lru_init import lru_ring_init
 
 PARAMETERIZATIONS = ("naive", "exponential")
@@ -201,12 +207,46 @@ def output_scale(cfg: StabilityConfig) -> dict[str, float]:
     return out
 
 
+GRADIENTS = ("hand", "autograd")
+
+
+def run_hand_gradient_steps(configs: list[StabilityConfig]) -> list[StabilityRun]:
+    """`run_gradient_steps` for each config (they differ only in the parameterization), trained side by side with
+    the hand-written gradient (`lru_hand_gradient`); the same runs, to rounding."""
+    cfg = configs[0]
+    if any(replace(c, parameterization=cfg.parameterization) != cfg for c in configs):
+        raise ValueError("configs trained side by side may differ only in their parameterization")
+    for c in configs:
+        if c.parameterization not in PARAMETERIZATIONS:
+            raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}, got {c.parameterization!r}")
+    u, target = teacher_task(cfg)
+    target_rms = float(target.pow(2).mean().sqrt())
+    trained = train_students(tuple(c.parameterization for c in configs), cfg.learning_rate, cfg.steps,
+                             cfg.gamma_normalization, cfg.n_eigs, cfg.r_min, cfg.r_max, cfg.seed,
+                             u.numpy(), target.numpy())
+    runs = []
+    for c, (eigs, loss, diverged, output_rms) in zip(configs, trained):
+        outside = np.flatnonzero((np.abs(eigs) >= 1).any(axis=1))
+        runs.append(StabilityRun(config=c, eigenvalues=eigs, loss=loss,
+                                 left_disk_step=int(outside[0]) if outside.size else None, diverged_step=diverged,
+                                 output_rms=output_rms, target_rms=target_rms))
+    return runs
+
+
 def stability_study(learning_rate: float, steps: int, gamma_normalization: bool, r_max: float,
-                    seed: int) -> StabilityStudy:
-    """Both parameterizations, `steps` Adam steps each, from the ring [r_max − RING_WIDTH, r_max]."""
+                    seed: int, *, gradient: str = "hand") -> StabilityStudy:
+    """Both parameterizations, `steps` Adam steps each, from the ring [r_max − RING_WIDTH, r_max].
+
+    gradient: "hand" (numpy, both students at once: milliseconds) or "autograd" (the torch reference)."""
+    if gradient not in GRADIENTS:
+        raise ValueError(f"gradient must be one of {GRADIENTS}, got {gradient!r}")
     common = dict(learning_rate=learning_rate, steps=steps, gamma_normalization=gamma_normalization,
                   r_min=max(0.0, r_max - RING_WIDTH), r_max=r_max, seed=seed)
-    runs = {p: run_gradient_steps(StabilityConfig(parameterization=p, **common)) for p in PARAMETERIZATIONS}
+    configs = [StabilityConfig(parameterization=p, **common) for p in PARAMETERIZATIONS]
+    if gradient == "hand":
+        runs = dict(zip(PARAMETERIZATIONS, run_hand_gradient_steps(configs)))
+    else:
+        runs = {c.parameterization: run_gradient_steps(c) for c in configs}
     return StabilityStudy(runs=runs, output_rms=output_scale(StabilityConfig(**common)))
 
 
