@@ -1,8 +1,12 @@
-"""The SQLite run store: round-trip, interrupted runs, data-dir resolution."""
-import numpy as np
+"""The SQLite run store: round-trip, interrupted runs, data-dir resolution, an old file's migration, the
+incremental metric read, the trainer service's jobs, commands and lease."""
+import sqlite3
 
-from lcsm_core.training import RunStore, default_db_path, record_run
-from lcsm_core.training.store import process_owner
+import numpy as np
+import pytest
+
+from lcsm_core.training import RunStore, default_db_path, owner_hash, record_run
+from lcsm_core.training.store import PlaceTaken, QueueFull, process_owner
 from tests.training.tiny import tiny_config
 
 
@@ -70,3 +74,56 @@ def test_data_dir_option_then_env_then_repo_default(tmp_path, monkeypatch):
     assert default_db_path() == tmp_path / "env" / "runs.sqlite"
     monkeypatch.delenv("LCSM_DATA_DIR")
     assert default_db_path().parent.name == "data" and (default_db_path().parents[1] / "lcsm_core").is_dir()
+
+
+def test_an_old_file_opens_with_the_new_tables_and_owner_tokens_become_hashes(tmp_path):
+    """A store written before the trainer service: plain tokens in runs.session, no jobs/commands/service."""
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(OLD_SCHEMA)
+        db.execute("INSERT INTO runs (label, config, status, session, owner, created_at) "
+                   "VALUES ('old', '{}', 'completed', 'tab-token', 'h:1:1', 0)")
+    store = RunStore(path)
+    [row] = store.session_runs("tab-token")
+    assert row.session == owner_hash("tab-token") and row.owned_by("tab-token") and not row.owned_by("other")
+    store.close()
+    again = RunStore(path)                                       # idempotent: hashed once, not twice
+    assert [r.id for r in again.session_runs("tab-token")] == [row.id]
+    assert again.pending_commands() == [] and again.live_service() is None
+
+
+def test_a_poll_reads_only_the_metric_rows_written_since_the_last(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = store.create_run({}, label="poll")
+    store.write(run_id, [(1, 2.0, 0.1, None, 1e-3, 0.1), (2, 1.5, 0.2, 0.3, 1e-3, 0.2)], [], "running", 2, 0.2, 0.3)
+    first, last = store.metrics_since(run_id)
+    assert first["step"].tolist() == [1, 2] and np.isnan(first["test_acc"][0])
+    assert store.metrics_since(run_id, last)[0]["step"].tolist() == []
+    store.write(run_id, [(3, 1.0, 0.5, None, 1e-3, 0.3)], [], "running", 3, 0.3, None)
+    new, newer = store.metrics_since(run_id, last)
+    assert new["step"].tolist() == [3] and newer > last
+
+
+def test_one_owner_one_place_and_the_queue_are_checked_in_the_submitting_transaction(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    first = store.submit_job({}, "a", "alice", True, max_concurrent=1, max_queue=1)
+    with pytest.raises(PlaceTaken):
+        store.submit_job({}, "a", "alice", True, max_concurrent=1, max_queue=1)
+    store.submit_job({}, "b", "bob", True, max_concurrent=1, max_queue=1)      # alice takes the free slot
+    with pytest.raises(QueueFull):
+        store.submit_job({}, "c", "carol", True, max_concurrent=1, max_queue=1)
+    assert store.add_command(first, "alice", "step", (2,)) and not store.add_command(first, "bob", "step", (2,))
+    assert [(c[1], c[3], c[4]) for c in store.pending_commands()] == [(first, "step", [2])]
+    assert store.acquire_service({"max_queue": 1}) and store.live_service()["policy"] == {"max_queue": 1}
+    store.release_service()
+    assert store.live_service() is None
+
+
+OLD_SCHEMA = """
+CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL, config TEXT NOT NULL,
+    status TEXT NOT NULL, reason TEXT, session TEXT, device TEXT, owner TEXT NOT NULL, created_at REAL NOT NULL,
+    started_at REAL, ended_at REAL, heartbeat_at REAL, steps INTEGER NOT NULL DEFAULT 0,
+    wall_s REAL NOT NULL DEFAULT 0, test_acc REAL, best_test_acc REAL);
+CREATE TABLE metrics (run_id INTEGER NOT NULL, step INTEGER NOT NULL, loss REAL, train_acc REAL, test_acc REAL,
+    lr REAL, wall_s REAL NOT NULL);
+"""
