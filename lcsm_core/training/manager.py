@@ -33,7 +33,7 @@ from .config import RunConfig, SizeLimits
 from .control import RemoteControl, RunControl
 from .recorder import record_run
 from .store import RunStore, default_db_path
-from .worker import WorkerProcess
+from .worker import RayWorker, WorkerProcess
 
 MAX_CONCURRENT_ENV = "LCSM_MAX_CONCURRENT_RUNS"
 TORCH_THREADS_ENV = "LCSM_TORCH_THREADS"
@@ -55,6 +55,15 @@ def default_max_concurrent(run_memory_bytes: float | None = None) -> int:
         by_memory = int(0.5 * _machine_memory_bytes() // run_memory_bytes)
         by_cores = min(by_cores, by_memory)
     return max(1, by_cores)
+
+
+def ray_slots(address: str) -> int:
+    """Trainings at once on a Ray cluster: one per CPU (or GPU) it has."""
+    import ray
+    if not ray.is_initialized():
+        ray.init(address=address, log_to_driver=False)
+    resources = ray.cluster_resources()
+    return max(1, int(max(resources.get("CPU", 1), resources.get("GPU", 0))))
 
 
 def default_torch_threads(max_concurrent: int, workers: str = "process") -> int:
@@ -96,8 +105,9 @@ class RunManager:
     def __init__(self, db_path: str | os.PathLike | None = None, max_concurrent: int | None = None,
                  limits: SizeLimits | None = None, max_queue: int = 20, max_pause_s: float = IDLE_PAUSE_S,
                  torch_threads: int | None = None, pause_hold_s: float = PAUSE_HOLD_S, workers: str = "process",
-                 prestart: bool = False):
+                 prestart: bool = False, ray_address: str | None = None):
         """`workers`: "process" (default) or "thread" (in this process, as before; for comparisons).
+        `ray_address`: place each run on that Ray cluster (worker.RayWorker) instead of a local process.
         `torch_threads`: torch's CPU threads per training (default: default_torch_threads()). `prestart`: start
         one worker now, so the first run does not wait for Python and torch to load."""
         if workers not in ("process", "thread"):
@@ -105,9 +115,12 @@ class RunManager:
         self.db_path = Path(db_path) if db_path else default_db_path()
         self.store = RunStore(self.db_path)
         self.limits = limits or SizeLimits()
-        self.max_concurrent = max_concurrent or default_max_concurrent(self.limits.run_memory_bytes)
+        self.max_concurrent = max_concurrent or (ray_slots(ray_address) if ray_address and not
+                                                 os.environ.get(MAX_CONCURRENT_ENV) else
+                                                 default_max_concurrent(self.limits.run_memory_bytes))
         self.max_queue, self.max_pause_s, self.pause_hold_s = max_queue, max_pause_s, pause_hold_s
         self.workers = workers
+        self.ray_address = ray_address
         self.torch_threads = torch_threads or default_torch_threads(self.max_concurrent, workers)
         self._lock = threading.RLock()
         self._ended = threading.Condition(self._lock)
@@ -131,7 +144,7 @@ class RunManager:
 
     def warm_up(self) -> None:
         """Start one worker now (in the background), so the first run does not wait for Python and torch."""
-        if self.workers == "process":
+        if self.workers == "process" and not self.ray_address:
             threading.Thread(target=self._prestart, daemon=True, name="lcsm-worker-prestart").start()
 
     @property
@@ -197,7 +210,11 @@ class RunManager:
     def _idle_worker(self) -> WorkerProcess:
         self._pool = [w for w in self._pool if w.alive or w.run_id is not None]
         idle = next((w for w in self._pool if w.run_id is None and w.alive), None)
-        if idle is None:
+        if idle is None and self.ray_address:
+            idle = RayWorker(self._spawned, str(self.db_path), self._events, self.torch_threads, self.ray_address)
+            self._spawned += 1
+            self._pool.append(idle)
+        elif idle is None:
             idle = WorkerProcess(self._spawned, str(self.db_path), self._events, self.torch_threads)
             self._spawned += 1
             self._pool.append(idle)
@@ -257,7 +274,7 @@ class RunManager:
         for run in running:
             worker = run.worker
             if not worker.alive:
-                code = worker.process.exitcode
+                code = worker.exitcode
                 self._fail(run, f"its worker process ended unexpectedly (exit code {code}); the run is lost")
                 continue
             used = worker.resident_bytes() if guard else None

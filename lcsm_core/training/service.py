@@ -21,8 +21,9 @@ runs live in the store and the service); a service that dies (kill -9) takes its
 their parent) and its runs end "interrupted"; jobs still waiting stay queued for the next service. SIGTERM
 stops every run cleanly ("stopped", with the reason) and exits.
 
-Ray (`LCSM_RAY_ADDRESS`) is not wired here yet: the service trains on local worker processes and says so
-at start when the variable is set (the paper lab's grids do use Ray: lcsm_core/paper_lab/runner.py).
+With `LCSM_RAY_ADDRESS` set (as for the paper lab's grids, lcsm_core/paper_lab/runner.py), the service places
+each run on that Ray cluster (worker.RayWorker: an actor holding one CPU, or one GPU for a CUDA run) instead of
+a local worker process; the policy is the same, and the run store's file must reach the Ray nodes.
 """
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ class TrainerService:
         self.store = RunStore(self.db_path)
         self.manager: RunManager | None = None
         self._options = dict(manager_options)
+        self._options.setdefault("ray_address", os.environ.get(RAY_ADDRESS_ENV) or None)
         self._stop = threading.Event()
         self._last_job = 0
         self._last_heartbeat = 0.0
@@ -176,9 +178,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limits", default=None, help='SizeLimits overrides as JSON, e.g. {"max_d_model": 64}')
     args = parser.parse_args(argv)
     limits = SizeLimits(**json.loads(args.limits)) if args.limits else None
-    if os.environ.get(RAY_ADDRESS_ENV):
-        print(f"trainer service: {RAY_ADDRESS_ENV} is set, but runs still train on this machine's worker "
-              "processes (Ray placement of single runs is not implemented yet)", file=sys.stderr)
     service = TrainerService(args.db, max_concurrent=args.max_concurrent, max_queue=args.max_queue,
                              pause_hold_s=args.pause_hold_s, max_pause_s=args.max_pause_s, limits=limits)
     try:
@@ -188,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     signal.signal(signal.SIGTERM, lambda *_: service.stop())
     signal.signal(signal.SIGINT, lambda *_: service.stop())
+    where = f"on Ray at {service.manager.ray_address}" if service.manager.ray_address else "in worker processes"
     print(f"trainer service: pid {os.getpid()} drives {service.db_path} "
-          f"({service.manager.max_concurrent} training slot(s))", flush=True)
+          f"({service.manager.max_concurrent} training slot(s), {where})", flush=True)
     service.serve()
     return 0
 

@@ -10,6 +10,7 @@ stay up between runs (torch imported once). Messages, in order, on one queue per
 
 The worker writes the run into the SQLite store itself (record_run, as a thread would); the server keeps only
 the controls (RemoteControl). A worker whose server died stops its run and marks it "interrupted".
+RayWorker places a run on a Ray cluster instead, with the same calls (the service with LCSM_RAY_ADDRESS).
 """
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ class WorkerProcess:
     @property
     def alive(self) -> bool:
         return self.process.is_alive()
+
+    @property
+    def exitcode(self) -> int | None:
+        return self.process.exitcode
 
     def start(self, run_id: int, config: dict, control: RemoteControl) -> None:
         """Hand run `run_id` to this worker; `control` sends its commands here from now on."""
@@ -143,3 +148,95 @@ def _give_memory_back() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
+
+
+class RayWorker:
+    """A run placed on a Ray cluster instead of a local worker process (the service with LCSM_RAY_ADDRESS):
+    one actor per run, holding one CPU, or one GPU when the run asks for CUDA (or for "auto" on a cluster that
+    has GPUs). The same calls as WorkerProcess, so RunManager's policy does not change. The actor writes into
+    the run store itself: the store's path must reach the Ray nodes (a shared file system; on one machine it
+    does). Actors share the service's fate: a service that dies takes them with it, and its runs end
+    "interrupted" (the store sees their owners gone)."""
+
+    def __init__(self, index: int, db_path: str, events, threads: int, address: str):
+        import ray
+        if not ray.is_initialized():
+            ray.init(address=address, log_to_driver=False)
+        self.index, self.db_path, self.events, self.threads = index, db_path, events, threads
+        self.run_id: int | None = None
+        self.exitcode: str | None = None
+        self._actor = None
+
+    @property
+    def alive(self) -> bool:
+        return self.exitcode is None
+
+    def start(self, run_id: int, config: dict, control: RemoteControl) -> None:
+        import ray
+        self.run_id = run_id
+        gpus = 1 if _wants_gpu(config["optim"].get("device", "auto"), ray.cluster_resources()) else 0
+        actor_type = ray.remote(num_cpus=0 if gpus else 1, num_gpus=gpus, max_concurrency=2)(RayTrainer)
+        actor = self._actor = actor_type.remote(self.db_path, self.threads)
+        state = control.attach(lambda name, args: actor.command.remote(run_id, name, args))
+        ref = actor.train.remote(run_id, config, state)
+        threading.Thread(target=self._wait, args=(ray, actor, ref, run_id), daemon=True,
+                         name=f"lcsm-ray-run-{run_id}").start()
+
+    def _wait(self, ray, actor, ref, run_id: int) -> None:
+        """The run's end: tell the manager (as a worker process would), or say how the actor died."""
+        try:
+            ray.get(ref)
+            self.events.put((self.index, run_id, "ended"))
+        except Exception as err:  # noqa: BLE001 — the manager fails the run with this description
+            self.exitcode = f"Ray: {type(err).__name__}"
+        finally:
+            ray.kill(actor)
+
+    def resident_bytes(self) -> int | None:
+        return None                          # the node's memory is Ray's to watch
+
+    def close(self, timeout: float = 5.0) -> None:
+        self.kill()
+
+    def kill(self) -> None:
+        if self._actor is not None:
+            import ray
+            ray.kill(self._actor)
+            self._actor = None
+
+
+class RayTrainer:
+    """The Ray actor that trains one run: `train` in one thread, `command` in another (max_concurrency=2)."""
+
+    def __init__(self, db_path: str, threads: int):
+        import torch
+
+        from .store import RunStore
+        torch.set_num_threads(threads)
+        self.store = RunStore(db_path)
+        self.lock = threading.Lock()
+        self.control: RunControl | None = None
+        self.early: list[tuple[str, tuple]] = []     # commands that arrived before train() started
+
+    def train(self, run_id: int, config: dict, state: dict) -> None:
+        from .config import RunConfig
+        from .recorder import record_run
+        control = RunControl.from_state(state)
+        with self.lock:
+            self.control = control
+            for name, args in self.early:
+                getattr(control, name)(*args)
+        record_run(self.store, run_id, RunConfig.from_dict(config), control)
+
+    def command(self, run_id: int, name: str, args: tuple) -> None:
+        if name not in COMMANDS:
+            return
+        with self.lock:
+            if self.control is None:
+                self.early.append((name, tuple(args)))
+            else:
+                getattr(self.control, name)(*args)
+
+
+def _wants_gpu(device: str, resources: dict) -> bool:
+    return device == "cuda" or (device == "auto" and resources.get("GPU", 0) > 0)
