@@ -1,8 +1,9 @@
 """Lesson 5 · Information propagation: "aa" vs "ab" through damped, undamped and unstable systems.
 
 Prose and exercises: lessons/05-propagation.md. Every trajectory and heatmap cell comes from the
-EOS scan (`propagation_experiment`). The springs and the (ν, θ, length) grid depend only on the
-two token spacings, so they are kept per (gap, length): moving ν or θ recomputes one LRU trace.
+EOS scan (`propagation_experiment`). The springs' and the (ν, θ) grid's responses to one token depend on no
+setting: they are scanned once, over the longest sequence the sliders allow (`token_responses`), and every
+(gap, length) adds them to themselves shifted by the gap — moving any slider costs no new grid scan.
 """
 from __future__ import annotations
 
@@ -17,12 +18,11 @@ from lcsm_core.dynamics.propagation import (
     EXPLODE_ABOVE,
     FORGET_BELOW,
     DistanceMap,
-    DistinguishabilityGrid,
     PropagationExperiment,
     PropagationTrace,
-    distinguishability_grid,
+    TokenResponses,
     propagation_experiment,
-    spring_traces,
+    token_responses,
 )
 
 EIGENVALUE = "LRU eigenvalue λ = e^(−ν + iθ)"
@@ -51,15 +51,17 @@ PRESETS = (
 )
 
 
-@cached(max_entries=16)
-def springs_and_grid(gap: int, length: int) -> tuple[list[PropagationTrace], DistinguishabilityGrid]:
-    """What does not move with ν and θ: the three springs and the whole (ν, θ, length) grid."""
-    return spring_traces(gap, length), distinguishability_grid(gap, length)
+LONGEST = SETTINGS["gap"].high + SETTINGS["length"].high + 1     # steps of the longest "aa" / "ab" pair
+
+
+@cached(max_entries=1)
+def single_token_responses() -> TokenResponses:
+    """What no setting moves: every system's response to one token over the longest sequence (~13 MB)."""
+    return token_responses(LONGEST)
 
 
 def compute(v: dict) -> PropagationExperiment:
-    springs, grid = springs_and_grid(v["gap"], v["length"])
-    return propagation_experiment(v["gap"], v["length"], v["nu"], v["theta"], springs=springs, grid=grid)
+    return propagation_experiment(v["gap"], v["length"], v["nu"], v["theta"], responses=single_token_responses())
 
 
 def metrics(v: dict, exp: PropagationExperiment) -> list:
@@ -200,7 +202,8 @@ LESSON = Lesson(
     sweep=Sweep("nu", "distance", values=(-0.05, -0.03, -0.02, -0.01, -0.005, 0.0, 0.002, 0.005, 0.01, 0.015, 0.02,
                                           0.03, 0.04, 0.05, 0.07, 0.1),
                 figure=lambda v, exp: distance_figure(exp.traces)),
-    caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid).",
+    caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid), "
+            "as the sum of the responses to the two tokens.",
     snippet=Snippet(
         imports="from lcsm_core.dynamics.propagation import propagation_experiment",
         call="propagation_experiment({gap}, {length}, {nu}, {theta})",

@@ -7,6 +7,12 @@ forgets (|λ|^length → 0) nor explodes (|λ| > 1 swamps everything).
 
 The LRU eigenvalue λ = exp(−ν + iθ) takes θ in degrees (the lesson's unit); `lru_exponent` is the
 one place it becomes radians.
+
+Two ways to the same numbers: feed the two token sequences to the EOS scan (`spring_traces`,
+`distinguishability_grid`: the readable reference), or scan a single unit pulse once, over the longest
+horizon a page allows (`token_responses`), and add it to itself shifted by `gap` steps — the superposition
+the lesson is about. The second makes every (gap, length) cost a slice and an addition instead of a scan;
+they agree to rounding (tests/dynamics/test_propagation_superposition.py).
 """
 from __future__ import annotations
 
@@ -183,16 +189,83 @@ def lru_trace(gap: int, length: int, nu: float, theta_deg: float,
                   h[0], h[1], bound)
 
 
-def propagation_experiment(gap: int, length: int, nu: float, theta_deg: float, bound: float = DIVERGENCE_BOUND,
-                           *, springs: list[PropagationTrace] | None = None,
-                           grid: DistinguishabilityGrid | None = None) -> PropagationExperiment:
-    """Springs and one LRU eigenvalue fed "aa"/"ab", plus the (ν, θ, length) distance grid; θ in degrees.
+@dataclass(frozen=True)
+class TokenResponses:
+    """Each system's response to one unit token at step 0, over `steps` steps (the EOS scan's, computed once):
+    what every "aa" / "ab" pair with gap + length + 1 ≤ steps is made of (`superposed`)."""
 
-    springs, grid: `spring_traces(gap, length, bound)` and `distinguishability_grid(gap, length)` when the
-    caller already has them — they do not depend on ν or θ, so a page keeps them while those move.
+    steps: int
+    springs: dict               # spring name → (y (steps,), states (steps, 2)): response to a unit-area force pulse
+    grid: np.ndarray            # (Nν, Nθ, steps) complex: λ^t of every grid eigenvalue (NU_GRID × THETA_DEG_GRID)
+
+    def covers(self, gap: int, length: int) -> bool:
+        return gap + length + 1 <= self.steps
+
+
+def token_responses(steps: int) -> TokenResponses:
+    """One EOS scan per spring and one batched scan over the grid eigenvalues, of a single pulse at step 0."""
+    pulse = np.zeros(steps)
+    pulse[0] = 1.0
+    springs = {}
+    for name, c in SPRING_CASES.items():
+        y, x = eos_response(discretize(spring_mass_damper(1.0, c, 1.0), SPRING_DT, "zoh"), pulse / SPRING_DT)
+        springs[f"{name} (c = {c:g})"] = (y[:, 0], x)
+    lam = np.exp(lru_exponent(NU_GRID[:, None], THETA_DEG_GRID[None, :])).ravel()
+    grid = mode_trajectories(lam, pulse).reshape(len(NU_GRID), len(THETA_DEG_GRID), steps)
+    return TokenResponses(steps=steps, springs=springs, grid=grid)
+
+
+def superposed(response: np.ndarray, gap: int, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """The responses to "aa" (+1 at 0 and at gap) and "ab" (+1 at 0, −1 at gap), T steps along the last axis of
+    `response` (a unit token's, at least T long) — by linearity: r(t) ± r(t − gap)."""
+    first = response[..., :T]
+    second = np.zeros_like(first)
+    second[..., gap:] = response[..., :T - gap]
+    return first + second, first - second
+
+
+def superposed_spring_traces(responses: TokenResponses, gap: int, length: int,
+                             bound: float = DIVERGENCE_BOUND) -> list[PropagationTrace]:
+    """`spring_traces(gap, length, bound)` from the springs' single-pulse responses."""
+    T = gap + length + 1
+    t = np.arange(T) * SPRING_DT
+    traces = []
+    for name, (y, x) in responses.springs.items():
+        (y_aa, y_ab), (x_aa, x_ab) = superposed(y, gap, T), superposed(x.T, gap, T)
+        traces.append(_trace(name, t, y_aa, y_ab, x_aa.T, x_ab.T, bound))
+    return traces
+
+
+def superposed_distance_maps(responses: TokenResponses, gap: int, length: int,
+                             theta_deg: float) -> tuple[DistanceMap, DistanceMap]:
+    """`distinguishability_grid(gap, length)`'s two cuts (`length_map(theta_deg)`, `theta_map(length)`), from the
+    grid's single-pulse responses: after L more steps h = λ^{gap+L} ± λ^L — only the cells the cuts show."""
+    lengths = np.arange(length + 1)
+    j = int(np.argmin(np.abs(THETA_DEG_GRID - theta_deg)))
+
+    def cut(second_token: np.ndarray, first_token: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        aa, ab = first_token + second_token, first_token - second_token
+        return np.abs(aa - ab), np.maximum(np.abs(aa), np.abs(ab))
+
+    by_length = cut(responses.grid[:, j, :length + 1], responses.grid[:, j, gap:gap + length + 1])
+    by_theta = cut(responses.grid[:, :, length], responses.grid[:, :, gap + length])
+    return (DistanceMap(NU_GRID, lengths, *by_length), DistanceMap(NU_GRID, THETA_DEG_GRID, *by_theta))
+
+
+def propagation_experiment(gap: int, length: int, nu: float, theta_deg: float, bound: float = DIVERGENCE_BOUND,
+                           *, responses: TokenResponses | None = None) -> PropagationExperiment:
+    """Springs and one LRU eigenvalue fed "aa"/"ab", plus the (ν, θ, length) distance grid's cuts; θ in degrees.
+
+    responses: `token_responses(steps)` with steps ≥ gap + length + 1, when the caller keeps one (it depends on
+    no setting): the springs and the grid are then sums of shifted single-pulse responses, not new scans.
     """
-    springs = spring_traces(gap, length, bound) if springs is None else springs
-    grid = distinguishability_grid(gap, length) if grid is None else grid
+    if responses is not None and responses.covers(gap, length):
+        springs = superposed_spring_traces(responses, gap, length, bound)
+        by_length, by_theta = superposed_distance_maps(responses, gap, length, theta_deg)
+    else:
+        springs = spring_traces(gap, length, bound)
+        grid = distinguishability_grid(gap, length)
+        by_length, by_theta = grid.length_map(theta_deg), grid.theta_map(length)
     return PropagationExperiment(traces=springs + [lru_trace(gap, length, nu, theta_deg, bound)],
-                                 by_length=grid.length_map(theta_deg), by_theta=grid.theta_map(length),
+                                 by_length=by_length, by_theta=by_theta,
                                  gap=gap, length=length, nu=nu, theta_deg=theta_deg)

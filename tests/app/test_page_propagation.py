@@ -1,6 +1,6 @@
 """Lesson 5 (information propagation), page-specific claims: each preset shows what its caption says,
 a preset solves "Into the red zone", a typed answer is accepted, θ is turned into radians once, and
-moving ν or θ reuses the springs and the grid of this (gap, length).
+moving any slider reuses the one scan of a single token (no new grid scan).
 (Loading, widget extremes, links and presets' ranges: tests/app/test_lessons.py.)"""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 import app.lessons.propagation as page
 from lcsm_core.divergence import DIVERGENCE_BOUND
-from lcsm_core.dynamics.propagation import FORGET_BELOW, distinguishability_grid
+from lcsm_core.dynamics.propagation import FORGET_BELOW, token_responses
 from tests.app.pages import assert_clean, open_page
 
 PRESET = {preset.label.split(" ", 1)[1]: preset for preset in page.PRESETS}
@@ -80,18 +80,19 @@ def test_theta_in_degrees_becomes_radians_once():
     assert "θ = 90°" in lru.name and np.isclose(lru.final_distance, q["predicted_distance"], rtol=1e-9)
 
 
-def test_moving_nu_and_theta_reuses_the_grid(monkeypatch):
+def test_moving_any_slider_reuses_the_one_scan_of_a_single_token(monkeypatch):
     calls = []
 
-    def counted(gap, length):
-        calls.append((gap, length))
-        return distinguishability_grid(gap, length)
+    def counted(steps):
+        calls.append(steps)
+        return token_responses(steps)
 
-    monkeypatch.setattr(page, "distinguishability_grid", counted)
-    page.springs_and_grid.clear()
-    values = {**page.SETTINGS.defaults, "gap": 37, "length": 91}
-    for nu, theta in ((0.01, 15), (0.2, 15), (-0.04, 120), (0.01, 0)):
-        exp = page.compute({**values, "nu": nu, "theta": theta})
-        assert exp.nu == nu and exp.theta_deg == theta
-    assert calls == [(37, 91)]
-    page.springs_and_grid.clear()
+    monkeypatch.setattr(page, "token_responses", counted)
+    page.single_token_responses.clear()
+    values = page.SETTINGS.defaults
+    for gap, length, nu, theta in ((37, 91, 0.01, 15), (37, 91, 0.2, 15), (200, 400, -0.04, 120), (1, 1, 0.01, 0)):
+        exp = page.compute({**values, "gap": gap, "length": length, "nu": nu, "theta": theta})
+        assert (exp.gap, exp.length, exp.nu, exp.theta_deg) == (gap, length, nu, theta)
+        assert exp.by_length.distance.shape[1] == length + 1
+    assert calls == [page.SETTINGS["gap"].high + page.SETTINGS["length"].high + 1]
+    page.single_token_responses.clear()
