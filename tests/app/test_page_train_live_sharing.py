@@ -45,3 +45,29 @@ def test_a_waiting_run_shows_how_the_server_shares_training(store):
     finally:
         for j, run_id in enumerate(others):
             client.stop(run_id, f"other-{j}")
+
+
+def test_the_page_drives_a_run_of_a_separate_trainer_service(store, monkeypatch):
+    """Several web processes (scripts/app.sh): LCSM_TRAINER=external, the service is another process."""
+    import os
+
+    from lcsm_core.training.store import process_owner
+    from tests.training.conftest import ROOT
+    from tests.training.test_service import end, start_service
+    monkeypatch.setenv("LCSM_TRAINER", "external")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    service = start_service(store.path, env)
+    try:
+        at = open_page("train_live", timeout=60)
+        for key, value in TINY.items():
+            at.number_input(key=f"train_live.{key}").set_value(value)
+        at.button(key="step").click().run()
+        run_id = at.session_state["train_live_run"]
+        assert not at.exception and not at.error and run_id is not None
+        assert rerun_until(at, lambda: store.get_run(run_id).steps == 1)
+        assert store.live_service()["pid"] == service.pid                 # trained there, not here
+        assert store._db.execute("SELECT owner FROM runs WHERE id=?", (run_id,)).fetchone()[0] != process_owner()
+        at.button(key="reset").click().run()
+        assert rerun_until(at, lambda: store.get_run(run_id).status == "stopped")
+    finally:
+        end(service)
