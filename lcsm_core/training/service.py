@@ -44,6 +44,7 @@ from .store import RunStore, default_db_path
 
 POLL_S = 0.2                 # how often the service reads new jobs and commands
 HEARTBEAT_S = 1.0            # how often it renews its lease
+KEEP_COMMANDS_S = 86400.0    # applied commands older than this are deleted when a service starts
 RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
 
 
@@ -74,6 +75,7 @@ class TrainerService:
             raise ServiceBusy(f"a trainer service already drives {self.db_path}")
         manager.warm_up()
         self.manager = manager
+        self.store.prune_commands(time.time() - KEEP_COMMANDS_S)
 
     @property
     def stopping(self) -> bool:

@@ -293,6 +293,11 @@ class RunStore:
             self._db.execute("UPDATE commands SET applied_at=?, outcome=? WHERE id=?",
                              (time.time(), outcome, command_id))
 
+    def prune_commands(self, before: float) -> int:
+        """Forget commands applied before time `before` (the service's start: a day's worth is kept)."""
+        with self._lock, self._tx():
+            return self._db.execute("DELETE FROM commands WHERE applied_at < ?", (before,)).rowcount
+
     def set_queue_positions(self, positions: dict[int, int | None]) -> None:
         """The service's word on each run it manages: 0 holding a slot, 1.. waiting, None when gone."""
         with self._lock, self._tx():

@@ -1,6 +1,7 @@
 """The SQLite run store: round-trip, interrupted runs, data-dir resolution, an old file's migration, the
 incremental metric read, the trainer service's jobs, commands and lease."""
 import sqlite3
+import time
 
 import numpy as np
 import pytest
@@ -113,7 +114,10 @@ def test_one_owner_one_place_and_the_queue_are_checked_in_the_submitting_transac
     with pytest.raises(QueueFull):
         store.submit_job({}, "c", "carol", True, max_concurrent=1, max_queue=1)
     assert store.add_command(first, "alice", "step", (2,)) and not store.add_command(first, "bob", "step", (2,))
+    [(command_id, *_)] = store.pending_commands()
     assert [(c[1], c[3], c[4]) for c in store.pending_commands()] == [(first, "step", [2])]
+    store.command_applied(command_id, "applied")
+    assert store.pending_commands() == [] and store.prune_commands(time.time() + 1) == 1
     assert store.acquire_service({"max_queue": 1}) and store.live_service()["policy"] == {"max_queue": 1}
     store.release_service()
     assert store.live_service() is None
