@@ -10,7 +10,7 @@ from app.kit.lesson_view import every_lesson_progress
 from app.kit.progress import progress_table, score_line
 
 
-@cached
+@cached(store="small")
 def registry_rows() -> list[dict]:
     return lcsm_core.variant_table()
 

@@ -15,6 +15,7 @@ if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from a
 
 from app.home import render_home  # noqa: E402
 from app.kit.layout import layout_style  # noqa: E402
+from app.kit.preview import warm_once  # noqa: E402
 from app.kit.render import render_lesson  # noqa: E402
 from app.lessons import all_lessons  # noqa: E402
 
@@ -34,6 +35,7 @@ def home_page(lessons: dict[st.Page, object]) -> st.Page:
 st.set_page_config(page_title="LCSM Explorer", page_icon="🌀", layout="wide")
 layout_style()
 lessons = {lesson_page(lesson): lesson for lesson in all_lessons()}
+warm_once(lessons.values())                                 # the defaults' and presets' previews, at low priority
 sections: dict[str, list] = {"": [home_page(lessons)]}      # "": Home first in the bar, outside the menus
 for page, lesson in lessons.items():
     sections.setdefault(lesson.section, []).append(page)

@@ -37,12 +37,12 @@ def files_stamp() -> int:
     return max((f.stat().st_mtime_ns for f in lesson_text.lesson_files(lesson_text.LESSONS_DIR)), default=0)
 
 
-@cached(max_entries=64)
+@cached(store="small")
 def _load(page: str, directory: str, stamp: int) -> LessonText:
     return lesson_text.load_lesson(page, Path(directory))
 
 
-@cached(max_entries=8)
+@cached(store="small")
 def _pages(directory: str, stamp: int) -> list[str]:
     return lesson_text.lesson_pages(Path(directory))
 

@@ -1,79 +1,166 @@
-"""A lesson's drag-to-preview chart on the page (`Lesson.sweep`), without holding the page up.
+"""A lesson's drag-to-preview chart on the page (`Lesson.sweep`), never computed on the request path.
 
-Each member of the family (one compute + one figure, `app.kit.sweep`) is cached on (page, the other
-settings, its value): moving the swept slider, or any rerun at known settings, draws the preview in place
-at once. A family not computed yet (first visit, or another setting moved) would hold up everything below
-the chart for a second, so the plain chart is drawn in its place and the preview replaces it once the rest
-of the page is out (`render_lesson` calls what `draw_swept_chart` returns last). Between two members an
-empty element is redrawn: that is where Streamlit stops a run when a newer one is asked for, so a slider
-released meanwhile is not kept waiting for a family it no longer needs (the members done stay cached).
+A family (the chart at every value of the swept setting, the other settings held: `app.kit.sweep`) is computed
+by the preview pool (`app.kit.preview_pool`: a lowest-priority worker process) and kept in the byte-bounded
+cache (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process.
+On the page:
+
+- family cached: the preview chart (the current chart with the family as frames) is assembled from it and
+  cached as its JSON spec per (page, settings, presenter view): a swept move redraws it without recomputing
+  any member, a rerun at known settings just re-sends the cached string;
+- family not cached: the plain chart is drawn now and the family is requested; the chart sits in a fragment
+  that polls every `POLL_S` and, once the family is in, reruns the page once (so the poll stops costing);
+- the pool sheds new families when the server is busy (`preview_pool`): the plain chart stays, with a caption
+  saying so, and the preview comes back on a later move when the server is quiet.
+
+With `LCSM_PREVIEW_WORKERS=0` the family is computed in the session itself after the rest of its page is drawn
+(`render_lesson` calls what `draw_swept_chart` returns last).
+
+Design for "a drag updates the whole page at once" (issue 21, not built yet): a family is a `Family` of
+members, each member a dict (`app.kit.sweep_figure.member`) keyed by value. To drive every chart of the page
+during a drag, `compute_family` in the worker would return, per member, `charts: {chart name: frame}` for every
+chart of `Lesson.figures` and `metrics: [...]` (the readouts as text) beside today's swept-chart `frame`; the
+store, its keys, the byte accounting and the pool stay as they are (a family's measured size grows with the
+charts it holds, so the cache bound still holds), and the page would ship the members to one browser-side
+component instead of per-chart plotly frames.
 """
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
-from functools import partial
+from dataclasses import dataclass
 
+import plotly.io
 import streamlit as st
 
-from .cache import cached
+from .cache import STORES, cached
+from .chart_element import ChartSpec
+from .classroom import presenter_figure
 from .lesson import Lesson
-from .sweep import sweep_member, sweep_values
+from .preview_pool import WARM, PreviewPool, worker_count
+from .sweep import sweep_family
 from .sweep_figure import member, preview_figure
 from .widgets import show_chart
 
-_FAMILIES: dict[tuple, None] = {}     # (page, held settings) of the families completed in this process, oldest first
-_REMEMBERED = 256                     # a family forgotten here, or dropped by the cache, is only recomputed
-_LOCK = threading.Lock()              # sessions run in threads of one process
+FAMILIES = STORES["previews"]              # (page, held settings) → Family, shared by every session
+POLL_S = 0.75                              # how often a chart waiting for its family looks for it
+PAUSED = "Drag preview paused: the server is busy; release the slider to update."
+_POOL: PreviewPool | None = None
+_POOL_LOCK = threading.Lock()
+_WARMED = False
 
 
-def draw_swept_chart(lesson: Lesson, frozen: tuple, current: dict, filename: str, container) -> Callable | None:
-    """The sweep's chart in `container`: the preview now when its family is known, else the plain `current`
-    figure now and, returned, the function that puts the preview in its place."""
-    slot = container.empty()
-    known = (lesson.page, held_settings(lesson, frozen)) in _FAMILIES
+@dataclass(frozen=True)
+class Family:
+    """The members of one family, in the sweep's order (each: `sweep_figure.member`'s dict)."""
 
-    def finish(family: Callable[[], list]) -> None:
-        show_chart(previewed(lesson.page, frozen, lesson, current, family), filename, container=slot)
+    page: str
+    held: tuple
+    members: tuple[dict, ...]
 
-    if known:                                  # every member cached: gathered only if the preview itself is not
-        finish(partial(swept_family, lesson, frozen, lambda: None))
+
+def store_family(key: tuple, members: list[dict]) -> None:
+    FAMILIES.put(key, Family(key[0], key[1], tuple(members)))
+
+
+def pool() -> PreviewPool | None:
+    """The process's preview pool (None when LCSM_PREVIEW_WORKERS=0)."""
+    global _POOL
+    workers = worker_count()
+    if workers == 0:
         return None
-    show_chart(current, filename, container=slot, key=f"chart.{filename}.plain")
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = PreviewPool(workers, store_family)
+        return _POOL
 
-    def later() -> None:                       # the ticking stays outside the caches (they replay elements)
-        members = swept_family(lesson, frozen, st.empty().empty)
-        finish(lambda: members)
-    return later
+
+def warm_once(lessons) -> None:
+    """`warm` in a background thread, the first time a page of this process is drawn (the router calls it)."""
+    global _WARMED
+    with _POOL_LOCK:
+        if _WARMED:
+            return
+        _WARMED = True
+    threading.Thread(target=warm, args=(list(lessons),), daemon=True, name="warm-previews").start()
+
+
+def warm(lessons) -> None:
+    """Queue, at the lowest priority, the families of every sweep page's defaults and presets."""
+    queue = pool()
+    if queue is None:
+        return
+    for lesson in lessons:
+        if lesson.sweep is None:
+            continue
+        for values in [lesson.settings.defaults, *(p.state(lesson.settings) for p in lesson.presets)]:
+            key = (lesson.page, held_settings(lesson, tuple(sorted(values.items()))))
+            if key not in FAMILIES:
+                queue.request(key, priority=WARM)
 
 
 def held_settings(lesson: Lesson, frozen: tuple) -> tuple:
     return tuple(item for item in frozen if item[0] != lesson.sweep.setting)
 
 
-@cached(max_entries=64)
-def previewed(page: str, frozen: tuple, _lesson: Lesson, _current: dict, _family: Callable[[], list]) -> dict:
-    """The chart at these settings (`_current`, the renderer's cached figure for them) with its family."""
+def draw_swept_chart(lesson: Lesson, frozen: tuple, plain: ChartSpec, present: bool, filename: str,
+                     container) -> Callable | None:
+    """The sweep's chart in `container`: the preview when its family is cached, else `plain` (the chart alone)
+    until it is; returns a function to call once the page is drawn (the inline mode only)."""
+    key = (lesson.page, held_settings(lesson, frozen))
+    family = FAMILIES.lookup(key)
+    if family is not None:
+        show_chart(preview_spec(lesson.page, frozen, present, lesson, family), filename, container=container)
+        return None
+    queue = pool()
+    if queue is None:                                      # inline: after the page is out, in this session
+        slot = container.empty()
+        show_chart(plain, filename, container=slot, key=f"chart.{filename}.plain")
+
+        def later() -> None:
+            members = sweep_family(lesson, dict(key[1]))
+            store_family(key, members)
+            show_chart(preview_spec(lesson.page, frozen, present, lesson, FAMILIES.lookup(key)), filename,
+                       container=slot)
+        return later
+    queued = queue.request(key)
+    with container:
+        waiting_chart(lesson, frozen, plain, present, filename, key, shed=queued is None)
+    return None
+
+
+def waiting_chart(lesson: Lesson, frozen: tuple, plain: ChartSpec, present: bool, filename: str, key: tuple,
+                  shed: bool) -> None:
+    """The plain chart while its family is computed: a fragment polls for the family and, once it is cached,
+    reruns the page once (drawing the preview; the next runs find it and poll no more)."""
+    if shed:
+        show_chart(plain, filename, key=f"chart.{filename}.plain")
+        st.caption(PAUSED)
+        return
+
+    @st.fragment(run_every=POLL_S)
+    def poll() -> None:
+        if key in FAMILIES:
+            st.rerun()
+        show_chart(plain, filename, key=f"chart.{filename}.plain")
+        if not pool().pending(key) and key not in FAMILIES:   # dropped (worker lost or cache full): no poll
+            st.caption(PAUSED)
+    poll()
+
+
+def preview_spec(page: str, frozen: tuple, present: bool, lesson: Lesson, family: Family) -> ChartSpec:
+    return _preview_spec(page, frozen, present, lesson, family)
+
+
+@cached(store="charts")
+def _preview_spec(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> ChartSpec:
+    """The chart at these settings with its family as frames, as the JSON the browser receives."""
+    from .render import chart_specs
+    current = json.loads(chart_specs(page, frozen, False, _lesson)[_lesson.sweep.chart].spec)
     setting = _lesson.settings[_lesson.sweep.setting]
-    return preview_figure(_current, member(setting, dict(frozen)[setting.name], _current), _family(), setting.label)
-
-
-def swept_family(lesson: Lesson, frozen: tuple, between: Callable[[], None]) -> list[dict]:
-    """Every member for these held settings, calling `between` before each (cached ones cost no compute)."""
-    held = held_settings(lesson, frozen)
-    family = []
-    for value in sweep_values(lesson.settings[lesson.sweep.setting], lesson.sweep, dict(held)):
-        between()
-        found = swept_member(lesson.page, held, value, lesson)
-        if found is not None:
-            family.append(found)
-    with _LOCK:
-        _FAMILIES[(lesson.page, held)] = None
-        while len(_FAMILIES) > _REMEMBERED:
-            del _FAMILIES[next(iter(_FAMILIES))]
-    return family
-
-
-@cached(max_entries=1024)
-def swept_member(page: str, held: tuple, value, _lesson: Lesson) -> dict | None:
-    return sweep_member(_lesson, dict(held), value)
+    fig = preview_figure(current, member(setting, dict(frozen)[setting.name], current), list(_family.members),
+                         setting.label)
+    if present:
+        fig = presenter_figure(fig)
+    return ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))

@@ -6,17 +6,19 @@ the caption, the live fragment, the exercises, the challenges (a teacher link's 
 at the top instead), and this session's score (sidebar; a caption at the bottom in the presenter view).
 Settings travel in the URL both ways.
 
-One cache convention: `compute` is cached on (page, settings), and so are the finished figures
-(as plain dicts: a rerun with known settings costs a few ms per chart, not a plotly validation).
-A page's `sweep` chart is drawn with its family as frames (drag to preview, `app.kit.preview`); a family
-not cached yet is computed after the rest of the page is drawn, the plain chart standing in until then.
+One cache convention (`app.kit.cache`, bounded by bytes, shared by every session): `compute` is cached on
+(page, settings), and so are the finished charts, as the JSON specs the browser receives (`ChartSpec`: a rerun
+with known settings re-sends a string, no plotly object is made). A page's `sweep` chart is drawn with its
+family as frames (drag to preview, `app.kit.preview`); a family not cached yet is computed off the request
+path, the plain chart standing in until then.
 """
 from __future__ import annotations
 
 import streamlit as st
 
 from .cache import cached
-from .classroom import ClassroomView, current_view, presenter_style, share_panel
+from .chart_element import ChartSpec, chart_spec
+from .classroom import ClassroomView, current_view, presenter_figure, presenter_style, share_panel
 from .lesson import Lesson
 from .lesson_view import (
     cached_lesson,
@@ -76,7 +78,7 @@ def render_lesson(lesson: Lesson) -> None:
     if view.present:
         score = st.empty()
     show_score(score, text, present=view.present)
-    for finish in filter(None, pending):                # the page is out: now the new preview families
+    for finish in filter(None, pending):                # LCSM_PREVIEW_WORKERS=0: the new families, page drawn
         finish()
 
 
@@ -110,7 +112,7 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
         show_readout(lesson.metrics(values, result))
     if lesson.panel is not None:
         lesson.panel(values, result)
-    figures = drawn_figures(lesson.page, frozen, lesson) if lesson.figures is not None else {}
+    figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
     for row in lesson.charts:
         if isinstance(row, str):                        # an in-page widget (e.g. the step t of a snapshot)
             if view.drawn(row):
@@ -118,7 +120,8 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
             continue
         for column, name in zip(st.columns(len(row)), row):
             if previews(lesson, view) and name == lesson.sweep.chart:
-                pending.append(draw_swept_chart(lesson, frozen, figures[name], f"{lesson.page}-{name}", column))
+                pending.append(draw_swept_chart(lesson, frozen, figures[name], view.present, f"{lesson.page}-{name}",
+                                                column))
             else:
                 show_chart(figures[name], f"{lesson.page}-{name}", container=column)
     quantities = lesson.quantities(values, result) if lesson.quantities is not None else {}
@@ -145,8 +148,12 @@ def computed(page: str, frozen: tuple, _lesson: Lesson):
     return _lesson.compute(dict(frozen))
 
 
-@cached
-def drawn_figures(page: str, frozen: tuple, _lesson: Lesson) -> dict[str, dict]:
+@cached(store="charts")
+def chart_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson) -> dict[str, ChartSpec]:
+    """Every chart of the page at these settings as the spec st.plotly_chart would send (the presenter's larger
+    fonts and lines applied when `present`)."""
     result = computed(page, frozen, _lesson)
-    return {name: fig.to_dict() for name, fig in _lesson.figures(dict(frozen), result).items()}
-
+    specs = {}
+    for name, fig in _lesson.figures(dict(frozen), result).items():
+        specs[name] = chart_spec(presenter_figure(fig.to_dict()) if present else fig)
+    return specs

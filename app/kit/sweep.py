@@ -1,8 +1,9 @@
 """The family a `Lesson.sweep` previews: its chart at a few values of one setting, the others held — pure.
 
 Every member goes through the page's own `compute` and figure builder, so a frame shows exactly what the
-page draws once the slider is released at that value (tests/app/test_sweep.py). The renderer caches the
-members on the page, the held settings and the value: dragging the swept slider itself costs no new one.
+page draws once the slider is released at that value (tests/app/test_sweep.py). The preview pool computes a
+family off the request path and the renderer caches it on the page and the held settings (`app.kit.preview`):
+dragging the swept slider itself costs no new member.
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
+from .chart_element import ChartSpec, chart_spec, emit_chart
 from .classroom import ClassroomView, presenter_figure
 from .lesson import Metric, Notice
 from .settings import Preset, Setting, Settings
@@ -74,18 +75,21 @@ def _apply_preset(spec: Settings, preset: Preset) -> None:
     st.session_state[f"{spec.page}.preset.last"] = preset.insight
 
 
-def show_chart(fig: go.Figure | dict, filename: str, *, container=None, key: str | None = None) -> None:
-    """st.plotly_chart with the modebar's "download as PNG" saving `<filename>.png` at 2× scale.
+def show_chart(fig: go.Figure | dict | ChartSpec, filename: str, *, container=None, key: str | None = None) -> None:
+    """A plotly chart with the modebar's "download as PNG" saving `<filename>.png` at 2× scale.
 
-    `fig` may be a figure dict from `Figure.to_dict()` (the renderer caches those): it was
-    validated when it was built, so it is wrapped without validating again.
+    `fig` may be a `ChartSpec` (the renderer caches those: drawn from the cached string, no plotly objects made;
+    the caller has applied the presenter view), a figure dict from `Figure.to_dict()` or a Figure.
     """
-    if st.session_state.get(PRESENTING_KEY):
-        fig = presenter_figure(fig if isinstance(fig, dict) else fig.to_dict())
-    if isinstance(fig, dict):
-        fig = go.Figure(fig, _validate=False)
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
-    (container or st).plotly_chart(fig, config=config, key=key or f"chart.{filename}")
+    if not isinstance(fig, ChartSpec):
+        if st.session_state.get(PRESENTING_KEY):
+            fig = presenter_figure(fig if isinstance(fig, dict) else fig.to_dict())
+        fig = chart_spec(fig)
+    emit_chart(fig, chart_config(filename), key=key or f"chart.{filename}", container=container)
+
+
+def chart_config(filename: str) -> dict:
+    return {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
 
 
 def show_readout(items: Sequence[Metric | Notice]) -> None:

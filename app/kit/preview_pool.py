@@ -1,0 +1,151 @@
+"""Preview families computed off the request path: one lowest-priority worker process, shared by every session.
+
+A family (every member of a page's `Lesson.sweep` for one set of held settings, `app.kit.sweep.sweep_family`)
+costs 0.2–0.6 s of CPU; computed in a session's script thread it held up that session and, through the GIL,
+every other one. Here `request(page, held)` queues it for a spawned worker process (`os.nice(19)`: the web
+process's own work always comes first) and returns at once; `app.kit.preview` puts the finished family into the
+byte-bounded cache, where every session of the process finds it.
+
+- Deduplicated: a family queued or running is not queued again (thirty learners on the same defaults: one job).
+- Ordered: a learner's request goes before the warm-up jobs (defaults and presets, `warm`), the newest first
+  (a learner who moved on wants the family of where they are now).
+- Shed: with more than `MAX_QUEUED` requests waiting, or the machine's load above `max_load()`, a new family is
+  refused (`request` returns None) and the page says the preview is paused; previews come back when quiet.
+- Never outlives the server: each worker watches its parent and exits when it is gone (kill -9 included).
+
+`LCSM_PREVIEW_WORKERS` (default 1) sets the worker count; 0 computes a family in the requesting session after
+its page is drawn (the old way; no process). `LCSM_PREVIEW_MAX_LOAD` sets the 1-minute load average above which
+new families are shed (default: 2 × the core count).
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+
+MAX_QUEUED = 6            # learners' families waiting beyond this: shed new ones
+REQUEST, WARM = 0, 1      # priorities: a learner's family before a warm-up one
+
+
+def worker_count() -> int:
+    try:
+        return max(0, int(os.environ.get("LCSM_PREVIEW_WORKERS", "1")))
+    except ValueError:
+        return 1
+
+
+def max_load() -> float:
+    try:
+        return float(os.environ["LCSM_PREVIEW_MAX_LOAD"])
+    except (KeyError, ValueError):
+        return 2.0 * (os.cpu_count() or 1)
+
+
+def machine_busy() -> bool:
+    try:
+        return os.getloadavg()[0] > max_load()
+    except OSError:                                        # no load average on this platform
+        return False
+
+
+# --- in the worker process ------------------------------------------------------------------------------------
+def _start_worker(parent_pid: int) -> None:
+    """Lowest priority, and gone with the server: a thread exits the process once its parent has changed."""
+    try:
+        os.nice(19)
+    except OSError:
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
+
+
+def compute_family(page: str, held: tuple) -> list[dict]:
+    """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker)."""
+    from app.kit.sweep import sweep_family
+    from app.lessons import lesson
+    return sweep_family(lesson(page), dict(held))
+
+
+# --- in the web process ---------------------------------------------------------------------------------------
+class PreviewPool:
+    """Queues families for `workers` spawned processes; `on_done(key, members)` is called with each result."""
+
+    def __init__(self, workers: int, on_done: Callable[[tuple, list], None]):
+        self.workers, self.on_done = workers, on_done
+        self._lock = threading.Lock()
+        self._waiting: list = []                           # heap of (priority, -order, key)
+        self._queued: set = set()                          # keys waiting or running
+        self._running = 0
+        self._order = itertools.count()
+        self._executor: ProcessPoolExecutor | None = None
+
+    def pending(self, key: tuple) -> bool:
+        with self._lock:
+            return key in self._queued
+
+    def backlog(self) -> int:
+        with self._lock:
+            return sum(1 for priority, _, _ in self._waiting if priority == REQUEST)
+
+    def request(self, key: tuple, priority: int = REQUEST) -> bool | None:
+        """Queue the family `key` = (page, held settings); True when queued or already on its way, None when
+        shed (the server is busy: no new family now)."""
+        with self._lock:
+            if key in self._queued:
+                return True
+            waiting = sum(1 for p, _, _ in self._waiting if p == REQUEST)
+            if priority == REQUEST and (waiting >= MAX_QUEUED or machine_busy()):
+                return None
+            self._queued.add(key)
+            heapq.heappush(self._waiting, (priority, -next(self._order), key))
+        self._dispatch()
+        return True
+
+    def _dispatch(self) -> None:
+        while True:
+            with self._lock:
+                if self._running >= self.workers or not self._waiting:
+                    return
+                _, _, key = heapq.heappop(self._waiting)
+                self._running += 1
+            try:
+                future = self._pool().submit(compute_family, *key)
+            except (BrokenProcessPool, RuntimeError):      # a worker died: a fresh pool for the next jobs
+                self._executor = None
+                future = Future()
+                future.set_exception(BrokenProcessPool("preview worker lost"))
+            future.add_done_callback(lambda done, key=key: self._finished(key, done))
+
+    def _finished(self, key: tuple, done: Future) -> None:
+        try:
+            members = done.result()
+        except BrokenProcessPool:
+            self._executor = None
+            members = None
+        except Exception:                                  # noqa: BLE001 - a family that fails has no preview
+            members = []
+        with self._lock:
+            self._running -= 1
+            self._queued.discard(key)
+        if members is not None:
+            self.on_done(key, members)
+        self._dispatch()
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            from lcsm_core.spawning import main_hidden_from_workers
+            with main_hidden_from_workers():
+                self._executor = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
+                                                     initializer=_start_worker, initargs=(os.getpid(),))
+                self._executor.submit(int).result()        # start the workers while __main__ is hidden
+        return self._executor

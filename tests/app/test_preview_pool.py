@@ -1,0 +1,79 @@
+"""The preview pool (`app.kit.preview_pool`): a family is computed once however many ask, lands in the shared
+cache, new families are shed when the machine is busy, and the worker never outlives the web process."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+from app.kit import preview
+from app.kit.preview_pool import PreviewPool
+from app.kit.sweep import sweep_family
+from app.lessons import lesson
+from tests.app.test_sweep import held
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_a_family_is_computed_once_off_the_request_path_and_shared(monkeypatch):
+    monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
+    done = []
+    pool = PreviewPool(1, lambda key, members: done.append((key, members)))
+    key = ("spring", tuple(sorted(held("spring", k=3.0).items())))
+    assert pool.request(key) and pool.request(key) and pool.pending(key)     # the second ask joins the first
+    deadline = time.monotonic() + 180
+    while not done and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(done) == 1 and not pool.pending(key)
+    assert [m["value"] for m in done[0][1]] == [m["value"] for m in sweep_family(lesson("spring"), dict(key[1]))]
+
+
+def test_a_busy_machine_sheds_new_families(monkeypatch):
+    monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "-1")                       # any load is "busy"
+    pool = PreviewPool(1, lambda key, members: None)
+    assert pool.request(("spring", (("k", 9.0),))) is None and pool.backlog() == 0
+    assert pool._executor is None                                           # nothing was started for it
+
+
+def test_the_family_store_is_the_byte_bounded_cache():
+    assert preview.FAMILIES.budget > 0 and preview.FAMILIES.name == "previews"
+
+
+def test_the_worker_exits_when_the_web_process_is_killed():
+    script = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {ROOT!r})
+        from app.kit.preview_pool import PreviewPool
+        pool = PreviewPool(1, lambda key, members: None)
+        executor = pool._pool()
+        print(*executor._processes, flush=True)
+        time.sleep(600)
+    """)
+    web = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        workers = [int(pid) for pid in web.stdout.readline().split()]
+        assert workers and all(alive(pid) for pid in workers)
+        os.kill(web.pid, signal.SIGKILL)
+        web.wait()
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(alive(pid) for pid in workers), "a preview worker outlived its web process"
+    finally:
+        if web.poll() is None:
+            web.kill()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:                                                                     # a zombie child of someone else
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
