@@ -53,6 +53,19 @@ def lru_output(lags: np.ndarray, lam: np.ndarray, w: np.ndarray) -> np.ndarray:
     return kernel @ lags
 
 
+def teacher_output(u: np.ndarray, lam: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The teacher LRU's output (B, T) on u (B, T): eigenvalues lam, b = 1, shrink c, no γ."""
+    return lru_output(lagged_inputs(u), lam[None], c[None])[0].reshape(u.shape)
+
+
+def initial_output_rms(u: np.ndarray, n: int, r_min: float, r_max: float, seed: int,
+                       gamma_normalization: bool) -> float:
+    """RMS of a student's output on u (B, T) at initialization (the same for both parameterizations)."""
+    params = student_init("exponential", n, r_min, r_max, seed)[None]
+    y = lru_output(lagged_inputs(u), eigenvalues(params, np.array([True])), weights(params, gamma_normalization)[3])
+    return float(np.sqrt((y * y).mean()))
+
+
 def student_init(parameterization: str, n: int, r_min: float, r_max: float, seed: int) -> np.ndarray:
     """(7, n) parameters (`ROWS`) exactly as `lru_stability.StudentLRU` initializes them."""
     init = lru_ring_init(n, r_min, r_max, np.pi / 4, seed)

@@ -27,7 +27,7 @@ import torch
 
 from ..divergence import is_diverged
 from ..scan import eos_scan
-from .lru_hand_gradient import train_students
+from .lru_hand_gradient import initial_output_rms, teacher_output, train_students
 from .lru_init import lru_ring_init
 
 PARAMETERIZATIONS = ("naive", "exponential")
@@ -151,16 +151,20 @@ class StudentLRU(torch.nn.Module):
         return lru_forward(u, self.eigenvalues(), self.b, self.c, gamma)
 
 
-def teacher_task(cfg: StabilityConfig):
-    """(u, y_target), each (batch, seq_len): a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on white noise."""
+def teacher(cfg: StabilityConfig):
+    """(u (batch, seq_len) white noise, λ (4,), c (4,)): the task's input and its fixed long-memory LRU
+    (|λ| ∈ [0.97, 0.995], b = 1, c = √(1 − |λ|²), no γ)."""
     g = torch.Generator().manual_seed(1000 + cfg.seed)
     u = torch.randn(cfg.batch, cfg.seq_len, generator=g, dtype=torch.float64)
-    teacher = lru_ring_init(4, 0.97, 0.995, np.pi / 8, seed=1000 + cfg.seed)
-    lam = torch.tensor(teacher.eigenvalues)
-    b = torch.ones(4, dtype=torch.complex128)
-    c = torch.tensor(np.exp(teacher.gamma_log), dtype=torch.complex128)
+    ring = lru_ring_init(4, 0.97, 0.995, np.pi / 8, seed=1000 + cfg.seed)
+    return u, ring.eigenvalues, np.exp(ring.gamma_log).astype(complex)
+
+
+def teacher_task(cfg: StabilityConfig):
+    """(u, y_target), each (batch, seq_len): a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on white noise."""
+    u, lam, c = teacher(cfg)
     with torch.no_grad():
-        return u, lru_forward(u, lam, b, c, None)
+        return u, lru_forward(u, torch.tensor(lam), torch.ones(len(lam), dtype=torch.complex128), torch.tensor(c), None)
 
 
 def run_gradient_steps(cfg: StabilityConfig) -> StabilityRun:
@@ -196,8 +200,12 @@ def run_gradient_steps(cfg: StabilityConfig) -> StabilityRun:
                         diverged_step=diverged, output_rms=output_rms, target_rms=float(target_power.sqrt()))
 
 
-def output_scale(cfg: StabilityConfig) -> dict[str, float]:
-    """Student output RMS at initialization with and without the γ normalization."""
+def output_scale(cfg: StabilityConfig, *, gradient: str = "autograd") -> dict[str, float]:
+    """Student output RMS at initialization with and without the γ normalization (gradient="hand": in numpy)."""
+    if gradient == "hand":
+        u = teacher(cfg)[0].numpy()
+        return {"with γ" if flag else "without γ": initial_output_rms(u, cfg.n_eigs, cfg.r_min, cfg.r_max, cfg.seed,
+                                                                       flag) for flag in (True, False)}
     u, _ = teacher_task(cfg)
     out = {}
     for flag in (True, False):
@@ -219,11 +227,12 @@ def run_hand_gradient_steps(configs: list[StabilityConfig]) -> list[StabilityRun
     for c in configs:
         if c.parameterization not in PARAMETERIZATIONS:
             raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}, got {c.parameterization!r}")
-    u, target = teacher_task(cfg)
-    target_rms = float(target.pow(2).mean().sqrt())
+    u, lam, c_teacher = teacher(cfg)
+    u = u.numpy()
+    target = teacher_output(u, lam, c_teacher)
+    target_rms = float(np.sqrt((target * target).mean()))
     trained = train_students(tuple(c.parameterization for c in configs), cfg.learning_rate, cfg.steps,
-                             cfg.gamma_normalization, cfg.n_eigs, cfg.r_min, cfg.r_max, cfg.seed,
-                             u.numpy(), target.numpy())
+                             cfg.gamma_normalization, cfg.n_eigs, cfg.r_min, cfg.r_max, cfg.seed, u, target)
     runs = []
     for c, (eigs, loss, diverged, output_rms) in zip(configs, trained):
         outside = np.flatnonzero((np.abs(eigs) >= 1).any(axis=1))
@@ -247,7 +256,7 @@ def stability_study(learning_rate: float, steps: int, gamma_normalization: bool,
         runs = dict(zip(PARAMETERIZATIONS, run_hand_gradient_steps(configs)))
     else:
         runs = {c.parameterization: run_gradient_steps(c) for c in configs}
-    return StabilityStudy(runs=runs, output_rms=output_scale(StabilityConfig(**common)))
+    return StabilityStudy(runs=runs, output_rms=output_scale(StabilityConfig(**common), gradient=gradient))
 
 
 def white_noise_gain(radius: float) -> float:

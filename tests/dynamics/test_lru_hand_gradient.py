@@ -91,7 +91,9 @@ def test_the_convolution_is_the_eos_scan_and_the_init_is_the_students():
 def test_training_with_the_hand_gradient_is_the_reference_training(lr, steps, gamma, r_max, seed):
     fast = stability_study(lr, steps, gamma, r_max, seed)
     reference = stability_study(lr, steps, gamma, r_max, seed, gradient="autograd")
-    assert fast.output_rms == reference.output_rms
+    assert fast.output_rms.keys() == reference.output_rms.keys()
+    for key, rms in fast.output_rms.items():
+        np.testing.assert_allclose(rms, reference.output_rms[key], rtol=1e-13)
     for name in PARAMETERIZATIONS:
         a, b = fast.runs[name], reference.runs[name]
         assert a.config == b.config
@@ -99,7 +101,7 @@ def test_training_with_the_hand_gradient_is_the_reference_training(lr, steps, ga
         np.testing.assert_allclose(a.loss, b.loss, rtol=1e-10, err_msg=name)
         np.testing.assert_allclose(a.eigenvalues, b.eigenvalues, rtol=0, atol=1e-11, err_msg=name)
         np.testing.assert_allclose(a.output_rms, b.output_rms, rtol=1e-13)
-        assert a.target_rms == b.target_rms
+        np.testing.assert_allclose(a.target_rms, b.target_rms, rtol=1e-13)
 
 
 def test_side_by_side_is_one_at_a_time():
