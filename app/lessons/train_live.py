@@ -279,10 +279,11 @@ def shown_run(client, run: RunRow) -> None:
 
 
 # --- the poll's reads and figures, cached per process: a poll reads only new rows, builds only on news ---
-CACHED_RUNS = 32                     # runs whose metric rows / figures this process keeps (a few kB each)
+CACHED_RUNS = 32                     # runs whose metric rows and figures this process keeps (≤ ~1 MB each)
+MAX_EIGEN_FRAMES = 60                # the replay's frames: ~35 ms of serialization per poll, not ~300
 _CACHE_LOCK = threading.Lock()
 _METRICS: OrderedDict[tuple[str, int], tuple[int, dict[str, np.ndarray]]] = OrderedDict()
-_FIGURES: OrderedDict[tuple, dict[str, dict]] = OrderedDict()
+_FIGURES: OrderedDict[tuple[str, int], tuple[tuple, dict[str, dict]]] = OrderedDict()   # one version per run
 
 
 def _remember(cache: OrderedDict, key, value) -> None:
@@ -312,10 +313,10 @@ def run_figures(store: RunStore, run: RunRow, metrics: dict[str, np.ndarray], zo
     """The shown run's curves and eigenvalue figures (as figure dicts), built again only when a step arrived
     (rows, last step or status changed) or the zoom changed; snapshots are read only then."""
     rows = len(metrics["step"])
-    key = (str(store.path), run.id, rows, float(metrics["step"][-1]) if rows else None, run.status, zoom)
+    key, stamp = (str(store.path), run.id), (rows, float(metrics["step"][-1]) if rows else None, run.status, zoom)
     with _CACHE_LOCK:
-        cached = _FIGURES.get(key)
-    if cached is not None:
+        cached_stamp, cached = _FIGURES.get(key, (None, None))
+    if cached_stamp == stamp:
         return cached
     figures = {}
     if rows:
@@ -323,9 +324,18 @@ def run_figures(store: RunStore, run: RunRow, metrics: dict[str, np.ndarray], zo
         figures["curves"] = curves_figure(metrics, "training curves", diverged_at).to_dict()
     snapshots = store.snapshots(run.id)
     if snapshots:
-        figures["eigen"] = eigen_figure(snapshots, zoom).to_dict()
-    _remember(_FIGURES, key, figures)
+        figures["eigen"] = eigen_figure(thinned(snapshots, MAX_EIGEN_FRAMES), zoom).to_dict()
+    _remember(_FIGURES, key, (stamp, figures))
     return figures
+
+
+def thinned(snapshots: list, at_most: int) -> list:
+    """At most `at_most` snapshots, evenly spread, the first and the last always kept: a 5000-step run
+    snapshots 250 times, and each frame is sent with every poll that brings a step."""
+    if len(snapshots) <= at_most:
+        return snapshots
+    keep = np.unique(np.linspace(0, len(snapshots) - 1, at_most).round().astype(int))
+    return [snapshots[j] for j in keep]
 
 
 def sharing_policy(policy) -> str:
