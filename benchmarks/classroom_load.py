@@ -1,8 +1,9 @@
 """Classroom load: N learners (protocol clients) browse lesson pages and move sliders while 4 learners train on
 Train live and a 5th waits for a training slot — on one app server on loopback, for a bounded time.
 
-    python3 benchmarks/classroom_load.py [--sessions 30] [--duration-s 180] [--trainers 4] [--train-steps 300]
-                                         [--max-concurrent 4] [--browsers 3] [--conditions TEXT] [--no-write]
+    python3 benchmarks/classroom_load.py [--sessions 30] [--duration-s 180] [--think-s 1 3] [--trainers 4]
+                                         [--train-steps 300] [--max-concurrent 4] [--browsers 3] [--web-processes N]
+                                         [--utilization 0.7] [--label TEXT] [--conditions TEXT] [--no-write]
 
 Learners speak Streamlit's websocket protocol (benchmarks/streamlit_client.py): each opens a random lesson
 page, moves its sliders a few times (a random slider, a step either way, 1–3 s apart), and opens another.
@@ -10,16 +11,27 @@ Page latency: a page's rerun sent → its script_finished; slider latency: a cha
 script_finished. Errors: exception elements in the delta stream, timeouts and disconnects. Trainers open
 /train_live with a tiny model and a step budget (read from the page's SETTINGS now), press ▶ Play and poll
 the run's fragment every second as the browser does; the 5th presses ▶ Play once the 4 run and records the
-queue line it sees. The server's resident memory (and its worker processes') is sampled every second. A few
-headless chromium tabs move a slider meanwhile (benchmarks/classroom_browsers.py). At the end the store is
-read: every trainer's run, its status and its metric rows. A warm-up opens every page once before the clock
-starts (those cold opens are reported apart). Prints the figures and writes them under "Classroom load" in
-benchmarks/results/reliability-cpu.md.
+queue line it sees. A few headless chromium tabs move a slider meanwhile (benchmarks/classroom_browsers.py).
+At the end the store is read: every trainer's run, its status and its metric rows. A warm-up opens every page
+once before the clock starts (those cold opens are reported apart).
+
+The server is every process of the app (benchmarks/server_usage.py, by role: the web processes, HAProxy and the
+trainer service with `--web-processes N` > 1, the preview pool, the training workers). Every second their CPU
+counters and resident memory are read: the memory curve (a compact series in the results, every sample in a
+CSV beside them), and the **server CPU per learner interaction** = CPU of the web processes, proxy and preview
+pool during the clock ÷ the learners' slider moves and page opens (the trainers' polls run in the web processes
+too, so this is an upper bound; training workers are reported apart). From it and the measured pace of a
+learner, the capacity line: learners per core = utilization × 1000 ms ÷ (CPU-ms per interaction × interactions
+per learner per second), the utilization (`--utilization`, 70 %) leaving the headroom that keeps queueing, and
+so p95, short. Pass/fail lines against issue 19's targets close the report. Prints the figures and writes them
+under "Classroom load" (`--label` appended) in benchmarks/results/reliability-cpu.md.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
+import inspect
 import os
 import platform
 import random
@@ -37,13 +49,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.app_process import ENTRY, AppServer, children_of, rss_bytes  # noqa: E402
-from benchmarks.results_section import write_section  # noqa: E402
+from benchmarks.app_process import ENTRY, AppServer  # noqa: E402
+from benchmarks.results_section import RESULTS, write_section  # noqa: E402
+from benchmarks.server_usage import ROLES, ProcessTree, Usage  # noqa: E402
 from benchmarks.streamlit_client import RunResult, StreamlitSession, next_slider_value, slider_state  # noqa: E402
 from benchmarks.train_live_query import train_live_query  # noqa: E402
 
 PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation", "eos_view", "online_learners")
 MAX_CONCURRENT_ENV = "LCSM_MAX_CONCURRENT_RUNS"
+SERVING = ("web", "proxy", "preview", "service", "launcher")   # what serves the learners (not the training workers)
 
 
 class Tally:
@@ -52,13 +66,17 @@ class Tally:
     def __init__(self):
         self.latencies: dict[str, list[float]] = {}
         self.errors: list[str] = []
+        self.timeouts = 0
+        self.exceptions = 0
 
     def add(self, kind: str, where: str, run: RunResult) -> RunResult:
         if run.status == "ok":
             self.latencies.setdefault(kind, []).append(run.latency_s)
         else:
             self.errors.append(f"{kind} {where}: {run.status}")
+            self.timeouts += run.status == "timeout"
         self.errors += [f"{kind} {where}: exception {e}" for e in run.exceptions]
+        self.exceptions += len(run.exceptions)
         return run
 
 
@@ -129,14 +147,14 @@ def _note(seen: list[str], line: str) -> None:
         seen.append(line)
 
 
-async def sample_rss(pid: int, until: float, samples: list[tuple]) -> None:
+async def sample_usage(tree: ProcessTree, until: float, samples: list[tuple[float, Usage]]) -> None:
+    """(seconds since the clock started, CPU and memory by role) once a second until `until`."""
     t0 = time.monotonic()
     while time.monotonic() < until:
-        server = rss_bytes(pid)
-        if server is None:
-            return
-        workers = sum(rss_bytes(c) or 0 for c in children_of(pid))
-        samples.append((time.monotonic() - t0, server, workers))
+        usage = await asyncio.to_thread(tree.read)
+        if not usage.rss:
+            return                                   # the server is gone
+        samples.append((time.monotonic() - t0, usage))
         await asyncio.sleep(1.0)
 
 
@@ -163,7 +181,7 @@ async def runs_stored(db: Path, count: int, until: float) -> bool:
     return False
 
 
-async def load(args, url: str, server_pid: int, db: Path) -> dict:
+async def load(args, url: str, tree: ProcessTree, db: Path) -> dict:
     tally, cold = Tally(), Tally()
     browsers: dict = {}
     clock = dict(go=threading.Event(), until=None)
@@ -186,9 +204,10 @@ async def load(args, url: str, server_pid: int, db: Path) -> dict:
         clock.update(until=until)
         clock["go"].set()
     hard_stop = until + args.drain_s
-    rss: list[tuple] = []
+    usage: list[tuple[float, Usage]] = []
     query = train_live_query(args.train_steps, 600)
-    sampler = asyncio.create_task(sample_rss(server_pid, hard_stop, rss))
+    at_start = await asyncio.to_thread(tree.read)
+    sampler = asyncio.create_task(sample_usage(tree, hard_stop, usage))
     learners = [asyncio.create_task(learner(n, url, tuple(args.pages), until, tally, args.think_s))
                 for n in range(args.sessions)]
     lines: dict[int, list[str]] = {n: [] for n in range(args.trainers + 1)}
@@ -202,12 +221,13 @@ async def load(args, url: str, server_pid: int, db: Path) -> dict:
     go_fifth.set()
     await asyncio.gather(*learners)
     browsing_s = time.monotonic() - start
+    at_end = await asyncio.to_thread(tree.read)
     runs = await asyncio.wait_for(asyncio.gather(*trainers, fifth), max(1.0, hard_stop - time.monotonic() + 60))
     sampler.cancel()
     if browser_thread is not None:
         browser_thread.join(timeout=max(1.0, hard_stop - time.monotonic() + 60))
-    return dict(tally=tally, cold=cold, cold_opens=cold_opens, rss=rss, runs=runs, lines=lines, browsers=browsers,
-                browsing_s=browsing_s)
+    return dict(tally=tally, cold=cold, cold_opens=cold_opens, usage=usage, runs=runs, lines=lines, browsers=browsers,
+                browsing_s=browsing_s, cpu=(at_start, at_end))
 
 
 def stored_runs(db: Path, runs: list[dict]) -> list[dict]:
@@ -234,7 +254,7 @@ def percentiles(values: list[float]) -> str:
 
 
 def report(result: dict, stored: list[dict], args, machine: str) -> str:
-    tally, cold, rss = result["tally"], result["cold"], result["rss"]
+    tally, cold = result["tally"], result["cold"]
     b = result["browsers"]
     rows = [("page open (protocol clients)", tally.latencies.get("page", [])),
             ("slider move (protocol clients)", tally.latencies.get("slider", [])),
@@ -250,9 +270,6 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
         errors.append(f"chromium cross-check failed: {b['failed']}")
     elif args.browsers and not b.get("latencies_s"):
         errors.append("chromium: no slider move finished before the learners stopped")
-    server = np.array([s[1] for s in rss]) / 2**20 if rss else np.zeros(1)
-    total = np.array([s[1] + s[2] for s in rss]) / 2**20 if rss else np.zeros(1)
-    series = " · ".join(f"{t:.0f} s {s / 2**20:.0f}+{w / 2**20:.0f}" for t, s, w in rss[::max(1, len(rss) // 12)])
     run_lines = ["| trainer | run | status | steps | metric rows | reason |", "|---|---|---|---|---|---|"]
     run_lines += [f"| {'5th (waited)' if r['trainer'] == args.trainers else r['trainer'] + 1} | {r['run_id']} | "
                   f"{r['status']} | {r['steps']} | {r['metric_rows']} | {r['reason']} |" for r in stored]
@@ -267,7 +284,9 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
         f"{args.sessions} protocol-client learners for {result['browsing_s']:.0f} s over "
         f"{', '.join(args.pages)} (think time {args.think_s[0]:g}–{args.think_s[1]:g} s), {args.trainers} trainers "
         f"+ 1 waiting (tiny model, step budget {args.train_steps}; {concurrency} concurrent trainings, "
-        f"{MAX_CONCURRENT_ENV}), {args.browsers} chromium tabs; the server runs `{ENTRY}` on 127.0.0.1. Latency: "
+        f"{MAX_CONCURRENT_ENV}), {args.browsers} chromium tabs; the server runs `{ENTRY}` on 127.0.0.1"
+        + (f" ({args.web_processes} web processes behind HAProxy, scripts/web_tier.py)" if args.web_processes > 1
+           else "") + ". Latency: "
         "request sent → its script_finished (chromium: key press → page drawn). Errors count exception elements, "
         "reruns that did not finish within 60 s (timeouts) and dropped connections.",
         "",
@@ -275,15 +294,115 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
         "",
         f"- **Errors: {len(errors)}**" + ("" if not errors else " — " + "; ".join(errors[:8])
                                           + (f"; … {len(errors) - 8} more" if len(errors) > 8 else "")),
-        f"- **Server RSS** {server.min():.0f}–{server.max():.0f} MiB; with its training workers "
-        f"{total.min():.0f}–{total.max():.0f} MiB ({len(rss)} samples, 1 per s). Over time (s: server+workers "
-        f"MiB): {series}",
+        *memory_lines(result["usage"]),
+        *cpu_lines(result, args),
         f"- **Trainings: {completed} of {args.trainers} completed and stored** (store read after the run)",
         "- **The 5th trainer saw**: " + (" → ".join(f"“{t}”" for t in fifth) if fifth else "nothing"),
         f"- Cold first opens before the clock (s): {cold_lines}",
         "",
         *run_lines,
+        "",
+        *target_lines(result, args),
     ])
+
+
+def mib(n: float) -> str:
+    return f"{n / 2**20:.0f}"
+
+
+def memory_lines(usage: list[tuple[float, Usage]]) -> list[str]:
+    """Peak and growth of the server's resident memory, and a compact curve (every sample goes to the CSV)."""
+    if not usage:
+        return ["- **Server memory**: no sample (the server was gone)"]
+    serving = np.array([u.memory(*SERVING) for _, u in usage], dtype=float)
+    total = np.array([u.memory() for _, u in usage], dtype=float)
+    half = len(usage) // 2
+    minutes = (usage[-1][0] - usage[half][0]) / 60
+    slope = (serving[-1] - serving[half]) / minutes / 2**20 if minutes > 0 else 0.0
+    step = max(1, len(usage) // 12)
+    series = " · ".join(f"{t:.0f} s {mib(u.memory(*SERVING))}+{mib(u.memory('workers'))}" for t, u in usage[::step])
+    peak = usage[int(np.argmax(total))][1]
+    by_role = ", ".join(f"{role} {mib(peak.rss[role])}" for role in ROLES if peak.rss.get(role))
+    return [f"- **Server memory** (serving processes: web, proxy, service, preview) {mib(serving.min())}–"
+            f"{mib(serving.max())} MiB; with the training workers {mib(total.min())}–{mib(total.max())} MiB "
+            f"({len(usage)} samples, 1 per s; at the peak: {by_role} MiB). Growth over the second half: "
+            f"{slope:+.1f} MiB/min. Curve (s: serving+training workers MiB): {series}"]
+
+
+def interactions(tally: Tally) -> int:
+    return len(tally.latencies.get("slider", [])) + len(tally.latencies.get("page", []))
+
+
+def cpu_per_interaction_ms(result: dict) -> float | None:
+    start, end = result["cpu"]
+    done = interactions(result["tally"])
+    return (end.cpu(*SERVING) - start.cpu(*SERVING)) * 1e3 / done if done else None
+
+
+def cpu_lines(result: dict, args) -> list[str]:
+    """Server CPU during the clock, by role; per learner interaction; and the capacity line it gives."""
+    start, end = result["cpu"]
+    tally, seconds = result["tally"], result["browsing_s"]
+    spent = {role: end.cpu(role) - start.cpu(role) for role in ROLES}
+    moves, opens = len(tally.latencies.get("slider", [])), len(tally.latencies.get("page", []))
+    per = cpu_per_interaction_ms(result)
+    if per is None:
+        return ["- **Server CPU per move**: no learner interaction finished"]
+    serving = sum(spent[r] for r in SERVING)
+    pace = (moves + opens) / (args.sessions * seconds)            # interactions per learner per second
+    per_core = args.utilization * 1000 / (per * pace)
+    free_cores = max(1, (os.cpu_count() or 1) - min(args.trainers, args.max_concurrent or args.trainers))
+    split = ", ".join(f"{role} {spent[role]:.1f}" for role in ROLES if spent[role] >= 0.05)
+    return [
+        f"- **Server CPU during the {seconds:.0f} s clock**: {split} CPU-s ({serving / seconds:.2f} cores serving; "
+        f"training workers {spent['workers'] / seconds:.2f} cores)",
+        f"- **Server CPU per learner interaction: {per:.0f} ms** ({serving:.1f} CPU-s of the serving processes ÷ "
+        f"{moves} slider moves + {opens} page opens; the trainers' {len(tally.latencies.get('train poll', []))} "
+        f"polls are in it too, so this is an upper bound; {serving * 1e3 / moves if moves else 0:.0f} ms per slider "
+        "move if the opens were free). Per page: benchmarks/move_cost.py",
+        f"- **Capacity: ≈ {per_core:.0f} learners per core** at this pace — {args.utilization:.0%} × 1000 ms ÷ "
+        f"({per:.0f} CPU-ms per interaction × {pace:.3f} interactions per learner per s, i.e. one every "
+        f"{1 / pace:.1f} s). Utilization {args.utilization:.0%}: a core kept busier queues moves behind each other "
+        f"and p95 grows fast. This machine with {args.trainers} training(s) on their own core(s): ≈ "
+        f"{per_core * free_cores:.0f} learners on {free_cores} core(s); this run had {args.sessions}, and its "
+        f"measured slider p95 is what says whether they were served within the target.",
+    ]
+
+
+def p95_s(values: list[float]) -> float | None:
+    return float(np.percentile(values, 95)) if values else None
+
+
+def target_lines(result: dict, args) -> list[str]:
+    """Issue 19's targets, judged on this run: with 5–10 s thinking (and one training) slider p95 ≤ 1 s, page open
+    p95 ≤ 2 s; with 1–3 s thinking slider p95 ≤ 3 s; 0 timeouts and 0 exceptions in both."""
+    tally = result["tally"]
+    slow = args.think_s[0] >= 5
+    slider, page = p95_s(tally.latencies.get("slider", [])), p95_s(tally.latencies.get("page", []))
+    checks = [("slider p95", slider, 1.0 if slow else 3.0)] + ([("page open p95", page, 2.0)] if slow else [])
+    lines = [f"Issue 19 targets for {'5–10' if slow else '1–3'} s thinking"
+             + ("" if args.trainers == 1 else f" (stated for 1 training; this run had {args.trainers})") + ":"]
+    for name, value, limit in checks:
+        shown = "none measured" if value is None else f"{value:.2f} s"
+        lines.append(f"- {'PASS' if value is not None and value <= limit else 'FAIL'}: {name} {shown} (≤ {limit:g} s)")
+    lines.append(f"- {'PASS' if tally.timeouts == 0 else 'FAIL'}: {tally.timeouts} timeouts (0)")
+    lines.append(f"- {'PASS' if tally.exceptions == 0 else 'FAIL'}: {tally.exceptions} exceptions (0)")
+    return lines
+
+
+def memory_csv_path(label: str) -> Path:
+    """benchmarks/results/classroom_load-memory[-<label>].csv: one file per results section."""
+    slug = "".join(c if c.isalnum() else "-" for c in label.lower()).strip("-")
+    return RESULTS / (f"classroom_load-memory-{slug}.csv" if slug else "classroom_load-memory.csv")
+
+
+def write_memory_csv(usage: list[tuple[float, Usage]], path: Path) -> None:
+    """Every memory sample: seconds, MiB per role, MiB in all."""
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["seconds", *(f"{role}_mib" for role in ROLES), "total_mib"])
+        for t, u in usage:
+            writer.writerow([f"{t:.1f}", *(mib(u.rss.get(role, 0)) for role in ROLES), mib(u.memory())])
 
 
 def main() -> None:
@@ -300,14 +419,25 @@ def main() -> None:
                         help=f"concurrent trainings on the server ({MAX_CONCURRENT_ENV}); 0 (default): the server's "
                              "own policy (a core each, one left for the server: 1 on 2 cores)")
     parser.add_argument("--browsers", type=int, default=3, help="chromium tabs moving a slider (0: none)")
+    parser.add_argument("--web-processes", type=int, default=1,
+                        help="web processes behind HAProxy (benchmarks.app_process.AppServer(web_processes=N))")
+    parser.add_argument("--utilization", type=float, default=0.7,
+                        help="share of a core the capacity line plans to keep busy (headroom keeps p95 short)")
+    parser.add_argument("--label", default="", help="appended to the results heading (one section per label)")
     parser.add_argument("--conditions", default="", help="what else ran on the machine (for the results file)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the results file alone")
     args = parser.parse_args()
     data = Path(tempfile.mkdtemp(prefix="lcsm-classroom-"))
     env = {MAX_CONCURRENT_ENV: str(args.max_concurrent)} if args.max_concurrent else {}
-    server = AppServer(data, data / "server.log", env=env).start()
+    tier = {}
+    if args.web_processes > 1:
+        if "web_processes" not in inspect.signature(AppServer).parameters:
+            parser.error("--web-processes > 1 needs AppServer(web_processes=N) in benchmarks/app_process.py, "
+                         "which this checkout does not have yet")
+        tier = dict(web_processes=args.web_processes)
+    server = AppServer(data, data / "server.log", env=env, **tier).start()
     try:
-        result = asyncio.run(load(args, server.url, server.pid, data / "runs.sqlite"))
+        result = asyncio.run(load(args, server.url, ProcessTree(server.pid), data / "runs.sqlite"))
     finally:
         server.stop()
     stored = stored_runs(data / "runs.sqlite", result["runs"])
@@ -316,7 +446,11 @@ def main() -> None:
     print(text)
     print(f"(server log: {data / 'server.log'})")
     if not args.no_write:
-        write_section("Classroom load", text)
+        heading = "Classroom load" + (f" · {args.label}" if args.label else "")
+        write_section(heading, text)
+        csv_path = memory_csv_path(args.label)
+        write_memory_csv(result["usage"], csv_path)
+        print(f"(memory samples: {csv_path})")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ class RunResult:
     status: str                                      # "ok", "compile error", "timeout", "disconnected"
     exceptions: list[str] = field(default_factory=list)
     messages: int = 0
+    bytes: int = 0                                   # websocket payload bytes received for this run
 
     @property
     def ok(self) -> bool:
@@ -61,6 +62,7 @@ class StreamlitSession:
         self.page_name = ""
         self.query = ""
         self.values: dict[str, WidgetState] = {}     # widget id → the value this tab holds (sent every rerun)
+        self.set_by_server: dict[str, list] = {}     # slider id → the value the server last set (set_value)
         self.elements: dict[tuple, object] = {}      # delta path → Element drawn by the runs so far
         self.fragments: dict[str, float] = {}        # fragment id → auto-rerun interval (s)
         self._cache: dict[str, ForwardMsg] = {}
@@ -81,7 +83,7 @@ class StreamlitSession:
     # --- what a learner does -----------------------------------------------------------------------------
     async def open_page(self, page: str, query: str = "") -> RunResult:
         """Open `page` (its URL path, "" for the default page) with a query string, as following a link does."""
-        self.page_name, self.query, self.values = page, query, {}
+        self.page_name, self.query, self.values, self.set_by_server = page, query, {}, {}
         self.page_hash = self.page_hashes.get(page, "")
         return await self.rerun()
 
@@ -108,11 +110,13 @@ class StreamlitSession:
         return None
 
     def slider_value(self, slider) -> float:
-        """What a slider holds in this tab: the value sent last, else the one drawn, else its default."""
+        """What a slider holds in this tab, as the frontend keeps it: the value sent last, else the one the server
+        set last (a run that does not set it again draws it with `set_value` false and its declared default),
+        else its default."""
         held = self.values.get(slider.id)
         if held is not None and held.double_array_value.data:
             return held.double_array_value.data[0]
-        return (slider.value or slider.default)[0]
+        return (self.set_by_server.get(slider.id) or slider.default)[0]
 
     def widgets(self, kind: str) -> list:
         return [getattr(e, kind) for e in self.elements.values() if e.WhichOneof("type") == kind]
@@ -158,9 +162,11 @@ class StreamlitSession:
 
     async def _read_until_finished(self, result: RunResult) -> None:
         while True:
+            payload = await self.ws.recv()
             msg = ForwardMsg()
-            msg.ParseFromString(await self.ws.recv())
+            msg.ParseFromString(payload)
             result.messages += 1
+            result.bytes += len(payload)
             if msg.HasField("ref_hash"):
                 cached = self._cache.get(msg.ref_hash)
                 if cached is None:
@@ -204,6 +210,10 @@ class StreamlitSession:
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             element = msg.delta.new_element
             self.elements[tuple(msg.metadata.delta_path)] = element
+            if element.WhichOneof("type") == "slider" and element.slider.set_value and element.slider.value:
+                self.set_by_server[element.slider.id] = list(element.slider.value)
+                if element.slider.id in self.values:      # the server's value wins, as in the frontend
+                    self.values[element.slider.id].double_array_value.data[:] = list(element.slider.value)
             if element.WhichOneof("type") == "exception":
                 result.exceptions.append(f"{element.exception.type}: {element.exception.message}"[:500])
 

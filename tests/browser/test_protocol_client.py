@@ -1,6 +1,7 @@
 """The load run's protocol client (benchmarks/streamlit_client.py) against a real server, briefly, so the
 classroom load script cannot rot: two tabs at once open a lesson page and move one of its sliders; the runs
-finish with no exception and the page's URL follows the slider."""
+finish with no exception, the client counts the bytes it received, the page's URL follows the slider, and a
+slider not moved still reads the value the page holds (a rerun draws it without setting it again)."""
 import asyncio
 from urllib.parse import parse_qs
 
@@ -10,7 +11,7 @@ from benchmarks.streamlit_client import StreamlitSession, next_slider_value, sli
 from tests.browser.app_server import running_app
 
 pytestmark = pytest.mark.browser
-PAGE, SETTING = "spring", "c"
+PAGE, SETTING, UNMOVED = "spring", "c", "k"
 
 
 @pytest.fixture(scope="module")
@@ -19,22 +20,24 @@ def app_url(tmp_path_factory):
         yield url
 
 
-async def open_and_move(url: str) -> tuple[list, float, dict]:
+async def open_and_move(url: str) -> tuple[list, float, dict, float]:
     async with StreamlitSession(url, timeout_s=120) as tab:
         opened = await tab.open_page(PAGE)
         slider = tab.widget(f"{PAGE}.{SETTING}")
         assert slider is not None, f"no slider keyed {PAGE}.{SETTING} drawn: {[w.id for w in tab.widgets('slider')]}"
         value = next_slider_value(slider, tab.slider_value(slider))
         moved = await tab.set_widget(slider.id, slider_state(slider, value))
-        return [opened, moved], value, parse_qs(tab.query)
+        unmoved = tab.slider_value(tab.widget(f"{PAGE}.{UNMOVED}"))
+        return [opened, moved], value, parse_qs(tab.query), unmoved
 
 
 def test_two_protocol_clients_open_a_page_and_move_a_slider(app_url):
     async def both():
         return await asyncio.gather(open_and_move(app_url), open_and_move(app_url))
 
-    for runs, value, query in asyncio.run(both()):
+    for runs, value, query, unmoved in asyncio.run(both()):
         for run in runs:
             assert run.status == "ok" and not run.exceptions, run
-            assert run.messages > 0
+            assert run.messages > 0 and run.bytes > run.messages, run
         assert float(query[SETTING][0]) == pytest.approx(value), query
+        assert unmoved == pytest.approx(float(query[UNMOVED][0])), (unmoved, query)
