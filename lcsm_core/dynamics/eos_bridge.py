@@ -102,6 +102,70 @@ def eos_response(sysd: control.StateSpace, u: np.ndarray, x0: np.ndarray | None 
     return out[:, :p] + u @ D.T, out[:, p:]
 
 
+SIDE_BY_SIDE_GROWTH = 400.0   # ln of the largest |λ|^T a system may reach and still share a layer (e^400 ≈ 1e174)
+
+
+def eos_responses(systems: list[control.StateSpace], u: np.ndarray, x0s: list | None = None, *,
+                  form: str = "auto") -> list[tuple[np.ndarray, np.ndarray]]:
+    """`eos_response` of several discrete systems driven by the same input, in one scan where it can.
+
+    The diagonalizable systems run as one EOS layer: their modes side by side in one memory, each system's
+    readout zero on the others' rows — the recurrent scan's cost is its loop over T, not the modes, so three
+    systems cost about one. A defective system, or one whose modes grow past e^SIDE_BY_SIDE_GROWTH over T
+    (an inf there would meet the others' zero readouts as NaN), runs alone.
+
+    Parameters
+    ----------
+    systems : discrete control.StateSpace, each with the same number m of inputs.
+    u : (T,) or (T, m) input samples, shared.
+    x0s : optional initial state per system (each (n_j,) or None).
+
+    Returns
+    -------
+    [(y (T, p_j), x (T, n_j))] in the order of `systems`, equal to `eos_response(systems[j], u, x0s[j])`.
+    """
+    u = np.asarray(u, dtype=float).reshape(len(u), -1)                      # (T, m)
+    T, m = u.shape
+    x0s = [None] * len(systems) if x0s is None else list(x0s)
+    results: list = [None] * len(systems)
+    shared = []
+    for j, (sysd, x0) in enumerate(zip(systems, x0s)):
+        diag = diagonalize(sysd)
+        growth = T * np.log(max(float(np.max(np.abs(diag.eigenvalues))), 1e-300)) if diag is not None else np.inf
+        if diag is None or growth > SIDE_BY_SIDE_GROWTH:
+            results[j] = eos_response(sysd, u, x0, form=form)
+        else:
+            shared.append((j, sysd, diag, np.zeros(len(diag.eigenvalues)) if x0 is None else np.asarray(x0, float)))
+    if not shared:
+        return results
+    sizes = [len(diag.eigenvalues) for _, _, diag, _ in shared]                      # n_j modes
+    outputs = [np.asarray(sysd.C).shape[0] for _, sysd, _, _ in shared]             # p_j
+    lam = np.concatenate([diag.eigenvalues for _, _, diag, _ in shared])            # (N,)
+    N, R = len(lam), sum(p + n for p, n in zip(outputs, sizes))
+    e = np.zeros((m, T, N), dtype=complex)
+    e[:, 1:, :] = np.concatenate([diag.input_map for _, _, diag, _ in shared]).T[:, None, :]
+    e[0, 0, :] = np.concatenate([np.linalg.inv(diag.eigvecs) @ x0 for _, _, diag, x0 in shared])
+    i = np.zeros((m, T, 1))
+    i[:, 1:, 0] = u[:-1].T
+    i[0, 0, 0] = 1.0
+    shrink = np.zeros((R, N), dtype=complex)                                        # block diagonal: exact zeros
+    row = col = 0
+    for (_, sysd, diag, _), p, n in zip(shared, outputs, sizes):
+        readout = np.vstack([np.asarray(sysd.C, dtype=float), np.eye(n)])          # (p + n, n): y and each state
+        shrink[row:row + p + n, col:col + n] = readout @ diag.eigvecs
+        row, col = row + p + n, col + n
+    s = np.broadcast_to(shrink[:, None, None, :], (R, 1, T, N))
+    y = eos_scan(torch.from_numpy(i), torch.from_numpy(e), torch.from_numpy(lam[:, None]),
+                 torch.from_numpy(np.ascontiguousarray(s)), form=choose_form(form, "elementwise", lam, T))
+    out = y[..., 0].sum(1).numpy().T                                                # (T, R)
+    row = 0
+    for (j, sysd, _, _), p, n in zip(shared, outputs, sizes):
+        block = out[:, row:row + p + n]
+        results[j] = (block[:, :p] + u @ np.asarray(sysd.D, dtype=float).T, block[:, p:])
+        row += p + n
+    return results
+
+
 def reference_response(sysd: control.StateSpace, u: np.ndarray, x0: np.ndarray | None = None):
     """The same response by `control.forced_response` (the oracle in tests): y (T, p), x (T, n)."""
     u = np.asarray(u, dtype=float).reshape(len(u), -1)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lcsm_core.dynamics.discretize import METHODS, discretize
-from lcsm_core.dynamics.eos_bridge import diagonalize, eos_response, reference_response
+from lcsm_core.dynamics.eos_bridge import diagonalize, eos_response, eos_responses, reference_response
 from lcsm_core.dynamics.spring import spring_mass_damper
 
 TOL = 1e-9  # fp64, relative to the response scale
@@ -53,3 +53,29 @@ def test_auto_form_picks_chunked_only_for_long_stable_diagonal_systems():
     assert choose_form("auto", "matrix", stable, 1000) == "recurrent"
     assert choose_form("auto", "elementwise", stable, 100) == "recurrent"
     assert choose_form("recurrent", "elementwise", stable, 1000) == "recurrent"
+
+
+# --- several systems in one scan (lesson 2's three methods) ------------------------------------------
+@pytest.mark.parametrize("dt, T", [(0.1, 201), (0.02, 1001), (1.3, 16), (0.05, 401)])
+@pytest.mark.parametrize("m, c, k", SPRINGS + [pytest.param(0.1, 5.0, 0.1, id="stiff-euler-explodes")])
+def test_systems_side_by_side_equal_each_alone(m, c, k, dt, T):
+    systems = [discretize(spring_mass_damper(m, c, k), dt, method) for method in METHODS]
+    u = np.sin(0.7 * np.arange(T) * dt)
+    x0s = [np.array([1.0, 0.0])] * len(systems)
+    for (y, x), sysd, x0 in zip(eos_responses(systems, u, x0s), systems, x0s, strict=True):
+        y_alone, x_alone = eos_response(sysd, u, x0)
+        assert np.all(np.isfinite(y)) == np.all(np.isfinite(y_alone))
+        finite = np.isfinite(y_alone[:, 0])
+        scale = max(1.0, np.abs(y_alone[finite]).max())
+        np.testing.assert_allclose(y[finite], y_alone[finite], atol=TOL * scale, rtol=0)
+        np.testing.assert_allclose(x[finite], x_alone[finite], atol=TOL * max(1.0, np.abs(x_alone[finite]).max()),
+                                   rtol=0)
+
+
+def test_a_system_that_would_overflow_runs_alone_and_leaves_the_others_finite():
+    zoh, euler = (discretize(spring_mass_damper(0.1, 5.0, 0.1), 0.054, method) for method in ("zoh", "euler"))
+    T = 8000                                                      # Euler's |z| ≈ 1.7: |z|^T overflows to inf
+    (y_zoh, _), (y_euler, _) = eos_responses([zoh, euler], np.ones(T))
+    assert np.all(np.isfinite(y_zoh))
+    y_ref, _ = eos_response(zoh, np.ones(T))
+    np.testing.assert_allclose(y_zoh, y_ref, atol=TOL * np.abs(y_ref).max(), rtol=0)
