@@ -1,0 +1,187 @@
+"""Server CPU per slider move, from the server processes' own CPU counters (issue 19, items 1 and 2).
+
+    python benchmarks/move_cost.py [--moves 10] [--pages spring rings ...] [--env OMP_NUM_THREADS=1 ...]
+                                   [--label TEXT] [--no-write]
+
+Starts the app as the README does (benchmarks.app_process.AppServer: `app/serve.py` on loopback), one protocol
+client (benchmarks/streamlit_client.py), and for each lesson page 1–7: opens it, then moves its swept setting
+`--moves` times and another setting `--moves` times, one move after another (the next once the previous
+script_finished), each to a new value (one slider step on: a cache miss, as a drag). Around every move it reads
+utime+stime from /proc/<pid>/stat of the web process ("request": the process that runs the scripts) and of
+every process below it ("helpers": a preview pool, trainer workers; benchmarks/server_usage.py). After each
+group it waits for the helpers to go quiet, so that work a move leaves to a pool is counted too.
+
+Per page and kind it prints: CPU-ms per move, the median of the per-move deltas (the kernel counts in 10 ms
+ticks, so a median is a multiple of 10) and the group's total ÷ moves (exact to a tick over the group), for the
+request process and the helpers; wall-clock latency (request sent → script_finished, median and max); and the
+websocket bytes the client received per move. Beside them the issue's targets: ≤ 30 ms median for a swept
+move, ≤ 60 ms for any other, previews included. Writes the table to benchmarks/results/move_cost-cpu.md
+under `--label`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.app_process import AppServer  # noqa: E402
+from benchmarks.results_section import RESULTS, write_section  # noqa: E402
+from benchmarks.server_usage import TICK_S, ProcessTree  # noqa: E402
+from benchmarks.streamlit_client import StreamlitSession, next_slider_value, slider_state  # noqa: E402
+
+RESULT_FILE = RESULTS / "move_cost-cpu.md"
+TITLE = "# Server CPU per slider move, from the processes' CPU counters\n"
+PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation", "eos_view", "online_learners")
+# page → (swept setting: Lesson.sweep.setting, or the first slider where there is none; another setting)
+MOVES = {"spring": ("c", "k"), "discretize": ("dt", "c"), "rings": ("r_max", "r_min"),
+         "lru_stability": ("steps", "r_max"), "propagation": ("nu", "theta"), "eos_view": ("scale", "t"),
+         "online_learners": ("n_keys", "beta")}
+TARGET_MS = {"swept": 30.0, "other": 60.0}
+
+
+class ServerCpu:
+    """CPU seconds so far of the web process ("request") and of everything below it ("helpers")."""
+
+    def __init__(self, pid: int):
+        self.tree = ProcessTree(pid)
+
+    def read(self) -> tuple[float, float]:
+        usage = self.tree.read()
+        return usage.cpu("web"), usage.cpu() - usage.cpu("web")
+
+    async def quiet_helpers(self, quiet_s: float = 1.0, limit_s: float = 120.0) -> None:
+        """Wait until the helpers' CPU stops growing (a pool finishing what the last move left it)."""
+        last, deadline = self.read()[1], time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            await asyncio.sleep(quiet_s)
+            now = self.read()[1]
+            if now - last < TICK_S * 1.5:
+                return
+            last = now
+
+
+async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: int) -> list[dict]:
+    opened = await tab.open_page(page)
+    if not opened.ok:
+        return [dict(page=page, kind="open", error=f"{opened.status} {opened.exceptions[:1]}")]
+    await cpu.quiet_helpers()                     # an open's own preview family is not a move's
+    rows = []
+    for kind, name in zip(("swept", "other"), MOVES[page]):
+        key = f"{page}.{name}"
+        if tab.widget(key) is None:
+            rows.append(dict(page=page, kind=kind, setting=name, error=f"no widget keyed {key} drawn"))
+            continue
+        request, latency, size, errors = [], [], [], []
+        group0 = cpu.read()
+        direction = 1
+        for _ in range(moves):
+            slider = tab.widget(key)
+            value = next_slider_value(slider, tab.slider_value(slider), direction)
+            if (value - tab.slider_value(slider)) * direction < 0:
+                direction = -direction              # turned back at an end: keep going the new way (new values)
+            before = cpu.read()[0]
+            run = await tab.set_widget(slider.id, slider_state(slider, value))
+            request.append((cpu.read()[0] - before) * 1e3)
+            latency.append(run.latency_s * 1e3)
+            size.append(run.bytes)
+            if not run.ok:
+                errors.append(f"{run.status} {run.exceptions[:1]}")
+        await cpu.quiet_helpers()
+        group1 = cpu.read()
+        rows.append(dict(page=page, kind=kind, setting=name, moves=moves, request_median=statistics.median(request),
+                         request_mean=(group1[0] - group0[0]) * 1e3 / moves,
+                         helpers_mean=(group1[1] - group0[1]) * 1e3 / moves,
+                         latency_median=statistics.median(latency), latency_max=max(latency),
+                         kib=statistics.median(size) / 1024, errors=errors))
+    return rows
+
+
+async def measure(url: str, pid: int, pages: list[str], moves: int) -> list[dict]:
+    cpu = ServerCpu(pid)
+    rows = []
+    async with StreamlitSession(url, timeout_s=300) as tab:
+        for page in pages:
+            rows += await measure_page(tab, cpu, page, moves)
+            print(table(rows[-2:]).splitlines()[-1], flush=True)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| page | move (setting) | moves | request CPU-ms median | request CPU-ms mean | helpers CPU-ms mean | "
+             "server CPU-ms mean | target | wall ms median | wall ms max | KiB sent | errors |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['page']} | {r['kind']} ({r.get('setting', '')}) | | | | | | | | | | {r['error']} |")
+            continue
+        total = r["request_mean"] + r["helpers_mean"]
+        target = TARGET_MS[r["kind"]]
+        verdict = "✅" if total <= target else "❌"
+        lines.append(f"| {r['page']} | {r['kind']} ({r['setting']}) | {r['moves']} | {r['request_median']:.0f} | "
+                     f"{r['request_mean']:.0f} | {r['helpers_mean']:.0f} | {total:.0f} | ≤ {target:.0f} {verdict} | "
+                     f"{r['latency_median']:.0f} | {r['latency_max']:.0f} | {r['kib']:.0f} | "
+                     f"{len(r['errors'])}{(' — ' + r['errors'][0]) if r['errors'] else ''} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--moves", type=int, default=10, help="moves per page and kind")
+    parser.add_argument("--pages", nargs="+", default=list(PAGES))
+    parser.add_argument("--env", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="environment of the server (e.g. OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1)")
+    parser.add_argument("--label", default="Now", help="heading of this run's section in the results file")
+    parser.add_argument("--conditions", default="", help="what else ran on the machine (for the results file)")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave the results file alone")
+    args = parser.parse_args()
+    env = dict(item.split("=", 1) for item in args.env)
+    data = Path(tempfile.mkdtemp(prefix="lcsm-move-cost-"))
+    server = AppServer(data, data / "server.log", env=env).start()
+    try:
+        rows = asyncio.run(measure(server.url, server.pid, args.pages, args.moves))
+    finally:
+        server.stop()
+    machine = f"{platform.node()} · {platform.machine()} · {os.cpu_count()} cores"
+    swept = [r["request_mean"] + r["helpers_mean"] for r in rows if r.get("kind") == "swept" and "error" not in r]
+    other = [r["request_mean"] + r["helpers_mean"] for r in rows if r.get("kind") == "other" and "error" not in r]
+    text = "\n".join([
+        f"`python benchmarks/move_cost.py {shlex.join(sys.argv[1:])}` · {time.strftime('%Y-%m-%d %H:%M')} · "
+        f"{machine}" + (f" · server env {' '.join(args.env)}" if args.env else "")
+        + (f" · {args.conditions}" if args.conditions else ""),
+        "",
+        "One protocol client; per page, moves of its swept setting then of another, one at a time, each to a new "
+        "value. CPU from /proc/<pid>/stat (10 ms ticks): request = the web process, helpers = the processes below "
+        "it (waited for until quiet after each group); mean = the group's total ÷ moves; server = request + "
+        "helpers (mean), judged against issue 19's targets (≤ 30 ms swept, ≤ 60 ms other). Wall: request sent → "
+        "script_finished. KiB sent: websocket bytes the client received per move (median).",
+        "",
+        table(rows),
+        "",
+        f"- Worst server CPU-ms per move: swept {max(swept, default=0):.0f} (target ≤ 30), other "
+        f"{max(other, default=0):.0f} (target ≤ 60); pages meeting both: "
+        f"{sum(1 for p in args.pages if all(_meets(r) for r in rows if r['page'] == p))} of {len(args.pages)}",
+    ])
+    print(text)
+    print(f"(server log: {data / 'server.log'})")
+    if not args.no_write:
+        if not RESULT_FILE.exists():
+            RESULT_FILE.parent.mkdir(parents=True, exist_ok=True)
+            RESULT_FILE.write_text(TITLE, encoding="utf-8")
+        write_section(args.label, text, RESULT_FILE)
+
+
+def _meets(row: dict) -> bool:
+    return "error" not in row and row["request_mean"] + row["helpers_mean"] <= TARGET_MS[row["kind"]]
+
+
+if __name__ == "__main__":
+    main()
