@@ -158,11 +158,15 @@ async def sample_usage(tree: ProcessTree, until: float, samples: list[tuple[floa
         await asyncio.sleep(1.0)
 
 
-async def warm_up(url: str, pages: tuple[str, ...], tally: Tally) -> list[tuple[str, float]]:
-    """Open every page once (imports, caches): (page, seconds) each."""
-    async with StreamlitSession(url, timeout_s=300) as tab:
-        return [(page, tally.add("cold open", page, await tab.open_page(page)).latency_s)
-                for page in (*pages, "train_live")]
+async def warm_up(url: str, pages: tuple[str, ...], tally: Tally, tabs: int = 1) -> list[tuple[str, float]]:
+    """Open every page once (imports, caches) in each of `tabs` tabs, one after another — one per web process: the
+    proxy sends each new connection to the next one: (page, seconds) each."""
+    opened = []
+    for _ in range(tabs):
+        async with StreamlitSession(url, timeout_s=300) as tab:
+            opened += [(page, tally.add("cold open", page, await tab.open_page(page)).latency_s)
+                       for page in (*pages, "train_live")]
+    return opened
 
 
 async def runs_stored(db: Path, count: int, until: float) -> bool:
@@ -197,7 +201,7 @@ async def load(args, url: str, tree: ProcessTree, db: Path) -> dict:
         browser_thread = threading.Thread(target=browse, daemon=True, name="chromium-cross-check")
         browser_thread.start()
     try:
-        cold_opens = await warm_up(url, tuple(args.pages), cold)
+        cold_opens = await warm_up(url, tuple(args.pages), cold, tabs=args.web_processes)
     finally:
         start = time.monotonic()
         until = start + args.duration_s
