@@ -4,7 +4,7 @@
 
 For each page, two kinds of move, each a new value every time (cache misses, as a learner's drag):
 "swept" moves the page's swept setting (`Lesson.sweep`, or the setting a learner drags most on a page
-without one), "other" moves another setting. Per move it times, in CPU milliseconds of this process
+without one), each "other" row another setting. Per move it times, in CPU milliseconds of this process
 (`time.process_time`: every thread's CPU, so a torch op spinning two cores counts twice):
 
     compute    lesson.compute(values)
@@ -28,16 +28,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# page → (swept setting, values), (other setting, values): a new value on every move
+# page → (swept setting, values), then other settings, values: a new value on every move
 MOVES = {
     "spring": (("c", [0.1 + 0.01 * n for n in range(40)]), ("k", [1.1 + 0.05 * n for n in range(40)])),
     "discretize": (("dt", [0.1 + 0.01 * n for n in range(40)]), ("c", [0.3 + 0.01 * n for n in range(40)])),
-    "rings": (("r_max", [0.90 + 0.001 * n for n in range(40)]), ("r_min", [0.3 + 0.001 * n for n in range(40)])),
+    "rings": (("r_max", [0.90 + 0.001 * n for n in range(40)]), ("r_min", [0.3 + 0.001 * n for n in range(40)]),
+              ("n", [1024 - 8 * n for n in range(40)])),
     "lru_stability": (("steps", [20 + 5 * n for n in range(27)]),
                       ("seed", [1, 2, 3, 4, 5, 6, 7, 8, 9, 0] + [(s, 0.003) for s in range(10)])),
-    "propagation": (("nu", [0.01 + 0.001 * n for n in range(40)]), ("theta", [20 + 5 * n for n in range(30)])),
-    "eos_view": (("t", [n for n in range(40)]), ("scale", [1.0 + 0.1 * n for n in range(40)])),
-    "online_learners": (("beta", [0.1 + 0.05 * n for n in range(38)]), ("seed", list(range(1, 41)))),
+    "propagation": (("nu", [0.01 + 0.001 * n for n in range(40)]), ("theta", [20 + 5 * n for n in range(30)]),
+                    ("gap", [101 + n for n in range(40)]), ("length", [201 + n for n in range(40)])),
+    "eos_view": (("t", [n for n in range(40)]), ("scale", [1.0 + 0.1 * n for n in range(40)]),
+                 ("T", [49 + n for n in range(40)])),
+    "online_learners": (("beta", [0.1 + 0.05 * n for n in range(38)]), ("seed", list(range(1, 41))),
+                        ("n_keys", [9 + n for n in range(40)])),
 }
 
 
@@ -97,7 +101,8 @@ def main() -> None:
     for page in args.pages:
         from app.lessons import lesson
         lesson(page)      # import (and torch's first call) outside the timings
-        for which, label in ((0, "swept"), (1, "other")):
+        for which in range(len(MOVES[page])):
+            label = "swept" if which == 0 else "other"
             r = measure(page, which, args.moves)
             print(f"{page:<16}{label:<7}{r['setting']:<9}{r['compute']:>9.1f}{r['figures']:>9.1f}{r['text']:>7.1f}"
                   f"{r['move']:>9.1f}{r['member']:>9.1f}", flush=True)
