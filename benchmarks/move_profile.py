@@ -31,7 +31,9 @@ core/figure code):
                 that wait in its queue, so this is an upper bound; benchmarks/move_cost.py reads the websocket)
 
 Medians over the moves (each column its own median: the columns need not add up to the total). Writes the
-table to benchmarks/results/move_profile-cpu.md under a heading named by --label.
+table to benchmarks/results/move_profile-cpu.md under a heading named by --label. Run it in the server's
+environment (what scripts/app.sh exports, e.g. thread counts or STREAMLIT_RUNNER_POST_SCRIPT_GC): the results
+header records the variables that change these figures.
 """
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from streamlit import config  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.runtime import forward_msg_cache  # noqa: E402
 from streamlit.runtime.scriptrunner import script_runner as script_runner_module  # noqa: E402
@@ -73,6 +76,7 @@ ABSORBING = {"preview", "compute", "figures", "to_json"}
 # The preview's own work: a family's members (compute + one chart each) and the figure with its frames.
 PREVIEW_FUNCTIONS = (("app.kit.sweep", "sweep_family"), ("app.kit.sweep", "sweep_member"),
                      ("app.kit.sweep_figure", "member"), ("app.kit.sweep_figure", "preview_figure"))
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 SCRIPT = "from app.kit.render import render_lesson\nfrom app.lessons import lesson\nrender_lesson(lesson({page!r}))\n"
 
 
@@ -254,7 +258,7 @@ def profile_page(page: str, moves: int, ledger: CpuLedger) -> dict[str, dict[str
             at.slider(key=key).set_value(value).run()
             assert not at.exception, at.exception
             send_s, size = send_cost(ledger.messages, sent)
-            gc_outside = "gc" not in ledger.seconds
+            gc_outside = "gc" not in ledger.seconds and config.get_option("runner.postScriptGC")
             if gc_outside:                         # AppTest skips it; a server pays it after every run (in the script)
                 gc_started = time.thread_time()
                 gc.collect(2)
@@ -265,7 +269,7 @@ def profile_page(page: str, moves: int, ledger: CpuLedger) -> dict[str, dict[str
             if n == 0:
                 continue                                # the first move of a kind pays one-off imports
             seconds = dict(ledger.seconds)
-            seconds["script"] = seconds.get("script", 0.0) + (seconds["gc"] if gc_outside else 0.0)
+            seconds["script"] = seconds.get("script", 0.0) + (seconds.get("gc", 0.0) if gc_outside else 0.0)
             inner = sum(seconds.get(p, 0.0) for p in PIECES if p not in ("script", "send", "helpers", "total"))
             seconds.update(elements=seconds["script"] - inner, send=send_s,
                            helpers=helpers_s + max(0.0, other_threads))
@@ -322,6 +326,9 @@ def main() -> None:
     parser.add_argument("--conditions", default="", help="what else ran on the machine (for the results file)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the results file alone")
     args = parser.parse_args()
+    gc_variable = os.environ.get("STREAMLIT_RUNNER_POST_SCRIPT_GC")    # `streamlit run` reads it; AppTest does not
+    if gc_variable is not None:
+        config.set_option("runner.postScriptGC", gc_variable.strip().lower() in ("true", "1", "yes"))
     ledger = CpuLedger()
     import app.kit.render  # noqa: F401 — load the app's modules so that their imported names can be rewrapped
     missing = install(ledger)
@@ -330,6 +337,8 @@ def main() -> None:
         rows.append((page, profile_page(page, args.moves, ledger)))
         print(table(rows[-1:]).splitlines()[-2:], flush=True)
     machine = f"{platform.node()} · {platform.machine()} · {os.cpu_count()} cores"
+    environment = ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in THREAD_VARIABLES) \
+        + f", runner.postScriptGC={config.get_option('runner.postScriptGC')}"
     text = "\n".join([
         f"`python benchmarks/move_profile.py {shlex.join(sys.argv[1:])}` · {time.strftime('%Y-%m-%d %H:%M')} · "
         f"{machine}" + (f" · {args.conditions}" if args.conditions else ""),
@@ -339,6 +348,8 @@ def main() -> None:
         "hash, gc and elements (the rest); send = protobuf serialization for the websocket; helpers = other threads "
         "and child processes; total = script + send + helpers. Targets (issue 19): ≤ 30 ms for a swept move, "
         "≤ 60 ms for any other, previews included.",
+        "",
+        f"Environment: {environment}.",
         "",
         table(rows),
         "",
