@@ -24,8 +24,9 @@ core/figure code):
     send        ForwardMsg.SerializeToString of every message the run enqueued (the server's event loop does
                 this before the websocket send; timed here after the run), with the browser's message cache
                 emulated (a cacheable message sent before goes as a reference)
-    helpers     CPU of this process's other threads and of its child processes during the move (a preview pool,
-                a trainer service): none today
+    helpers     CPU of this process's other threads (BLAS/OpenMP workers spinning, pool threads) and of its child
+                processes (a preview pool) during the move, waited for until they go quiet
+    processes   of which child processes
     total       script + send + helpers: the server CPU of the move
     KiB sent    the serialized messages' bytes (every message the run enqueued; the real server coalesces some
                 that wait in its queue, so this is an upper bound; benchmarks/move_cost.py reads the websocket)
@@ -70,7 +71,7 @@ PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation", "eos_v
 OTHER = {"spring": "k", "discretize": "c", "rings": "r_min", "lru_stability": "r_max", "propagation": "theta",
          "eos_view": "t", "online_learners": "beta"}
 PIECES = ("script", "compute", "figures", "to_dict", "to_json", "preview", "hash", "gc", "elements", "send",
-          "helpers", "total")
+          "helpers", "processes", "total")
 # A piece nested in one of these counts in the outer one (a member's compute is preview CPU).
 ABSORBING = {"preview", "compute", "figures", "to_json"}
 # The preview's own work: a family's members (compute + one chart each) and the figure with its frames.
@@ -270,8 +271,9 @@ def profile_page(page: str, moves: int, ledger: CpuLedger) -> dict[str, dict[str
                 continue                                # the first move of a kind pays one-off imports
             seconds = dict(ledger.seconds)
             seconds["script"] = seconds.get("script", 0.0) + (seconds.get("gc", 0.0) if gc_outside else 0.0)
-            inner = sum(seconds.get(p, 0.0) for p in PIECES if p not in ("script", "send", "helpers", "total"))
-            seconds.update(elements=seconds["script"] - inner, send=send_s,
+            inner = sum(seconds.get(p, 0.0) for p in PIECES
+                        if p not in ("script", "send", "helpers", "processes", "total"))
+            seconds.update(elements=seconds["script"] - inner, send=send_s, processes=helpers_s,
                            helpers=helpers_s + max(0.0, other_threads))
             seconds["total"] = seconds.get("script", 0.0) + send_s + seconds["helpers"]
             for piece in PIECES:
@@ -346,8 +348,8 @@ def main() -> None:
         "CPU milliseconds of one slider move, median over the moves (each to a new value); columns as in the "
         "script's docstring: script = the whole script run, of which compute, figures, to_dict, to_json, preview, "
         "hash, gc and elements (the rest); send = protobuf serialization for the websocket; helpers = other threads "
-        "and child processes; total = script + send + helpers. Targets (issue 19): ≤ 30 ms for a swept move, "
-        "≤ 60 ms for any other, previews included.",
+        "and child processes (processes: the latter alone); total = script + send + helpers. Targets (issue 19): "
+        "≤ 30 ms for a swept move, ≤ 60 ms for any other, previews included.",
         "",
         f"Environment: {environment}.",
         "",
