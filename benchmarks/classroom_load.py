@@ -396,7 +396,7 @@ def target_lines(result: dict, args) -> list[str]:
 
 def memory_csv_path(label: str) -> Path:
     """benchmarks/results/classroom_load-memory[-<label>].csv: one file per results section."""
-    slug = "".join(c if c.isalnum() else "-" for c in label.lower()).strip("-")
+    slug = "-".join("".join(c if c.isalnum() else " " for c in label.lower()).split())
     return RESULTS / (f"classroom_load-memory-{slug}.csv" if slug else "classroom_load-memory.csv")
 
 
