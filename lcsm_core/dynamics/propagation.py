@@ -23,7 +23,7 @@ import numpy as np
 from ..divergence import DIVERGENCE_BOUND, stop_index
 from .discretize import discretize
 from .eigen_responses import mode_trajectories
-from .eos_bridge import eos_response
+from .eos_bridge import eos_response, eos_responses
 from .spring import spring_mass_damper
 
 SPRING_DT = 0.1                       # s per step for the spring systems
@@ -206,10 +206,9 @@ def token_responses(steps: int) -> TokenResponses:
     """One EOS scan per spring and one batched scan over the grid eigenvalues, of a single pulse at step 0."""
     pulse = np.zeros(steps)
     pulse[0] = 1.0
-    springs = {}
-    for name, c in SPRING_CASES.items():
-        y, x = eos_response(discretize(spring_mass_damper(1.0, c, 1.0), SPRING_DT, "zoh"), pulse / SPRING_DT)
-        springs[f"{name} (c = {c:g})"] = (y[:, 0], x)
+    systems = [discretize(spring_mass_damper(1.0, c, 1.0), SPRING_DT, "zoh") for c in SPRING_CASES.values()]
+    springs = {f"{name} (c = {c:g})": (y[:, 0], x)                          # the three springs share one scan
+               for (name, c), (y, x) in zip(SPRING_CASES.items(), eos_responses(systems, pulse / SPRING_DT))}
     lam = np.exp(lru_exponent(NU_GRID[:, None], THETA_DEG_GRID[None, :])).ravel()
     grid = mode_trajectories(lam, pulse).reshape(len(NU_GRID), len(THETA_DEG_GRID), steps)
     return TokenResponses(steps=steps, springs=springs, grid=grid)
