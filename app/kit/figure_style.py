@@ -16,6 +16,11 @@ The chart hygiene rules live here, once (tests/app/test_figure_hygiene.py holds 
 - values below float precision are drawn in a labelled band (`precision_band`), not at a fake floor;
 - a figure with frames (▶ play, or a page's drag-to-preview chart, `app.kit.sweep_figure`) fixes every value
   axis's range, so the picture does not jump between frames.
+
+Smaller payloads (`build` does both, once per figure): a float64 array is sent as float32 where the eye cannot
+tell (`compact_array`: its span is more than `FLOAT32_SPAN` of its size and its values fit float32 comfortably;
+hover shows 6 digits, float32 holds 7), and a line of more than `MAX_LINE_POINTS` points is thinned to its
+extremes per pixel-sized bucket (`decimated`).
 """
 from __future__ import annotations
 
@@ -40,6 +45,10 @@ TITLE_LINE_CHARS = 44  # a title line that fits a chart as wide as a phone (≈ 
 SUBTITLE_ROW_CHARS = 40  # subplot titles' characters a row of panels fits on a phone (a line: 40 // columns)
 TITLE_LINE_PX = 20
 CLEAR = "rgba(0,0,0,0)"
+FLOAT32_SPAN = 1e-3    # float32's 1e-7 rounding stays under 1e-4 of the drawn span: invisible
+FLOAT32_LIMIT = 1e30   # magnitudes float32 holds with room (its range ends near 3.4e38; its normals near 1e-38)
+MAX_LINE_POINTS = 4000  # a line drawn with more points than this is thinned (a chart is at most ~2000 px wide)
+COMPACTED = ("x", "y", "z")
 
 
 def plotly_array(spec: dict) -> np.ndarray:
@@ -61,10 +70,67 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
             for name, spec in axes.items()}
     for name in ("xaxis", "yaxis"):
         axes.setdefault(name, {**NUMBER_FORMAT, **_flat_range(traces, name, {})})
+    traces = [_compacted(trace) for trace in traces]            # after the flat ranges: they read full precision
     layout = dict(title=title_spec, height=height,
                   margin=dict(l=55, r=15, t=top, b=margin_bottom), showlegend=legend, legend=legend_spec,
                   font=dict(size=13), shapes=list(shapes), annotations=list(annotations), **axes)
     return go.Figure(data=traces, layout=layout, frames=frames)
+
+
+def compact_array(values):
+    """`values` as float32 when that cannot change the picture (see the module's docstring), else unchanged."""
+    if not isinstance(values, np.ndarray) or values.dtype != np.float64 or values.size < 16:
+        return values
+    finite = np.abs(values[np.isfinite(values)])
+    if not finite.size:
+        return values
+    size, nonzero = float(finite.max()), finite[finite > 0]
+    if size > FLOAT32_LIMIT or (nonzero.size and float(nonzero.min()) < 1 / FLOAT32_LIMIT):
+        return values
+    if float(np.nanmax(values[np.isfinite(values)]) - np.nanmin(values[np.isfinite(values)])) <= FLOAT32_SPAN * size:
+        return values
+    return values.astype(np.float32)
+
+
+def decimated(x: np.ndarray, y: np.ndarray, points: int = MAX_LINE_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """A line of more than `points` points thinned to the first, the last, and each bucket's lowest and highest
+    point (in order): the drawn envelope is the same at any chart width, spikes included."""
+    n = len(y)
+    if n <= points or len(x) != n:
+        return x, y
+    buckets = max(1, (points - 2) // 2)
+    edges = np.linspace(1, n - 1, buckets + 1).astype(int)
+    keep = [0, n - 1]
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        if hi <= lo:
+            continue
+        part = np.nan_to_num(np.asarray(y[lo:hi], dtype=float), nan=0.0)
+        keep += [lo + int(np.argmin(part)), lo + int(np.argmax(part))]
+    index = np.unique(keep)
+    return x[index], y[index]
+
+
+def _compacted(trace):
+    """A scatter line thinned (`decimated`) and its float64 arrays sent as float32 where safe (`compact_array`)."""
+    if not isinstance(trace, go.Scatter | go.Heatmap | go.Bar):
+        return trace
+    changes = {}
+    if isinstance(trace, go.Scatter) and "markers" not in str(trace.mode or "lines") and trace.y is not None \
+            and trace.x is not None and len(trace.y) > MAX_LINE_POINTS and trace.customdata is None \
+            and trace.text is None:
+        x, y = np.asarray(trace.x), np.asarray(trace.y)
+        if x.ndim == y.ndim == 1 and x.dtype.kind in "fiu" and y.dtype.kind in "fiu":
+            changes["x"], changes["y"] = decimated(x, y)
+    for name in COMPACTED:
+        if name not in trace:
+            continue
+        values = changes.get(name, getattr(trace, name))
+        smaller = compact_array(values)
+        if smaller is not values:
+            changes[name] = smaller
+    if changes:
+        trace.update(changes)
+    return trace
 
 
 def _top_band(title: str, height: int, legend_side: str, annotations, margin_top: int | None):
