@@ -9,18 +9,17 @@ import sys
 from pathlib import Path
 
 import streamlit as st
-import torch
 from starlette.middleware import Middleware
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # so `app.kit` imports when Streamlit imports this file as `serve`
     sys.path.insert(0, str(ROOT))
 
+from app.kit import web_process  # noqa: E402
 from app.kit.host_guard import HostGuard  # noqa: E402
 
-# One torch thread per web process: its torch work is small page computes, and a second OpenMP thread spin-waits
-# on a core the other web processes and the trainer need — 2–10× the CPU per move once the server is busy
-# (benchmarks/page_compute_cpu.py vs --threads 1). Training runs in worker processes, which set their own.
-torch.set_num_threads(1)
+# One BLAS/OpenMP/torch thread, every page's module imported and the heap frozen, before any session connects:
+# 2-10x less CPU per move on a busy server (app/kit/web_process.py says why and what was measured).
+web_process.prepare()
 
 app = st.App("streamlit_app.py", middleware=[Middleware(HostGuard)])
