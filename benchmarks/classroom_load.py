@@ -93,9 +93,9 @@ async def learner(n: int, url: str, pages: tuple[str, ...], until: float, tally:
                         break
                     sliders, stuck = tab.number_sliders(f"{page}."), False
                     if not sliders:
-                        await asyncio.sleep(rng.uniform(*think_s))      # reads the page
+                        await think(tab, rng.uniform(*think_s), tally, page)      # reads the page
                     for _ in range(rng.randint(2, 5) if sliders else 0):
-                        await asyncio.sleep(rng.uniform(*think_s))
+                        await think(tab, rng.uniform(*think_s), tally, page)
                         if time.monotonic() >= until:
                             break
                         slider = rng.choice(sliders)
@@ -110,6 +110,19 @@ async def learner(n: int, url: str, pages: tuple[str, ...], until: float, tally:
         except Exception as err:  # noqa: BLE001 — a refused or dropped connection is an error of the run
             tally.errors.append(f"learner {n}: {type(err).__name__}: {err}"[:300])
             await asyncio.sleep(1.0)
+
+
+async def think(tab: StreamlitSession, seconds: float, tally: Tally, page: str) -> None:
+    """A learner reading the page for `seconds`, while the tab does what a browser does meanwhile: every polling
+    fragment it drew (a chart waiting for its drag-preview family) reruns at its interval, until it stops."""
+    end = time.monotonic() + seconds
+    while tab.fragments and time.monotonic() < end:
+        await asyncio.sleep(min(min(tab.fragments.values()), max(0.0, end - time.monotonic())))
+        if time.monotonic() >= end:
+            return
+        for polled in await tab.poll_fragments():
+            tally.add("preview poll", page, polled)
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
 
 
 def run_line(tab: StreamlitSession) -> str:
@@ -262,6 +275,8 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
     b = result["browsers"]
     rows = [("page open (protocol clients)", tally.latencies.get("page", [])),
             ("slider move (protocol clients)", tally.latencies.get("slider", [])),
+            ("drag-preview poll while a family is computed (fragment rerun, as a browser does)",
+             tally.latencies.get("preview poll", [])),
             ("Train live poll, 1 per s per trainer (fragment rerun)", tally.latencies.get("train poll", [])),
             ("▶ Play pressed (rerun)", tally.latencies.get("play", [])),
             (f"slider move in chromium, key press → drawn ({args.browsers} tabs, '{b.get('label', '?')}')",
@@ -361,7 +376,8 @@ def cpu_lines(result: dict, args) -> list[str]:
         f"- **Server CPU during the {seconds:.0f} s clock**: {split} CPU-s ({serving / seconds:.2f} cores serving; "
         f"training workers {spent['workers'] / seconds:.2f} cores)",
         f"- **Server CPU per learner interaction: {per:.0f} ms** ({serving:.1f} CPU-s of the serving processes ÷ "
-        f"{moves} slider moves + {opens} page opens; the trainers' {len(tally.latencies.get('train poll', []))} "
+        f"{moves} slider moves + {opens} page opens; the {len(tally.latencies.get('preview poll', []))} preview "
+        f"polls and reruns they caused and the trainers' {len(tally.latencies.get('train poll', []))} "
         f"polls are in it too, so this is an upper bound; {serving * 1e3 / moves if moves else 0:.0f} ms per slider "
         "move if the opens were free). Per page: benchmarks/move_cost.py",
         f"- **Capacity: ≈ {per_core:.0f} learners per core** at this pace — {args.utilization:.0%} × 1000 ms ÷ "
