@@ -11,6 +11,16 @@ if [ "${1:-}" = "--tests" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
   python3 -m pip install --quiet --disable-pip-version-check ray==2.60.0
 fi
+# Several web processes (LCSM_WEB_PROCESSES > 1, scripts/web_tier.py) run behind Debian's HAProxy; the browser
+# test of the web tier needs it too.
+if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && apt-get install -y -qq haproxy >/dev/null
+  else
+    echo "note: haproxy not found and not root: only one web process can run (LCSM_WEB_PROCESSES=1)," \
+         "and the web-tier browser tests will be skipped (apt-get install haproxy)" >&2
+  fi
+fi
 # Browser tests drive Debian's chromium (Playwright's own browser download is not used).
 # The emoji font makes page icons render in headless screenshots as they do in a desktop browser.
 if [ "${1:-}" = "--tests" ] && { ! command -v chromium >/dev/null 2>&1 || \
