@@ -111,3 +111,16 @@ def test_a_star_turns_the_host_check_off_but_not_the_origin_check():
     assert refusal(scope("lab.example:8501"), frozenset({"*"})) is None
     assert refusal(scope("lab.example:8501", "http://other.example:8501"), frozenset({"*"}))
     assert refusal(scope("lab.example:8501"), frozenset({"localhost"}))
+
+
+def test_behind_haproxy_the_public_host_and_origin_pass_and_the_check_host_too():
+    """HAProxy (scripts/web_tier.py) passes the browser's Host through: Host and Origin both name the public
+    port, not the web process's own loopback port; its health check sends Host 127.0.0.1 with no Origin."""
+    scope = lambda host, origin=None: {"type": "websocket", "headers": [(b"host", host.encode())] + (
+        [(b"origin", origin.encode())] if origin else [])}
+    web_process = allowed_hosts({}, server_address="127.0.0.1")
+    assert refusal(scope("127.0.0.1:8501", "http://127.0.0.1:8501"), web_process) is None
+    assert refusal(scope("localhost:8501", "http://localhost:8501"), web_process) is None
+    assert refusal(scope("127.0.0.1"), web_process) is None                              # the health check
+    assert refusal(scope("127.0.0.1:8501", "http://127.0.0.1:41001"), web_process)      # an internal port's page
+    assert refusal(scope("evil.example:8501", "http://evil.example:8501"), web_process)  # rebinding, proxied
