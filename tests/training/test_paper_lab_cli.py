@@ -54,22 +54,16 @@ def test_bad_flags_give_one_line_and_exit_2(tmp_path, subprocess_env, flags, mes
 
 
 @pytest.mark.slow
-def test_ray_runs_the_grid_on_a_local_instance(tmp_path, monkeypatch):
-    ray = pytest.importorskip("ray")
-    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    try:
-        runner = GridRunner(tmp_path / "ray.sqlite", ray_address="auto")
-        spec = GridSpec(ablation="parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8,
-                        lrs=(1e-2,), steps=3, batch_size=4)
-        out = tmp_path / "out.txt"
-        with out.open("w") as f:
-            summary, results = run_grid(spec, runner, out=f)
-        assert summary["ran_now"] == 2 and summary["held"] in (True, False) and len(results) == 2
-        assert {r.status for r in RunStore(runner.db_path).list_runs()} == {"completed"}
-        assert runner.where == "Ray at auto"
-    finally:
-        ray.shutdown()
+def test_ray_runs_the_grid_on_a_local_instance(tmp_path, local_ray):
+    runner = GridRunner(tmp_path / "ray.sqlite", ray_address="auto")
+    spec = GridSpec(ablation="parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8,
+                    lrs=(1e-2,), steps=3, batch_size=4)
+    out = tmp_path / "out.txt"
+    with out.open("w") as f:
+        summary, results = run_grid(spec, runner, out=f)
+    assert summary["ran_now"] == 2 and summary["held"] in (True, False) and len(results) == 2
+    assert {r.status for r in RunStore(runner.db_path).list_runs()} == {"completed"}
+    assert runner.where == "Ray at auto"
 
 
 def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsys):

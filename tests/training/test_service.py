@@ -198,20 +198,14 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
-def test_with_a_ray_address_runs_train_on_ray_and_obey_their_owner(tmp_path, monkeypatch):
-    ray = pytest.importorskip("ray")
-    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    try:
-        service = start_in_thread(tmp_path / "ray.sqlite", ray_address="auto", max_concurrent=1)
-        client = TrainerClient(tmp_path / "ray.sqlite", start_service=False)
-        run_id = client.submit(tiny_config(max_steps=5000), "alice", start_paused=True)
-        assert client.command(run_id, "alice", "step", 2)
-        assert wait_for(lambda: client.store.get_run(run_id).steps == 2, 120)
-        assert worker_pid(client, run_id) != os.getpid()               # a Ray worker process trained it
-        assert not client.command(run_id, "mallory", "resume")
-        assert client.stop(run_id, "alice", "done on Ray") and client.wait(run_id, 60)
-        assert client.store.get_run(run_id).reason == "done on Ray"
-        service.shutdown()
-    finally:
-        ray.shutdown()
+def test_with_a_ray_address_runs_train_on_ray_and_obey_their_owner(tmp_path, local_ray):
+    service = start_in_thread(tmp_path / "ray.sqlite", ray_address="auto", max_concurrent=1)
+    client = TrainerClient(tmp_path / "ray.sqlite", start_service=False)
+    run_id = client.submit(tiny_config(max_steps=5000), "alice", start_paused=True)
+    assert client.command(run_id, "alice", "step", 2)
+    assert wait_for(lambda: client.store.get_run(run_id).steps == 2, 120)
+    assert worker_pid(client, run_id) != os.getpid()               # a Ray worker process trained it
+    assert not client.command(run_id, "mallory", "resume")
+    assert client.stop(run_id, "alice", "done on Ray") and client.wait(run_id, 60)
+    assert client.store.get_run(run_id).reason == "done on Ray"
+    service.shutdown()
