@@ -73,7 +73,11 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
     traces = [_compacted(trace) for trace in traces]            # after the flat ranges: they read full precision
     layout = dict(title=title_spec, height=height,
                   margin=dict(l=55, r=15, t=top, b=margin_bottom), showlegend=legend, legend=legend_spec,
-                  font=dict(size=13), shapes=list(shapes), annotations=list(annotations), **axes)
+                  font=dict(size=13), **axes)
+    if shapes:                       # only when there are some: an unvalidated figure keeps an empty list as is
+        layout["shapes"] = list(shapes)
+    if annotations:
+        layout["annotations"] = list(annotations)
     # The traces were validated when the page made them and the layout here is ours: validating the whole figure a
     # second time was 30-45 % of a page's figure CPU (benchmarks/results/page_compute-cpu.md).
     return go.Figure(data=traces, layout=layout, frames=frames, _validate=False)
