@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config import RunConfig, SizeLimits
 from .control import COMMANDS
@@ -27,8 +28,10 @@ from .manager import (
     place_taken_message,
     queue_full_message,
 )
-from .service import ServiceBusy, TrainerService, start_in_thread
 from .store import PlaceTaken, QueueFull, RunStore, default_db_path
+
+if TYPE_CHECKING:
+    from .service import TrainerService
 
 TRAINER_ENV = "LCSM_TRAINER"          # "external": a separate `python -m lcsm_core.training.service` runs
 DEFAULT_MAX_QUEUE = 20
@@ -156,6 +159,10 @@ def shared_client(db_path: str | os.PathLike | None = None) -> TrainerClient:
 def _start_local_service(path: Path) -> None:
     """A service thread for `path` in this process, unless one runs here already or another process wins."""
     import atexit
+
+    # Imported here, not at the top: `python -m lcsm_core.training.service` imports this package first, and a
+    # service module already imported by then makes runpy warn that it may run twice.
+    from .service import ServiceBusy, start_in_thread
     path = path.resolve()
     with _SHARED_LOCK:
         running = _SERVICES.get(path)
