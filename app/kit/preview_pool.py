@@ -13,8 +13,12 @@ byte-bounded cache, where every session of the process finds it.
   refused (`request` returns None) and the page says the preview is paused; previews come back when quiet.
 - Never outlives the server: each worker watches its parent and exits when it is gone (kill -9 included).
 
-`LCSM_PREVIEW_WORKERS` (default 1) sets the worker count; 0 computes a family in the requesting session after
-its page is drawn (the old way; no process). `LCSM_PREVIEW_MAX_LOAD` sets the 1-minute load average above which
+A worker keeps a quarter of the web process's cache budget (`LCSM_CACHE_MB`; at least 16 MiB, or
+`LCSM_PREVIEW_CACHE_MB`): it only needs the lessons' own sub-results while it computes a family, and the finished
+families live in the web process's cache.
+
+`LCSM_PREVIEW_WORKERS` (default 1) sets the worker count; 0 computes a family in the requesting session after its
+page is drawn (the old way; no process). `LCSM_PREVIEW_MAX_LOAD` sets the 1-minute load average above which
 new families are shed (default: 2 × the core count).
 """
 from __future__ import annotations
@@ -47,6 +51,20 @@ def max_load() -> float:
         return 2.0 * (os.cpu_count() or 1)
 
 
+def worker_cache_mb() -> float:
+    """The cache budget of a preview worker in MiB: LCSM_PREVIEW_CACHE_MB, else a quarter of the web process's."""
+    try:
+        return max(1.0, float(os.environ["LCSM_PREVIEW_CACHE_MB"]))
+    except (KeyError, ValueError):
+        pass
+    from .cache import DEFAULT_MB
+    try:
+        web = float(os.environ.get("LCSM_CACHE_MB", DEFAULT_MB))
+    except ValueError:
+        web = DEFAULT_MB
+    return max(16.0, web / 4)
+
+
 def machine_busy() -> bool:
     try:
         return os.getloadavg()[0] > max_load()
@@ -55,8 +73,10 @@ def machine_busy() -> bool:
 
 
 # --- in the worker process ------------------------------------------------------------------------------------
-def _start_worker(parent_pid: int) -> None:
-    """Lowest priority, and gone with the server: a thread exits the process once its parent has changed."""
+def _start_worker(parent_pid: int, cache_mb: float) -> None:
+    """Lowest priority, a smaller cache (read when the worker first imports app.kit.cache, after this), and gone
+    with the server: a thread exits the process once its parent has changed."""
+    os.environ["LCSM_CACHE_MB"] = f"{cache_mb:g}"
     try:
         os.nice(19)
     except OSError:
@@ -146,6 +166,7 @@ class PreviewPool:
             from lcsm_core.spawning import main_hidden_from_workers
             with main_hidden_from_workers():
                 self._executor = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
-                                                     initializer=_start_worker, initargs=(os.getpid(),))
+                                                     initializer=_start_worker,
+                                                     initargs=(os.getpid(), worker_cache_mb()))
                 self._executor.submit(int).result()        # start the workers while __main__ is hidden
         return self._executor

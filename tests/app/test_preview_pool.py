@@ -38,6 +38,16 @@ def test_a_busy_machine_sheds_new_families(monkeypatch):
     assert pool._executor is None                                           # nothing was started for it
 
 
+def test_a_worker_keeps_a_quarter_of_the_cache_budget(monkeypatch):
+    from app.kit.cache import budget_bytes
+    monkeypatch.setenv("LCSM_CACHE_MB", "160")
+    pool = PreviewPool(1, lambda key, members: None)
+    try:
+        assert pool._pool().submit(budget_bytes).result(timeout=120) == 40 * 2**20
+    finally:
+        pool._executor.shutdown(cancel_futures=True)
+
+
 def test_the_family_store_is_the_byte_bounded_cache():
     assert preview.FAMILIES.budget > 0 and preview.FAMILIES.name == "previews"
 
