@@ -10,14 +10,15 @@ poll and rebuilding no figure when no step arrived. The run shown travels in the
 from __future__ import annotations
 
 import re
-import threading
 import uuid
-from collections import OrderedDict
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from app.kit.cache import STORES
+from app.kit.chart_element import ChartSpec, chart_spec
+from app.kit.classroom import presenter_figure
 from app.kit.figure_style import (
     PALETTE,
     axis,
@@ -32,7 +33,7 @@ from app.kit.literal import literal
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
-from app.kit.widgets import show_chart
+from app.kit.widgets import PRESENTING_KEY, show_chart
 from lcsm_core.tasks import TASK_NAMES
 from lcsm_core.training import RunConfig, RunRow, RunStore, SizeLimits, run_config, shared_client
 from lcsm_core.training.compare import differences, runs_csv, runs_json
@@ -278,55 +279,46 @@ def shown_run(client, run: RunRow) -> None:
         show_chart(figures["eigen"], "train-live-eigenvalues", container=right)
 
 
-# --- the poll's reads and figures, cached per process: a poll reads only new rows, builds only on news ---
-CACHED_RUNS = 32                     # runs whose metric rows and figures this process keeps (≤ ~1 MB each)
+# --- the poll's reads and figures, in the process's byte-bounded cache: a poll reads only new rows, builds only on news
+POLLED = STORES["results"]           # (kind, store file, run id) → what this process last read or built for the run
 MAX_EIGEN_FRAMES = 60                # the replay's frames: ~35 ms of serialization per poll, not ~300
-_CACHE_LOCK = threading.Lock()
-_METRICS: OrderedDict[tuple[str, int], tuple[int, dict[str, np.ndarray]]] = OrderedDict()
-_FIGURES: OrderedDict[tuple[str, int], tuple[tuple, dict[str, dict]]] = OrderedDict()   # one version per run
-
-
-def _remember(cache: OrderedDict, key, value) -> None:
-    with _CACHE_LOCK:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > CACHED_RUNS:
-            cache.popitem(last=False)
 
 
 def run_metrics(store: RunStore, run_id: int) -> dict[str, np.ndarray]:
     """The run's metric columns (RunStore.metrics), reading only the rows written since this process last
     read them."""
-    key = (str(store.path), run_id)
-    with _CACHE_LOCK:
-        last_row, known = _METRICS.get(key, (0, None))
+    key = ("train_live.metrics", str(store.path), run_id)
+    last_row, known = POLLED.lookup(key, (0, None))
     new, last_row = store.metrics_since(run_id, last_row)
     if known is not None and len(new["step"]):
         new = {name: np.concatenate([known[name], new[name]]) for name in known}
     elif known is not None:
         return known
-    _remember(_METRICS, key, (last_row, new))
+    POLLED.put(key, (last_row, new))
     return new
 
 
-def run_figures(store: RunStore, run: RunRow, metrics: dict[str, np.ndarray], zoom: bool) -> dict[str, dict]:
-    """The shown run's curves and eigenvalue figures (as figure dicts), built again only when a step arrived
-    (rows, last step or status changed) or the zoom changed; snapshots are read only then."""
+def run_figures(store: RunStore, run: RunRow, metrics: dict[str, np.ndarray], zoom: bool) -> dict[str, ChartSpec]:
+    """The shown run's curves and eigenvalue charts, as the specs the browser receives (one version per run),
+    built again only when a step arrived (rows, last step or status changed) or the zoom or the presenter view
+    changed; snapshots are read only then. A poll with no news re-sends cached strings."""
     rows = len(metrics["step"])
-    key, stamp = (str(store.path), run.id), (rows, float(metrics["step"][-1]) if rows else None, run.status, zoom)
-    with _CACHE_LOCK:
-        cached_stamp, cached = _FIGURES.get(key, (None, None))
+    present = bool(st.session_state.get(PRESENTING_KEY))
+    stamp = (rows, float(metrics["step"][-1]) if rows else None, run.status, zoom, present)
+    key = ("train_live.figures", str(store.path), run.id)
+    cached_stamp, cached = POLLED.lookup(key, (None, None))
     if cached_stamp == stamp:
         return cached
     figures = {}
     if rows:
         diverged_at = float(metrics["step"][-1]) if run.status == "diverged" else None
-        figures["curves"] = curves_figure(metrics, "training curves", diverged_at).to_dict()
+        figures["curves"] = curves_figure(metrics, "training curves", diverged_at)
     snapshots = store.snapshots(run.id)
     if snapshots:
-        figures["eigen"] = eigen_figure(thinned(snapshots, MAX_EIGEN_FRAMES), zoom).to_dict()
-    _remember(_FIGURES, key, (stamp, figures))
-    return figures
+        figures["eigen"] = eigen_figure(thinned(snapshots, MAX_EIGEN_FRAMES), zoom)
+    specs = {name: chart_spec(presenter_figure(fig.to_dict()) if present else fig) for name, fig in figures.items()}
+    POLLED.put(key, (stamp, specs))
+    return specs
 
 
 def thinned(snapshots: list, at_most: int) -> list:
