@@ -149,12 +149,8 @@ def waiting_chart(lesson: Lesson, frozen: tuple, plain: ChartSpec, present: bool
     poll()
 
 
-def preview_spec(page: str, frozen: tuple, present: bool, lesson: Lesson, family: Family) -> ChartSpec:
-    return _preview_spec(page, frozen, present, lesson, family)
-
-
 @cached(store="charts")
-def _preview_spec(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> ChartSpec:
+def preview_spec(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> ChartSpec:
     """The chart at these settings with its family as frames, as the JSON the browser receives."""
     from .render import chart_specs
     current = json.loads(chart_specs(page, frozen, False, _lesson)[_lesson.sweep.chart].spec)
