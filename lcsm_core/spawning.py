@@ -1,5 +1,6 @@
-"""Starting spawn-method worker processes from inside a Streamlit server (the paper lab's pool, the training
-workers): both hide the app's `__main__` while their workers start."""
+"""Starting workers from inside a Streamlit server: spawn-method processes (the paper lab's pool, the training
+workers), which hide the app's `__main__` while they start, and the one connection to a Ray cluster (the paper
+lab's grids, the trainer service's runs)."""
 from __future__ import annotations
 
 import contextlib
@@ -18,3 +19,12 @@ def main_hidden_from_workers():
         yield
     finally:
         sys.modules["__main__"] = main
+
+
+def connected_ray(address: str, **options):
+    """The `ray` module, connected to the cluster at `address` once per process (later calls reuse it).
+    `options` go to `ray.init` (e.g. log_to_driver=False). ImportError when Ray is not installed."""
+    import ray
+    if not ray.is_initialized():
+        ray.init(address=address, **options)
+    return ray

@@ -12,6 +12,7 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+from ..spawning import connected_ray
 from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
 from ..training import RunConfig, RunRow, RunStore, default_db_path
 from .grid import Cell, GridSpec, cell_key, cells
@@ -138,11 +139,9 @@ class GridRunner:
 
     def _submit_ray(self, args) -> list[Future]:
         try:
-            import ray
+            ray = connected_ray(self.ray_address)
         except ImportError:
             raise ValueError("a Ray address was given but Ray is not installed (pip install ray)") from None
-        if not ray.is_initialized():
-            ray.init(address=self.ray_address)
         remote = ray.remote(num_cpus=1)(run_one)
         return [remote.remote(*job).future() for job in args]
 

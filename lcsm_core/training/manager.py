@@ -29,6 +29,8 @@ from pathlib import Path
 
 import torch
 
+from lcsm_core.spawning import connected_ray
+
 from .config import RunConfig, SizeLimits
 from .control import RemoteControl, RunControl
 from .recorder import record_run
@@ -59,10 +61,7 @@ def default_max_concurrent(run_memory_bytes: float | None = None) -> int:
 
 def ray_slots(address: str) -> int:
     """Trainings at once on a Ray cluster: one per CPU (or GPU) it has."""
-    import ray
-    if not ray.is_initialized():
-        ray.init(address=address, log_to_driver=False)
-    resources = ray.cluster_resources()
+    resources = connected_ray(address, log_to_driver=False).cluster_resources()
     return max(1, int(max(resources.get("CPU", 1), resources.get("GPU", 0))))
 
 

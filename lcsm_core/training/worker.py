@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 
-from lcsm_core.spawning import main_hidden_from_workers
+from lcsm_core.spawning import connected_ray, main_hidden_from_workers
 
 from .control import COMMANDS, RemoteControl, RunControl
 
@@ -159,9 +159,7 @@ class RayWorker:
     "interrupted" (the store sees their owners gone)."""
 
     def __init__(self, index: int, db_path: str, events, threads: int, address: str):
-        import ray
-        if not ray.is_initialized():
-            ray.init(address=address, log_to_driver=False)
+        connected_ray(address, log_to_driver=False)
         self.index, self.db_path, self.events, self.threads = index, db_path, events, threads
         self.run_id: int | None = None
         self.exitcode: str | None = None
