@@ -74,6 +74,10 @@ class Sweep:
     points: int = 21
     values: tuple = ()
     figure: Callable[[Values, Any], Any] | None = None
+    # The page's `compute` at every value of the family in one core call (a batch instead of a loop):
+    # compute_many(held, values) -> [result or None (the core refuses that value)], equal member by member to
+    # `compute({**held, setting: value})` (tests/app/test_sweep.py checks). None: `compute` once per value.
+    compute_many: Callable[[Values, list], list] | None = None
 
 
 @dataclass(frozen=True)

@@ -58,5 +58,11 @@ def sweep_member(lesson: Lesson, held: dict, value: Any) -> dict | None:
 def sweep_family(lesson: Lesson, held: dict) -> list[dict]:
     """One member per value of the swept setting (`sweep_values`), in order."""
     setting = lesson.settings[lesson.sweep.setting]
-    members = (sweep_member(lesson, held, value) for value in sweep_values(setting, lesson.sweep, held))
+    values = sweep_values(setting, lesson.sweep, held)
+    if lesson.sweep.compute_many is None:
+        members = (sweep_member(lesson, held, value) for value in values)
+    else:                                                # one core call for the whole family
+        results = lesson.sweep.compute_many(held, values)
+        members = (member(setting, value, chart_figure(lesson, {**held, setting.name: value}, result).to_dict())
+                   for value, result in zip(values, results) if result is not None)
     return [m for m in members if m is not None]
