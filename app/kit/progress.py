@@ -1,23 +1,93 @@
-"""This session's score: which exercises and challenges the learner solved, per lesson and across lessons.
+"""A tab's score: which exercises and challenges the learner solved, per lesson and across lessons.
 
-What was solved lives in session state (one set of titles per page and kind), so it survives moving between
-pages in one browser tab and starts again in a new session. The counts are against the lesson files as they
-are now: an exercise a teacher removed no longer counts.
+What was solved belongs to the tab's learner token (`?learner=` in the URL, made on the tab's first page, as
+Train live's `?owner=`): each right answer is written to the run store's file (`lcsm_core.progress_store`) and
+read back when a session starts, so a reload, a typed link carrying the token or a reconnect to another web
+process finds the score again. A teacher's link carries no token: whoever opens it gets a fresh one (its own
+score). `?class=CODE` joins the tab to a teacher's class (`app.kit.class_join`). The counts are against the
+lesson files as they are now: an exercise a teacher removed no longer counts.
 """
 from __future__ import annotations
 
+import re
+import sqlite3
+import uuid
 from dataclasses import dataclass
 
 import streamlit as st
 
+from lcsm_core.progress_store import ProgressStore, StoreFile
+from lcsm_core.training.store import default_db_path
+
+from .class_join import keep_class
 from .lesson_text import LessonText
 
 KINDS = ("exercise", "challenge")
+LEARNER_PARAM, LEARNER_KEY, LOADED_KEY = "learner", "progress.learner", "progress.loaded"
+LEARNER_TOKEN = re.compile(r"[0-9a-f]{32}")
+_FILES: dict[str, StoreFile] = {}                       # one connection per store file per process
+
+
+def store_file() -> StoreFile:
+    """The run store's file of this process ($LCSM_DATA_DIR read on each call: tests point it elsewhere)."""
+    path = str(default_db_path())
+    if path not in _FILES:
+        _FILES[path] = StoreFile(path)
+    return _FILES[path]
+
+
+def learner_token() -> str:
+    """This tab's learner token: from the link when it carries a well-formed one, else a fresh one; kept in the
+    session and put back in the URL on every run (the navigation drops a page's query)."""
+    if LEARNER_KEY not in st.session_state:
+        value = st.query_params.get(LEARNER_PARAM, "")
+        st.session_state[LEARNER_KEY] = value if LEARNER_TOKEN.fullmatch(value) else uuid.uuid4().hex
+    token = st.session_state[LEARNER_KEY]
+    if st.query_params.get(LEARNER_PARAM) != token:
+        st.query_params[LEARNER_PARAM] = token
+    try:
+        keep_class(token, store_file())
+    except (sqlite3.Error, OSError):                     # no store file: the tab keeps its score alone
+        pass
+    return token
+
+
+class SolvedTitles(set):
+    """The titles solved of one page and kind; `add` also writes the right answer to the store under the tab's
+    learner token (a store that cannot be written leaves the session's score and says so on the page)."""
+
+    def __init__(self, page: str, kind: str, titles=()):
+        super().__init__(titles)
+        self.page, self.kind = page, kind
+
+    def add(self, title: str) -> None:
+        if title in self:
+            return
+        super().add(title)
+        try:
+            ProgressStore(store_file()).record_solved(learner_token(), self.page, self.kind, title)
+        except (sqlite3.Error, OSError) as why:
+            st.warning(f"Your answer counts in this tab, but could not be saved for a reload: {why}", icon="💾")
 
 
 def solved_titles(page: str, kind: str) -> set:
-    """The titles of the `kind`s ("exercise" or "challenge") of `page` solved in this session (a live set)."""
-    return st.session_state.setdefault(f"{page}.{kind}s.solved", set())
+    """The titles of the `kind`s ("exercise" or "challenge") of `page` this tab's learner solved (a live set)."""
+    key = f"{page}.{kind}s.solved"
+    learner_token()                                      # keep the token in the URL on every page run
+    if key not in st.session_state:
+        st.session_state[key] = SolvedTitles(page, kind, stored_solved().get((page, kind), ()))
+    return st.session_state[key]
+
+
+def stored_solved() -> dict[tuple[str, str], set[str]]:
+    """What the store holds for this tab's learner, read once per session ({} when the store cannot be read)."""
+    if LOADED_KEY not in st.session_state:
+        try:
+            st.session_state[LOADED_KEY] = ProgressStore(store_file()).solved(learner_token())
+        except (sqlite3.Error, OSError) as why:
+            st.warning(f"Your earlier answers could not be read: {why}", icon="💾")
+            st.session_state[LOADED_KEY] = {}
+    return st.session_state[LOADED_KEY]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,53 @@
+"""A learner joins a teacher's class through the link: `?class=CODE`.
+
+The code is read once per session, checked against the store (a code no class has is noted once, and the tab
+goes on alone), remembered with the tab's learner token (`ProgressStore.join_class`: the class view counts this
+tab's answers from then on) and kept in the URL on every page run, as the learner token is.
+"""
+from __future__ import annotations
+
+import sqlite3
+
+import streamlit as st
+
+from lcsm_core.class_store import CLASS_CODE, ClassStore
+from lcsm_core.progress_store import ProgressStore, StoreFile
+
+from .literal import literal
+
+CLASS_PARAM, CLASS_KEY = "class", "progress.class"
+
+
+def keep_class(token: str, file: StoreFile) -> str | None:
+    """The class this tab joined (None: none); joins it on the session's first run with a `?class=` link."""
+    if CLASS_KEY not in st.session_state:
+        st.session_state[CLASS_KEY] = _join(token, file, st.query_params.get(CLASS_PARAM))
+    code = st.session_state[CLASS_KEY]
+    if code is not None and st.query_params.get(CLASS_PARAM) != code:
+        st.query_params[CLASS_PARAM] = code
+    return code
+
+
+def _join(token: str, file: StoreFile, raw: str | None) -> str | None:
+    if raw is None:
+        return _remembered(token, file)
+    code = raw.strip().upper()
+    try:
+        if CLASS_CODE.fullmatch(code) and ClassStore(file).exists(code):
+            ProgressStore(file).join_class(token, code)
+            return code
+    except sqlite3.Error as why:
+        st.warning(f"The class {literal(code)} could not be joined: {why}. Your answers count in this tab only.",
+                   icon="👥")
+        return None
+    st.warning(f"This link's class code {literal(raw)} is not a class on this server: your answers count in "
+               "this tab only. Ask your teacher for the link again.", icon="👥")
+    return None
+
+
+def _remembered(token: str, file: StoreFile) -> str | None:
+    """The class a reloaded tab (its token in the URL, its class dropped) joined before."""
+    try:
+        return ProgressStore(file).class_of(token)
+    except sqlite3.Error:
+        return None

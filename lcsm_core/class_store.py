@@ -1,0 +1,67 @@
+"""Classes: a teacher creates one and gets a short code (for learners' links) and a secret (for the class view).
+
+The store keeps the code and the SHA-256 of the secret, never the secret: a learner's link carries only the code,
+and reading the file does not open the class view. The class view's counts are anonymous: per lesson item, how
+many of the class's learners (tabs) solved it.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from lcsm_core.progress_store import StoreFile
+from lcsm_core.training.store import owner_hash
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"      # no 0/O or 1/I: read aloud and typed from a projector
+CODE_LENGTH = 6
+CLASS_CODE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+TEACHER_SECRET = re.compile(r"[0-9a-f]{32}")
+
+
+@dataclass(frozen=True)
+class ClassResults:
+    code: str
+    learners: int                                   # tabs joined
+    solved: dict[tuple[str, str, str], int]         # (page, kind, title) → how many learners solved it
+
+
+class ClassStore:
+    def __init__(self, file: StoreFile | str | os.PathLike | None = None):
+        self.file = file if isinstance(file, StoreFile) else StoreFile(file)
+
+    def create_class(self) -> tuple[str, str]:
+        """A new class: (code, teacher secret). The secret is returned once; only its hash is kept."""
+        secret = secrets.token_hex(16)
+        for _ in range(20):                          # 32^6 ≈ 10^9 codes: a clash is rare, retried
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            try:
+                with self.file.lock:
+                    self.file.db.execute("INSERT INTO classes (code, teacher, created_at) VALUES (?,?,?)",
+                                         (code, owner_hash(secret), time.time()))
+                return code, secret
+            except sqlite3.IntegrityError:
+                continue
+        raise RuntimeError("no free class code after 20 tries")
+
+    def exists(self, code: str) -> bool:
+        with self.file.lock:
+            return self.file.db.execute("SELECT 1 FROM classes WHERE code=?", (code,)).fetchone() is not None
+
+    def class_of_teacher(self, secret: str) -> str | None:
+        """The code of the class this teacher secret opens, or None."""
+        with self.file.lock:
+            row = self.file.db.execute("SELECT code FROM classes WHERE teacher=?", (owner_hash(secret),)).fetchone()
+        return None if row is None else row[0]
+
+    def results(self, code: str) -> ClassResults:
+        """How many of the class's learners solved each item (one query; a learner counts once per item)."""
+        with self.file.lock:
+            learners = self.file.db.execute("SELECT COUNT(*) FROM learners WHERE class_code=?", (code,)).fetchone()[0]
+            rows = self.file.db.execute(
+                "SELECT p.page, p.kind, p.title, COUNT(*) FROM progress p JOIN learners l ON l.learner = p.learner "
+                "WHERE l.class_code=? GROUP BY p.page, p.kind, p.title", (code,)).fetchall()
+        return ClassResults(code, learners, {(page, kind, title): n for page, kind, title, n in rows})

@@ -1,0 +1,94 @@
+"""A tab's solved exercises and challenges last: kept in the run store's file under the tab's learner token
+(hashed), read back by a reload or a typed link with the token, never shared between tabs; a teacher's link
+starts a fresh learner."""
+import sqlite3
+
+import pytest
+
+from lcsm_core.class_store import CLASS_CODE, ClassStore
+from lcsm_core.progress_store import ProgressStore, StoreFile
+from lcsm_core.training.store import owner_hash
+from tests.app.pages import click, open_page, url_value
+
+TOKEN, OTHER = "a" * 32, "b" * 32
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_the_store_keeps_what_a_learner_solved_once_and_only_its_hash(tmp_path):
+    store = ProgressStore(tmp_path / "runs.sqlite")
+    store.record_solved(TOKEN, "spring", "exercise", "Critical damping")
+    store.record_solved(TOKEN, "spring", "exercise", "Critical damping")          # a second Check: no second row
+    store.record_solved(TOKEN, "rings", "challenge", "Long memory")
+    assert store.solved(TOKEN) == {("spring", "exercise"): {"Critical damping"},
+                                   ("rings", "challenge"): {"Long memory"}}
+    assert store.solved(OTHER) == {}
+    again = ProgressStore(tmp_path / "runs.sqlite")                                  # another process, same file
+    assert again.solved(TOKEN) == store.solved(TOKEN)
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        learners = {row[0] for row in db.execute("SELECT learner FROM progress")}
+    assert learners == {owner_hash(TOKEN)}
+    with pytest.raises(ValueError, match="kind"):
+        store.record_solved(TOKEN, "spring", "quiz", "x")
+
+
+def test_the_store_file_is_the_run_store_in_wal_mode(tmp_path):
+    file = StoreFile(tmp_path / "runs.sqlite")
+    assert file.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_class_counts_its_learners_once_per_item_and_keeps_only_the_secrets_hash(tmp_path):
+    file = StoreFile(tmp_path / "runs.sqlite")
+    classes, progress = ClassStore(file), ProgressStore(file)
+    code, secret = classes.create_class()
+    assert CLASS_CODE.fullmatch(code) and classes.exists(code) and classes.class_of_teacher(secret) == code
+    assert classes.class_of_teacher(OTHER) is None and not classes.exists("AAAAAA")
+    for token in (TOKEN, OTHER):
+        progress.join_class(token, code)
+        progress.record_solved(token, "spring", "exercise", "Critical damping")
+    progress.record_solved(TOKEN, "spring", "challenge", "Ring down")
+    progress.record_solved("c" * 32, "spring", "exercise", "Critical damping")       # not in the class
+    results = classes.results(code)
+    assert results.learners == 2
+    assert results.solved == {("spring", "exercise", "Critical damping"): 2, ("spring", "challenge", "Ring down"): 1}
+    dump = "\n".join(file.db.iterdump())
+    assert secret not in dump and TOKEN not in dump
+
+
+# --- in the app --------------------------------------------------------------------------------------------
+def solve_spring_exercise(at) -> None:
+    """The ⚖️ critically damped preset, then Check on the first exercise: right."""
+    click(at, "spring.preset.1")
+    click(at, "spring.exercise.0.check")
+    assert any("Correct" in s.value for s in at.success)
+
+
+def exercises_heading(at) -> str:
+    return next(h.value for h in at.subheader if h.value.startswith("✏️ Exercises"))
+
+
+def test_a_reload_or_a_typed_link_with_the_token_keeps_what_was_solved(data_dir):
+    at = open_page("spring")
+    token = url_value(at, "learner")
+    assert len(token) == 32 and "0 of 3 solved" in exercises_heading(at)
+    solve_spring_exercise(at)
+    assert "1 of 3 solved" in exercises_heading(at)
+    reloaded = open_page("spring", {"learner": token, "m": "2"})                # a fresh session, the tab's URL
+    assert "1 of 3 solved" in exercises_heading(reloaded)
+    assert url_value(reloaded, "learner") == token
+    elsewhere = open_page("rings", {"learner": token})                          # the score across lessons
+    assert any("1 of" in m.value and "exercises" in m.value for m in elsewhere.sidebar.markdown)
+
+
+def test_two_tabs_and_a_teacher_link_do_not_share_a_score(data_dir):
+    first = open_page("spring")
+    solve_spring_exercise(first)
+    second = open_page("spring", {"c": "0.2"})                                   # a teacher's link: no token
+    assert url_value(second, "learner") != url_value(first, "learner")
+    assert "0 of 3 solved" in exercises_heading(second)
+    forged = open_page("spring", {"learner": "not-a-token"})                      # a bad token: a fresh one
+    assert url_value(forged, "learner") != "not-a-token" and "0 of 3 solved" in exercises_heading(forged)
