@@ -20,12 +20,21 @@ A lesson file is Markdown a teacher edits without Python:
     Prompt text (Markdown): a goal reached by moving the settings (or a number to find).
     target: min_radius >= 0.99        ← same grammar as check:; every target must hold
     target: max_horizon < 150
-    hint: / explain: as for exercises
+    hint: / explain: as for exercises; a line that goes on without a field name continues the
+    field above it (until a blank line)
+    ## Quantities
+    - half_life: envelope half-life t½ [s]      ← how feedback names a live quantity, and its unit
 
 Check lines: `NAME OP VALUE [± TOL[%]]` with OP one of = < > <= >=, or `NAME between A and B`;
 VALUE/A/B are numbers or names of live quantities the page provides (listed on the page).
 Several `check:` (or `target:`) lines must all hold. Challenges are graded exactly like exercises;
 the page shows them in their own block, and a teacher link can open one (`?challenge=N`).
+
+Feedback speaks the page's words: a failing condition is told with each quantity's label and unit from the
+file's `## Quantities` list (`[yes/no]` marks a 1-or-0 flag) and numbers formatted for reading, never
+the variable name. Display math `$$…$$` may span lines: `markdown` rewrites it to the block form the
+page's Markdown renderer reads (a `$$` opening a line with its content after it would otherwise swallow
+the text that follows as red TeX source).
 
 Each page reads only its own file (`lesson_file`): a mistake in one lesson file marks only its page.
 """
@@ -38,12 +47,16 @@ from pathlib import Path
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
 FIELDS = ("check", "target", "answer", "hint", "explain")
+PROSE_FIELDS = ("hint", "explain")                           # fields whose text may go on over several lines
+QUANTITIES = "Quantities"                                    # the section naming the page's live quantities
+FLAG_UNIT = "yes/no"
 CONDITION = {"Exercise": "check", "Challenge": "target"}     # the settings-condition line of each section kind
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _TERM = rf"(?:{_NUMBER}|[A-Za-z_]\w*)"
 _COMPARE = re.compile(rf"^\s*(\w+)\s*(<=|>=|=|<|>)\s*({_TERM})\s*(?:±\s*({_NUMBER})\s*(%?))?\s*$")
 _BETWEEN = re.compile(rf"^\s*(\w+)\s+between\s+({_TERM})\s+and\s+({_TERM})\s*$")
 _ANSWER = re.compile(rf"^\s*({_TERM})\s*(?:±\s*({_NUMBER})\s*(%?))?\s*$")
+_WORD = re.compile(r"^\s*[-*]\s*([A-Za-z_]\w*)\s*:\s*(.+?)\s*(?:\[([^\]]*)\])?\s*$")
 
 
 class LessonFormatError(ValueError):
@@ -79,6 +92,18 @@ class LessonText:
     exercises: tuple[Exercise, ...]
     extra: dict = field(default_factory=dict)   # any other "## Section" → Markdown
     challenges: tuple[Exercise, ...] = ()       # "## Challenge: …" sections, graded like exercises
+    words: dict = field(default_factory=dict)   # live quantity → Word (its label and unit), from "## Quantities"
+
+
+@dataclass(frozen=True)
+class Word:
+    """How the page names a live quantity: `label` as the page shows it, `unit` ('' for none, FLAG_UNIT for a flag)."""
+    label: str
+    unit: str = ""
+
+    @property
+    def is_flag(self) -> bool:
+        return self.unit == FLAG_UNIT
 
 
 @dataclass(frozen=True)
@@ -94,6 +119,7 @@ def parse_lesson(text: str) -> LessonText:
     objectives = tuple(line.lstrip("-* ").strip() for line in sections.pop("Objectives", "").splitlines()
                        if line.strip().startswith(("-", "*")))
     body = sections.pop("Lesson", "").strip()
+    words = _words(sections.pop(QUANTITIES, ""))
     graded = {kind: [] for kind in CONDITION}
     for heading in [h for h in sections if h.startswith(tuple(CONDITION))]:
         kind = next(k for k in CONDITION if heading.startswith(k))
@@ -104,7 +130,52 @@ def parse_lesson(text: str) -> LessonText:
             raise LessonFormatError(f"front matter needs '{key}:'")
     return LessonText(page=meta["page"], title=meta["title"], objectives=objectives, body=body,
                       exercises=tuple(graded["Exercise"]), extra={k: v.strip() for k, v in sections.items()},
-                      challenges=tuple(graded["Challenge"]))
+                      challenges=tuple(graded["Challenge"]), words=words)
+
+
+def markdown(text: str) -> str:
+    """Lesson Markdown as the page hands it to `st.markdown`: a display equation `$$…$$` that spans lines is
+    rewritten in block form (`$$`, the equation, `$$`, each on its own line). Streamlit's renderer reads a line
+    opening with `$$` as a math block whose first line is a label, so `$$a =\\n b.$$` would lose `a =` and run
+    the block on to the end of the text, all shown as red TeX source."""
+    lines, out, n = text.splitlines(), [], 0
+    while n < len(lines):
+        opening = re.match(r"^(\s*)\$\$(.*)$", lines[n])
+        close = next((j for j in range(n + 1, len(lines)) if "$$" in lines[j]), None)
+        if opening is None or "$$" in opening.group(2) or close is None:
+            out.append(lines[n])                  # prose, a one-line equation, or an unclosed $$ (left as written)
+            n += 1
+            continue
+        indent, first = opening.groups()
+        last, _, after = lines[close].partition("$$")
+        equation = [part.strip() for part in (first, *lines[n + 1:close], last) if part.strip()]
+        out += [f"{indent}$$", *(indent + part for part in equation), f"{indent}$$"]
+        if after.strip():
+            out.append(indent + after.strip())
+        n = close + 1
+    return "\n".join(out)
+
+
+def objectives_line(lesson: LessonText) -> str:
+    return "**You will learn to** " + " · ".join(lesson.objectives) if lesson.objectives else ""
+
+
+def notes(lesson: LessonText) -> list[str]:
+    """The lesson's prose, then every other section under its heading, as the page draws them."""
+    return [markdown(lesson.body)] + [markdown(f"#### {heading}\n\n{text}") for heading, text in lesson.extra.items()]
+
+
+def item_markdown(n: int, item: Exercise, numbered: bool = True) -> str:
+    """An exercise's or challenge's question as the page draws it."""
+    return markdown((f"**{n + 1}. {item.title}** — " if numbered else "") + item.prompt)
+
+
+def markdown_pieces(lesson: LessonText) -> list[str]:
+    """Every piece of Markdown the page draws from a lesson file: objectives, notes, questions, hints and
+    explanations (the hints and explanations close the feedback messages)."""
+    items = lesson.exercises + lesson.challenges
+    return ([objectives_line(lesson)] + notes(lesson) + [item_markdown(n, item) for n, item in enumerate(items)]
+            + [markdown(text) for item in items for text in (item.hint, item.explain) if text])
 
 
 def lesson_files(directory: Path | None = None) -> list[Path]:
@@ -181,18 +252,42 @@ def _sections(text: str) -> dict[str, str]:
     return sections
 
 
+def _words(text: str) -> dict[str, Word]:
+    """`- name: label [unit]` lines of the Quantities section (other lines are notes for the teacher)."""
+    words = {}
+    for line in text.splitlines():
+        found = _WORD.match(line)
+        if found:
+            name, label, unit = found.groups()
+            words[name] = Word(label.strip(), (unit or "").strip())
+        elif line.strip().startswith(("-", "*")):
+            raise LessonFormatError(f"{QUANTITIES}: cannot read '{line.strip()}' (write '- name: label [unit]')")
+    return words
+
+
 def _exercise(title: str, text: str, kind: str = "Exercise") -> Exercise:
-    """An exercise or a challenge (`kind`): its conditions are `check:` lines, or `target:` lines."""
+    """An exercise or a challenge (`kind`): its conditions are `check:` lines, or `target:` lines.
+
+    The question comes first; then the field lines. A hint: or explain: may go on over the next lines (up to a
+    blank line or the next field); any other text among the fields is a mistake, reported, never glued onto the
+    question."""
     found = {f: [] for f in FIELDS}
-    prompt = []
+    prompt, open_field, where = [], None, f"{kind.lower()} '{title}'"
     for line in text.splitlines():
         key, sep, value = line.partition(":")
         if sep and key.strip().lower() in FIELDS and not line.startswith(" "):
-            found[key.strip().lower()].append(value.strip())
-        else:
+            open_field = key.strip().lower()
+            found[open_field].append(value.strip())
+        elif not line.strip():
+            open_field = None if open_field is None else ""            # a blank line closes a field's text
+        elif open_field in PROSE_FIELDS:
+            found[open_field][-1] += " " + line.strip()
+        elif open_field is None:
             prompt.append(line)
+        else:
+            raise LessonFormatError(f"{where}: '{line.strip()}' follows the {open_field or 'field'} lines; put the "
+                                    "question before them, or go on with a hint:/explain: text without a blank line")
     condition = CONDITION[kind]
-    where = f"{kind.lower()} '{title}'"
     for other in set(CONDITION.values()) - {condition}:
         if found[other]:
             raise LessonFormatError(f"{where}: use {condition}: lines here ({other}: belongs to another section)")
@@ -237,26 +332,93 @@ def holds(check: str, quantities: dict) -> bool:
     return {"<": got < target, ">": got > target, "<=": got <= target, ">=": got >= target}[op]
 
 
-def check_settings(ex: Exercise, quantities: dict) -> Feedback:
-    """Feedback on a check-kind exercise for the page's current live quantities."""
+def check_settings(ex: Exercise, quantities: dict, words: dict | None = None) -> Feedback:
+    """Feedback on a check-kind exercise for the page's current live quantities, in the words of `words`
+    (the lesson's Quantities: label and unit of each name)."""
     try:
         failing = [c for c in ex.checks if not holds(c, quantities)]
     except KeyError as missing:
         return Feedback(False, f"This refers to {missing}, which the page does not provide.")
     if not failing:
         return Feedback(True, "✅ Correct. " + ex.explain)
-    return Feedback(False, "Not yet: " + "; ".join(_what_fails(c, quantities) for c in failing) + ". "
+    return Feedback(False, "Not yet: " + "; ".join(what_fails(c, quantities, words or {}) for c in failing) + ". "
                     + (ex.hint or "Move the sliders and try again."))
 
 
-def _what_fails(check: str, quantities: dict) -> str:
-    """`zeta = 1 ± 0.02` does not hold (now zeta = 0.1) — the condition and the value that breaks it."""
-    names = sorted(n for n in Exercise("", "", checks=(check,)).names() if n in quantities)
-    now = ", ".join(f"{n} = {float(quantities[n]):.4g}" for n in names)
-    return f"`{check.strip()}` does not hold" + (f" (now {now})" if now else "")
+_SAYS = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "=": ""}
 
 
-def check_answer(ex: Exercise, answer: float | None, quantities: dict) -> Feedback:
+def what_fails(check: str, quantities: dict, words: dict) -> str:
+    """A condition that does not hold and the value that breaks it, in the page's words:
+    `half_life < 1` → "the envelope half-life t½ must be below 1 s (now ∞)"."""
+    between = _BETWEEN.match(check)
+    if between:
+        name, lo, hi = between.groups()
+        want = f"between {_term(lo, name, quantities, words)} and {_term(hi, name, quantities, words)}"
+        return f"{_label(name, words)} must be {want} (now {_now(name, quantities, words)})"
+    name, op, term, tol, percent = _COMPARE.match(check).groups()
+    word = words.get(name)
+    if word is not None and word.is_flag:
+        wanted = [v for v in (1.0, 0.0) if holds(check, {**quantities, name: v})]
+        if len(wanted) == 1:
+            return f"“{word.label}” must be {_yes_no(wanted[0])} (now {_now(name, quantities, words)})"
+    target = _term(term, name, quantities, words)
+    if op == "=":
+        want = (f"within {_number(float(tol))} % of {target}" if tol and percent
+                else f"{target} ± {_number(float(tol), _unit(name, words))}" if tol else target)
+    else:
+        want = f"{_SAYS[op]} {target}"
+    return f"{_label(name, words)} must be {want} (now {_now(name, quantities, words)})"
+
+
+def _label(name: str, words: dict) -> str:
+    return words[name].label if name in words else name
+
+
+def _unit(name: str, words: dict) -> str:
+    word = words.get(name)
+    return "" if word is None or word.is_flag else word.unit
+
+
+def _term(term: str, name: str, quantities: dict, words: dict) -> str:
+    """A check's right-hand side: a number in the unit of `name`, or another quantity's label and value."""
+    if re.fullmatch(_NUMBER, term):
+        return _number(float(term), _unit(name, words))
+    return f"{_label(term, words)} ({_now(term, quantities, words)})"
+
+
+def _now(name: str, quantities: dict, words: dict) -> str:
+    value = float(quantities[name])
+    word = words.get(name)
+    if word is not None and word.is_flag:
+        return _yes_no(value)
+    return _number(value, _unit(name, words))
+
+
+def _yes_no(value: float) -> str:
+    return {1.0: "yes", 0.0: "no"}.get(value, "not known yet")
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _number(value: float, unit: str = "") -> str:
+    """A number as a reader writes it: 3 significant digits, a Unicode minus, ∞, powers of ten as 1.5×10⁻¹²."""
+    if math.isnan(value):
+        return "undefined"
+    if math.isinf(value):
+        text = "∞" if value > 0 else "−∞"
+    elif value != 0 and not 1e-3 <= abs(value) < 1e5:
+        mantissa, exponent = f"{abs(value):.2e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        power = "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+        text = ("−" if value < 0 else "") + (power if mantissa == "1" else f"{mantissa}×{power}")
+    else:
+        text = (f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}").replace("-", "−")
+    return f"{text} {unit}".strip() if unit and not unit.startswith("%") else text + unit
+
+
+def check_answer(ex: Exercise, answer: float | None, quantities: dict, words: dict | None = None) -> Feedback:
     """Feedback on an answer-kind exercise for the number the student typed."""
     if answer is None or not math.isfinite(answer):
         return Feedback(False, "Type a number first.")

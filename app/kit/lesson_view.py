@@ -8,7 +8,17 @@ import streamlit as st
 
 from . import lesson_text
 from .cache import cached
-from .lesson_text import Exercise, LessonFormatError, LessonText, check_answer, check_settings
+from .lesson_text import (
+    Exercise,
+    LessonFormatError,
+    LessonText,
+    check_answer,
+    check_settings,
+    item_markdown,
+    markdown,
+    notes,
+    objectives_line,
+)
 from .progress import LessonProgress, lesson_progress, solved_titles
 
 
@@ -64,14 +74,13 @@ def lesson_intro(lesson: LessonText) -> None:
     """Title and objectives, at the top of the page."""
     st.title(lesson.title)
     if lesson.objectives:
-        st.markdown("**You will learn to** " + " · ".join(lesson.objectives))
+        st.markdown(objectives_line(lesson))
 
 
 def lesson_body(lesson: LessonText) -> None:
     with st.expander("📖 Lesson notes", expanded=False):
-        st.markdown(lesson.body)
-        for heading, text in lesson.extra.items():
-            st.markdown(f"#### {heading}\n\n{text}")
+        for piece in notes(lesson):           # the pieces tests/app/test_lesson_words.py renders
+            st.markdown(piece)
 
 
 def lesson_exercises(lesson: LessonText, quantities: dict) -> None:
@@ -86,7 +95,7 @@ def lesson_exercises(lesson: LessonText, quantities: dict) -> None:
     solved = solved_titles(lesson.page, "exercise")
     for n, ex in enumerate(lesson.exercises):
         with st.container(border=True):
-            graded_item(lesson.page, "exercise", n, ex, quantities)
+            graded_item(lesson.page, "exercise", n, ex, quantities, words=lesson.words)
     done = sum(ex.title in solved for ex in lesson.exercises)
     heading.subheader(f"✏️ Exercises · {done} of {len(lesson.exercises)} solved")
 
@@ -103,34 +112,36 @@ def lesson_challenges(lesson: LessonText, quantities: dict, focus: int | None = 
             with top, st.container(border=True):
                 st.subheader(f"🎯 Challenge {n + 1} of {len(lesson.challenges)}: {challenge.title}")
                 st.caption("Opened by your teacher's link. Reach the target, then press the button.")
-                graded_item(lesson.page, "challenge", n, challenge, quantities, numbered=False)
+                graded_item(lesson.page, "challenge", n, challenge, quantities, numbered=False, words=lesson.words)
             st.markdown(f"**{n + 1}. {challenge.title}** — ⬆️ at the top of the page.")
             continue
         with st.container(border=True):
-            graded_item(lesson.page, "challenge", n, challenge, quantities)
+            graded_item(lesson.page, "challenge", n, challenge, quantities, words=lesson.words)
     done = sum(c.title in solved for c in lesson.challenges)
     heading.subheader(f"🏆 Challenges · {done} of {len(lesson.challenges)} solved")
 
 
-def graded_item(page: str, kind: str, n: int, item: Exercise, quantities: dict, numbered: bool = True) -> None:
-    """One exercise or challenge: its prompt, the typed answer or the settings check, and the feedback, kept
-    until what it graded changes; a right answer joins this session's score."""
-    st.markdown((f"**{n + 1}. {item.title}** — " if numbered else "") + item.prompt)
+def graded_item(page: str, kind: str, n: int, item: Exercise, quantities: dict, numbered: bool = True,
+                words: dict | None = None) -> None:
+    """One exercise or challenge: its prompt, the typed answer or the settings check, and the feedback in the
+    page's words (`words`: the lesson's Quantities), kept until what it graded changes; a right answer joins
+    this session's score."""
+    st.markdown(item_markdown(n, item, numbered))
     key = f"{page}.{kind}.{n}"
     graded_on = tuple(sorted(quantities.items()))
     if item.kind == "answer":
         typed = st.number_input("Your answer", value=None, format="%.6g", key=f"{key}.answer")
         clicked = st.button("Check", key=f"{key}.check")
         stamp = (graded_on, typed)
-        feedback = check_answer(item, typed, quantities) if clicked else None
+        feedback = check_answer(item, typed, quantities, words) if clicked else None
     else:
         clicked = st.button("Check my settings", key=f"{key}.check")
         stamp = graded_on
-        feedback = check_settings(item, quantities) if clicked else None
+        feedback = check_settings(item, quantities, words) if clicked else None
     if feedback is not None:
         st.session_state[f"{key}.feedback"] = (stamp, feedback)
         if feedback.correct:
             solved_titles(page, kind).add(item.title)
     shown = st.session_state.get(f"{key}.feedback")
     if shown is not None and shown[0] == stamp:
-        (st.success if shown[1].correct else st.error)(shown[1].message)
+        (st.success if shown[1].correct else st.error)(markdown(shown[1].message))

@@ -84,10 +84,12 @@ def test_every_challenge_is_solved_by_its_solution_and_not_at_the_defaults(page)
 def test_train_live_challenge_grades_the_run_it_is_shown():
     [challenge] = load_lesson("train_live").challenges
     defaults = lesson("train_live").settings.defaults
-    slow = check_settings(challenge, train_quantities(defaults, best_acc=0.9902, steps=680))       # seed 0
-    assert not slow.correct and "`steps <= 400` does not hold (now steps = 680)" in slow.message
-    running = check_settings(challenge, train_quantities(defaults, best_acc=0.4, steps=200, active=True))
-    assert not running.correct and "best_acc >= 0.99" in running.message
+    words = load_lesson("train_live").words
+    slow = check_settings(challenge, train_quantities(defaults, best_acc=0.9902, steps=680), words)   # seed 0
+    assert not slow.correct and "step budget of the run shown must be at most 400 (now 680)" in slow.message
+    running = check_settings(challenge, train_quantities(defaults, best_acc=0.4, steps=200, active=True), words)
+    assert not running.correct and "best test accuracy of the run shown must be at least 0.99 (now 0.4)" \
+        in running.message
     copying = train_quantities({**defaults, "task": "selective_copying"}, best_acc=0.995, steps=300)
     assert not check_settings(challenge, copying).correct
 
@@ -102,7 +104,7 @@ def test_challenges_parse_with_target_lines_and_keep_exercises_apart():
         ("c", ("a > 2", "b between 0 and a"), None), ("typed", (), "4")]
     assert "Challenge: c" not in lesson_text.extra
     failing = check_settings(lesson_text.challenges[0], {"a": 1.5, "b": 1.0})
-    assert not failing.correct and "`a > 2` does not hold (now a = 1.5)" in failing.message
+    assert not failing.correct and "a must be above 2 (now 1.5)" in failing.message
 
 
 @pytest.mark.parametrize("section, message", [
@@ -145,7 +147,7 @@ def test_a_challenge_link_opens_it_at_the_top_and_solves_there():
     assert headings[0] == f"🎯 Challenge 1 of 1: {title.title}", headings
     assert any(title.prompt.split("\n")[0] in m.value for m in at.markdown)
     at.button(key="spring.challenge.0.check").click().run()
-    assert any("`half_life < 1` does not hold" in e.value for e in at.error)           # not at the defaults
+    assert any("envelope half-life t½ must be below 1 s (now 6.93 s)" in e.value for e in at.error)  # in its words
     for name, value in SOLUTIONS["spring"][0].items():
         at.slider(key=f"spring.{name}").set_value(value).run()
     at.button(key="spring.challenge.0.check").click().run()

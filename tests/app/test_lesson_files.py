@@ -42,11 +42,65 @@ def test_malformed_lessons_are_reported(text):
         lc.parse_lesson(text)
 
 
-def test_feedback_names_the_condition_that_fails_and_its_value_now():
+def test_feedback_names_the_condition_that_fails_and_its_value_now_in_the_pages_words():
     ex = Exercise("t", "p", checks=("zeta = 1 ± 0.02", "c > 0"), hint="raise c")
-    message = check_settings(ex, {"zeta": 0.1, "c": 0.2}).message
-    assert "`zeta = 1 ± 0.02` does not hold (now zeta = 0.1)" in message and "c > 0" not in message
+    words = {"zeta": lc.Word("damping ratio ζ"), "c": lc.Word("damping c", "kg/s")}
+    message = check_settings(ex, {"zeta": 0.1, "c": 0.2}, words).message
+    assert "damping ratio ζ must be 1 ± 0.02 (now 0.1)" in message and "damping c" not in message
     assert message.endswith("raise c")
+    assert "zeta" not in message
+
+
+@pytest.mark.parametrize("check, values, words, said", [
+    ("half_life < 1", {"half_life": float("inf")}, {"half_life": lc.Word("envelope half-life t½", "s")},
+     "envelope half-life t½ must be below 1 s (now ∞ s)"),
+    ("lru_exploded = 1", {"lru_exploded": 0.0}, {"lru_exploded": lc.Word("the LRU's state exploded", "yes/no")},
+     "“the LRU's state exploded” must be yes (now no)"),
+    ("claim_held = 0", {"claim_held": -1.0}, {"claim_held": lc.Word("the claim held", "yes/no")},
+     "“the claim held” must be no (now not known yet)"),
+    ("err < 1e-12", {"err": 3.2e-9}, {"err": lc.Word("relative error")},
+     "relative error must be below 10⁻¹² (now 3.2×10⁻⁹)"),
+    ("dt = limit ± 1%", {"dt": 0.5, "limit": 0.2}, {"dt": lc.Word("Δ", "s"), "limit": lc.Word("Euler's limit", "s")},
+     "Δ must be within 1 % of Euler's limit (0.2 s) (now 0.5 s)"),
+    ("h between 0.1 and 0.2", {"h": -1500.0}, {"h": lc.Word("distance")}, "distance must be between 0.1 and 0.2 "
+                                                                           "(now −1,500)"),
+    ("n > 1000", {"n": float("nan")}, {"n": lc.Word("horizon", "steps")}, "horizon must be above 1,000 steps "
+                                                                          "(now undefined)"),
+])
+def test_a_failing_condition_is_said_with_labels_units_and_readable_numbers(check, values, words, said):
+    assert lc.what_fails(check, values, words) == said
+
+
+def test_quantities_section_gives_words_and_stays_out_of_the_notes():
+    text = ("---\npage: x\ntitle: t\n---\n## Exercise: e\nq\ncheck: a > 1\n"
+            "## Quantities\nA note for the teacher.\n- a: the length a [m]\n- f: a flag [yes/no]\n- b: plain\n")
+    lesson = lc.parse_lesson(text)
+    assert lesson.words == {"a": lc.Word("the length a", "m"), "f": lc.Word("a flag", "yes/no"), "b": lc.Word("plain")}
+    assert lesson.words["f"].is_flag and "Quantities" not in lesson.extra
+    with pytest.raises(LessonFormatError, match="cannot read"):
+        lc.parse_lesson(text + "- 2bad label\n")
+
+
+def test_hint_and_explain_go_on_over_several_lines_and_never_reach_the_question():
+    text = ("---\npage: x\ntitle: t\n---\n## Exercise: e\nThe question,\non two lines.\n\ncheck: a > 1\n"
+            "hint: first line of the hint\nand its second line.\nexplain: it works — set m = 2 and\n"
+            "the metric agrees.\n")
+    [ex] = lc.parse_lesson(text).exercises
+    assert ex.prompt == "The question,\non two lines."
+    assert ex.hint == "first line of the hint and its second line."
+    assert ex.explain == "it works — set m = 2 and the metric agrees."
+    with pytest.raises(LessonFormatError, match="follows the check lines"):
+        lc.parse_lesson(text.replace("hint: first", "stray text\nhint: first"))
+    with pytest.raises(LessonFormatError, match="follows the"):
+        lc.parse_lesson(text + "\nText after a blank line.\n")
+
+
+def test_display_math_over_several_lines_becomes_a_math_block():
+    text = "Intro:\n\n$$a = b,\n\\qquad c = d.$$\n\nInline $x$ and $$y$$ stay.\n  $$p =\n  q$$ after"
+    assert lc.markdown(text) == ("Intro:\n\n$$\na = b,\n\\qquad c = d.\n$$\n\nInline $x$ and $$y$$ stay.\n"
+                                 "  $$\n  p =\n  q\n  $$\n  after")
+    assert lc.markdown("$$\nalready\n$$") == "$$\nalready\n$$"
+    assert lc.markdown("$$ unclosed\ntext") == "$$ unclosed\ntext"
 
 
 BREAKS = {"a bad check line": lambda text: text.replace("check: zeta = 1 ± 0.02", "check: zeta ~ 1"),
