@@ -123,8 +123,7 @@ def live(v: dict) -> dict[str, float]:
     lab, spec = shared_grid_runner(), grid_spec(v)
     ablation = ABLATIONS[spec.ablation]
     st.subheader(ablation.title)
-    st.markdown(f"**{ablation.question}**  \n📄 Paper: _{ablation.paper_finding}_  \n"
-                f"🔎 Checked here: {ablation.claim}.")
+    st.markdown(f"**{ablation.question}**  \n📄 Paper: _{ablation.paper_finding}_")     # its check: grid_results
     with st.expander(f"The {len(ablation.entries)} entries and how this grid differs from the paper"):
         st.dataframe(pd.DataFrame([{"label": label, "code": code, "τ": tau,
                                     "what it means": parse_code(code).describe()}
@@ -185,19 +184,25 @@ def grid_results(spec: GridSpec, polling: bool) -> dict[str, float]:
     elif not results:
         st.caption("No results for this grid yet: the shipped results are for the ablation's default settings "
                    "(click its preset). Run the grid to fill the heatmap.")
-    found = verdict(spec, results)
-    if found is None:
-        st.info(f"{len({r.key for r in results})} of {spec.cell_count} runs have finished; the claim is checked "
-                "once every cell has a result.")
-    elif found.held:
-        st.success(f"The paper's claim held here: {found.detail}.")
-    else:
-        st.error(f"The paper's claim did not hold at this scale: {found.detail}.")
+    kind, message = verdict_message(ABLATIONS[spec.ablation].claim, verdict(spec, results),
+                                    len({r.key for r in results}), spec.cell_count)
+    getattr(st, kind)(message)
     if rows:
         st.dataframe(pd.DataFrame([{"run": r.id, "label": r.label, "status": r.status, "steps": r.steps,
                                     "best test acc": r.best_test_acc, "seconds": round(r.wall_s, 1), "note": r.reason}
                                    for r in rows]), hide_index=True, width="stretch")
     return grid_quantities(spec, results, live_cells, shipped is not None)
+
+
+def verdict_message(claim: str, found, finished: int, cells: int) -> tuple[str, str]:
+    """The page's one statement of the claim and its verdict (a `verdict` on this grid's numbers, or None while
+    cells are missing) as (st.info / st.success / st.error, text): the claim is never said apart from it."""
+    said = f"🔎 Checked here: “{claim}”"
+    if found is None:
+        return "info", f"{said} — once every cell has a result ({finished} of {cells} runs have finished)."
+    if found.held:
+        return "success", f"{said} — **held** on these numbers: {found.detail}."
+    return "error", f"{said} — **did not hold** at this scale: {found.detail}."
 
 
 def grid_quantities(spec: GridSpec, results: list, live_cells: list, shipped: bool) -> dict[str, float]:

@@ -77,3 +77,36 @@ def test_key_value_pairs_stay_within_a_quarter_of_the_shortest_sequence(store):
     assert_clean(at, "link")
     assert at.slider(key="paper_lab.kv_pairs").value == 4 and at.slider(key="paper_lab.kv_pairs").max == 8
     assert any("kv_pairs" in w.value for w in at.warning)
+
+
+def all_text(at) -> list[str]:
+    return [e.value for kind in ("markdown", "caption", "info", "success", "error", "warning")
+            for e in getattr(at, kind)]
+
+
+@pytest.mark.parametrize("ablation", ["oscillation", "data_dependence"])
+def test_one_verdict_from_one_source(store, ablation):
+    """Issue 21 item 3: the claim is said once, in the one box that gives its verdict, and that verdict is
+    `verdict` on the grid's numbers (no "Checked here: 1-11-1-0 has the best …" above a red "did not hold")."""
+    from lcsm_core.paper_lab import ABLATIONS, DEFAULT_SPECS, verdict
+
+    at = open_page("paper_lab", {"ablation": ablation})
+    assert_clean(at, ablation)
+    claim = ABLATIONS[ablation].claim
+    saying = [t for t in all_text(at) if claim in t or "Checked here" in t]
+    assert len(saying) == 1, saying
+    found = verdict(DEFAULT_SPECS[ablation], load_shipped(ablation).results)
+    boxes = [s.value for s in at.success] + [e.value for e in at.error]
+    assert boxes == saying
+    assert ("**held**" if found.held else "**did not hold**") in saying[0] and found.detail in saying[0]
+
+
+def test_the_verdict_message_says_the_claim_with_its_state():
+    from app.lessons.paper_lab import verdict_message
+    from lcsm_core.paper_lab.ablations import Verdict
+
+    assert verdict_message("c", None, 3, 24) == ("info", "🔎 Checked here: “c” — once every cell has a result "
+                                                         "(3 of 24 runs have finished).")
+    assert verdict_message("c", Verdict(True, "a 0.9"), 24, 24)[0] == "success"
+    kind, text = verdict_message("c", Verdict(False, "best other 1-0-1-0 0.87"), 24, 24)
+    assert kind == "error" and "did not hold" in text and "1-0-1-0 0.87" in text
