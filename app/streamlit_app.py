@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from anywhere
     sys.path.insert(0, str(ROOT))
 
+from app.class_view import render_class_view  # noqa: E402
 from app.home import render_home  # noqa: E402
 from app.kit.layout import layout_style  # noqa: E402
 from app.kit.preview import warm_once  # noqa: E402
@@ -39,6 +40,7 @@ warm_once(lessons.values())                                 # the defaults' and 
 sections: dict[str, list] = {"": [home_page(lessons)]}      # "": Home first in the bar, outside the menus
 for page, lesson in lessons.items():
     sections.setdefault(lesson.section, []).append(page)
+sections["Teach"] = [st.Page(render_class_view, title="Class view", icon="👥", url_path="class_view")]
 # In the top bar, not the sidebar: eleven links there pushed a lesson's controls below the fold of a projector at
 # 1280×720 (a phone, too narrow for the bar, gets them in its sidebar menu).
 st.navigation(sections, position="top").run()

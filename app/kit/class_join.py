@@ -42,6 +42,7 @@ def _join(token: str, file: StoreFile, raw: str | None) -> str | None:
         return None
     st.warning(f"This link's class code {literal(raw)} is not a class on this server: your answers count in "
                "this tab only. Ask your teacher for the link again.", icon="👥")
+    st.query_params.pop(CLASS_PARAM, None)              # a reload does not say it again
     return None
 
 

@@ -1,0 +1,169 @@
+"""The class view: a teacher creates a class, shares its code, walks the class path (lessons/course.md) one step
+per screen, and watches, live and anonymously, how many learners solved each exercise and challenge.
+
+The page opens with the teacher's secret (`?teacher=`, made when the class is created here; the store keeps its
+hash): it is in the teacher's own address only, never in a link this page builds for learners (those carry
+`?class=CODE`). `?step=N` is the step of the path shown (1-based); `?present=1` hides the chrome for a projector.
+"""
+from __future__ import annotations
+
+import sqlite3
+
+import pandas as pd
+import streamlit as st
+
+from app.kit import lesson_text
+from app.kit.class_counts import count_rows, summary_line
+from app.kit.class_course import CourseFormatError, load_course
+from app.kit.classroom import presenter_style
+from app.kit.lesson_view import files_stamp, read_lesson
+from app.kit.literal import literal
+from app.kit.progress import store_file
+from app.lessons import PAGES
+from lcsm_core.class_store import TEACHER_SECRET, ClassStore
+
+TEACHER_PARAM, TEACHER_KEY, STEP_PARAM, STEP_KEY = "teacher", "class_view.teacher", "step", "class_view.step"
+POLL_S = 1.0
+
+
+def render_class_view() -> None:
+    present = st.query_params.get("present") == "1"
+    if present:
+        presenter_style()
+    code = teacher_class()
+    if code is None:
+        st.title("👥 Class view")
+        create_class_panel()
+        return
+    root = app_root()
+    if not present:
+        st.title("👥 Class view")
+        st.markdown(f"Learners join with this link (Home, class **{code}**):")
+        st.code(f"{root}/?class={code}", language=None)
+        st.caption("Keep this page's own address to come back: it holds your teacher secret — do not share it. "
+                   "Learners' answers are counted per browser tab, anonymously.")
+    class_path(code, root, present)
+    live_counts(code, present)
+
+
+# --- the teacher's secret -------------------------------------------------------------------------------------
+def teacher_class() -> str | None:
+    """The class whose secret this tab holds (URL, else kept from earlier in the session), or None."""
+    secret = st.session_state.get(TEACHER_KEY) or st.query_params.get(TEACHER_PARAM)
+    if secret is None:
+        return None
+    try:
+        code = ClassStore(store_file()).class_of_teacher(secret) if TEACHER_SECRET.fullmatch(secret) else None
+    except (sqlite3.Error, OSError) as why:
+        st.error(f"The class store could not be read: {why}", icon="💾")
+        return None
+    if code is None:
+        st.error("This link's teacher secret opens no class on this server. Create a class below, or use the "
+                 "address you kept when you created yours.", icon="🔑")
+        st.session_state.pop(TEACHER_KEY, None)
+        return None
+    st.session_state[TEACHER_KEY] = secret
+    if st.query_params.get(TEACHER_PARAM) != secret:
+        st.query_params[TEACHER_PARAM] = secret
+    return code
+
+
+def create_class_panel() -> None:
+    st.markdown("Create a class to get a **class code** for your learners' links and a **teacher address** for "
+                "this view. Each learner's tab then counts here, anonymously, as it solves exercises and "
+                "challenges.")
+    st.button("Create a class", key="class_view.create", on_click=create_class, type="primary")
+    if "class_view.create_error" in st.session_state:
+        st.error(f"The class could not be created: {st.session_state.pop('class_view.create_error')}", icon="💾")
+
+
+def create_class() -> None:
+    try:
+        code, secret = ClassStore(store_file()).create_class()
+    except (sqlite3.Error, OSError, RuntimeError) as why:
+        st.session_state["class_view.create_error"] = str(why)
+        return
+    st.session_state[TEACHER_KEY] = secret
+    st.query_params[TEACHER_PARAM] = secret
+    st.toast(f"Class {code} created: bookmark this page's address to come back to it.", icon="👥")
+
+
+def app_root() -> str:
+    """The app's address without the page (st.context.url is this page's, query stripped)."""
+    url = (st.context.url or "").split("?", 1)[0].rstrip("/")
+    return url.removesuffix("/class_view") or ""
+
+
+# --- the class path -------------------------------------------------------------------------------------------
+def class_path(code: str, root: str, present: bool) -> None:
+    try:
+        course = load_course()
+    except FileNotFoundError:
+        st.info("No class path yet: write lessons/course.md (lessons/README.md says how).", icon="🧭")
+        return
+    except CourseFormatError as why:
+        st.error(f"lessons/course.md could not be read: {why}", icon="🧭")
+        return
+    steps = course.steps
+    n = current_step(len(steps))
+    step = steps[n]
+    with st.container(border=True):
+        left, middle, right = st.columns([1, 6, 1], vertical_alignment="center")
+        left.button("◀ Previous", key="class_view.previous", on_click=go_to_step, args=(n - 1, len(steps)),
+                    disabled=n == 0, width="stretch")
+        middle.markdown(f"**{course.title}** · step {n + 1} of {len(steps)}")
+        right.button("Next ▶", key="class_view.next", on_click=go_to_step, args=(n + 1, len(steps)),
+                     disabled=n == len(steps) - 1, width="stretch")
+        st.subheader(step.title)
+        if step.prompt:
+            st.markdown(step.prompt)
+        st.link_button("Open this step on the projector", f"{root}/{step.page}?{step.query(present=True)}",
+                       icon="📽️")
+        if not present:
+            st.caption("Learners' link for this step (their own settings, the class code, no secret):")
+            st.code(f"{root}/{step.page}?{step.query(class_code=code)}", language=None, wrap_lines=True)
+
+
+def current_step(count: int) -> int:
+    """The 0-based step shown: kept in the session, else `?step=N` (1-based), else the first."""
+    if STEP_KEY not in st.session_state:
+        raw = st.query_params.get(STEP_PARAM, "1")
+        st.session_state[STEP_KEY] = int(raw) - 1 if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= count else 0
+        if raw != "1" and st.session_state[STEP_KEY] == 0:
+            st.warning(f"step {literal(raw)} is not a step of this class path (1 to {count}): showing the first.",
+                       icon="⚠️")
+    n = min(st.session_state[STEP_KEY], count - 1)
+    st.query_params[STEP_PARAM] = str(n + 1)
+    return n
+
+
+def go_to_step(n: int, count: int) -> None:
+    st.session_state[STEP_KEY] = max(0, min(n, count - 1))
+
+
+# --- the live counts ------------------------------------------------------------------------------------------
+@st.fragment(run_every=POLL_S)
+def live_counts(code: str, present: bool) -> None:
+    """Re-read every second: one query on the store, a small table."""
+    try:
+        results = ClassStore(store_file()).results(code)
+    except sqlite3.Error as why:
+        st.warning(f"The class's answers could not be read just now: {why}", icon="💾")
+        return
+    st.markdown(summary_line(results))
+    lessons, stamp = [], files_stamp()
+    for page in PAGES:
+        try:
+            lessons.append(read_lesson(page, stamp))
+        except (lesson_text.LessonFormatError, FileNotFoundError):
+            continue                                     # a lesson file with a mistake: its page says so
+    shown = None
+    if present:                                          # the projector: the step's page only
+        try:
+            steps = load_course().steps
+            shown = (steps[min(st.session_state.get(STEP_KEY, 0), len(steps) - 1)].page,)
+        except (FileNotFoundError, CourseFormatError):
+            shown = None
+    rows = count_rows(results, lessons, shown)
+    if rows:
+        st.table(pd.DataFrame(rows).set_index("lesson"))

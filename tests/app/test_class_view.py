@@ -1,0 +1,90 @@
+"""The class view: a teacher creates a class (code + secret, only the secret's hash stored), learners join with
+`?class=CODE`, the view counts their right answers; a wrong secret opens nothing; the class path steps through
+lessons/course.md."""
+from urllib.parse import parse_qs
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lcsm_core.class_store import ClassStore
+from tests.app.pages import click, open_page, url_value
+
+SCRIPT = """
+from app.class_view import render_class_view
+render_class_view()
+"""
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+def class_view(query: dict | None = None) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=120)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def text_of(at) -> str:
+    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.code]
+                     + [str(t.value) for t in at.table])
+
+
+def create(at) -> tuple[str, str]:
+    at.button(key="class_view.create").click().run()
+    assert not at.exception
+    secret = url_value(at, "teacher")
+    code = ClassStore(None).class_of_teacher(secret)
+    assert code is not None
+    return code, secret
+
+
+def test_a_teacher_creates_a_class_and_sees_learners_answers(data_dir):
+    at = class_view()
+    assert not at.exception and at.button(key="class_view.create")
+    code, secret = create(at)
+    assert f"?class={code}" in text_of(at) and "0 learners have joined" in text_of(at)
+    learner_links = [c.value for c in at.code if "class=" in c.value]
+    assert learner_links and not any(secret in link for link in learner_links)        # the secret stays here
+    for _ in range(2):                                                                 # two learners' tabs
+        tab = open_page("spring", {"class": code})
+        assert url_value(tab, "class") == code
+        click(tab, "spring.preset.1")
+        click(tab, "spring.exercise.0.check")
+        assert any("Correct" in s.value for s in tab.success)
+    again = class_view({"teacher": secret})                                           # the teacher's address
+    assert "2 learners have joined" in text_of(again) and "2 right answers" in text_of(again)
+    [table] = again.table
+    rows = table.value.reset_index()
+    critically = rows[rows["item"].str.contains("Critically damped")]
+    assert list(critically["solved"]) == ["2 of 2"]
+
+
+def test_a_wrong_secret_or_class_code_opens_nothing(data_dir):
+    at = class_view({"teacher": "f" * 32})
+    assert not at.exception and any("opens no class" in e.value for e in at.error)
+    assert at.button(key="class_view.create")
+    odd = class_view({"teacher": "<script>"})
+    assert not odd.exception and any("opens no class" in e.value for e in odd.error)
+    tab = open_page("spring", {"class": "NOPE99"})
+    assert not tab.exception and any("is not a class on this server" in w.value for w in tab.warning)
+    assert "class" not in tab.query_params
+
+
+def test_the_class_path_steps_one_screen_at_a_time_with_links_that_open_each_step(data_dir):
+    at = class_view()
+    code, secret = create(at)
+    assert url_value(at, "step") == "1"
+    assert at.button(key="class_view.previous").disabled
+    [projector] = [b for b in at.get("link_button")]
+    query = parse_qs(projector.proto.url.split("?", 1)[1])
+    assert projector.proto.url.split("?")[0].endswith("/spring")
+    assert query["present"] == ["1"] and query["challenge"] == ["1"] and "teacher" not in query
+    at.button(key="class_view.next").click().run()
+    assert url_value(at, "step") == "2" and "/discretize?" in at.get("link_button")[0].proto.url
+    far = class_view({"teacher": secret, "step": "99"})
+    assert not far.exception and any("is not a step" in w.value for w in far.warning)
+    assert url_value(far, "step") == "1"
