@@ -1,0 +1,72 @@
+"""Real browser: a teacher creates a class on the class view; two learners' tabs (separate browser contexts) join
+with the class code and Check an exercise; the teacher's view, polling on its own, shows both within 2 s of each
+Check — and a learner's reload with its URL keeps what it solved. Screenshots in tests/screenshots/."""
+import re
+import time
+
+import pytest
+
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.test_browser_pages import wait_idle
+
+SHOTS = ROOT / "tests" / "screenshots"
+CRITICAL = "m=1&k=1&c=2"                      # spring's "Critically damped" exercise passes here
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+
+def solved_count(teacher) -> str | None:
+    """The "n of N" the teacher's table shows for spring's "Critically damped" exercise."""
+    for row in teacher.locator('[data-testid="stTable"] tr').all_inner_texts():
+        if "Critically damped" in row:
+            found = re.search(r"(\d+ of \d+)", row)
+            return found.group(1) if found else None
+    return None
+
+
+def wait_for_count(teacher, expected: str, limit_s: float) -> float:
+    start = time.monotonic()
+    while solved_count(teacher) != expected:
+        assert time.monotonic() - start < limit_s, f"class view shows {solved_count(teacher)!r}, not {expected!r}"
+        time.sleep(0.05)
+    return time.monotonic() - start
+
+
+def test_the_class_view_shows_two_learners_answers_within_two_seconds(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with running_app(tmp_path / "data", SHOTS / "class-view-server.log") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+            teacher.goto(f"{url}/class_view")
+            wait_idle(teacher)
+            teacher.get_by_role("button", name="Create a class").click()
+            teacher.wait_for_url(re.compile(r"teacher=[0-9a-f]{32}"), timeout=60_000)
+            wait_idle(teacher)
+            secret = re.search(r"teacher=([0-9a-f]{32})", teacher.url).group(1)
+            code = re.search(r"\?class=([A-Z0-9]{6})", teacher.locator('[data-testid="stCode"]').first.inner_text())
+            assert code, teacher.locator('[data-testid="stCode"]').first.inner_text()
+            code = code.group(1)
+            teacher.screenshot(path=str(SHOTS / "class-view-step-1.png"))
+            learners = []
+            for _ in range(2):
+                tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+                tab.goto(f"{url}/spring?{CRITICAL}&class={code}")
+                wait_idle(tab)
+                assert secret not in tab.url and f"class={code}" in tab.url
+                learners.append(tab)
+            seconds = []
+            for n, tab in enumerate(learners, start=1):
+                tab.get_by_role("button", name="Check my settings").first.click()
+                seconds.append(wait_for_count(teacher, f"{n} of 2", limit_s=2.0))
+                wait_idle(tab)
+                assert tab.locator('[data-testid="stAlertContentSuccess"]').count() >= 1
+            print(f"class view caught up {seconds[0]:.2f} s and {seconds[1]:.2f} s after each Check")
+            teacher.screenshot(path=str(SHOTS / "class-view-two-learners.png"), full_page=True)
+            first = learners[0]
+            first.goto(first.url)                                   # a reload: the tab's URL, its token
+            wait_idle(first)
+            assert first.get_by_text(re.compile(r"Exercises · 1 of 3 solved")).count() == 1
+        finally:
+            browser.close()
