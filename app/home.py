@@ -16,30 +16,30 @@ def registry_rows() -> list[dict]:
 
 
 def render_home(lessons: dict) -> None:
-    """`lessons`: each lesson's navigation page (st.Page) → its declaration, for the links."""
+    """`lessons`: each lesson's navigation page (st.Page) → its declaration, for the links. The page says what
+    the explorer is and where to start (lesson 1) before anything else; how the core runs sits at the bottom."""
     st.title("🌀 LCSM Explorer")
     st.markdown(
-        "A damped spring, a discretized linear system, an LRU eigenvalue and a Mamba / GLA / Longhorn layer "
-        "are **the same object**: a linear recurrence whose memory decays, rotates or grows. "
-        "Drag a slider and watch a spring settle, an eigenvalue slide inside the unit circle, and a sequence "
-        "model remember or forget — all computed by one tested **Expand–Oscillation–Shrink** core:"
+        "**An interactive course on linear sequence models, in ten short lessons.** A damped spring, a "
+        "discretized linear system, an LRU eigenvalue and a Mamba / GLA / Longhorn layer are **the same "
+        "object**: a linear recurrence whose memory decays, rotates or grows. Each lesson tells one idea, gives "
+        "you sliders with live charts, and checks your answers to its exercises and challenges."
     )
+    if lessons:
+        start = min(lessons, key=lambda page: lessons[page].number)
+        with st.container(border=True):
+            st.markdown(f"**New here? Start with lesson {lessons[start].number}** — about ten minutes, no code "
+                        "needed; each lesson ends with a link to the next.")
+            st.page_link(start, label=f"Start: {start.title} — {lessons[start].summary}", icon="▶️")
+    st.markdown("Every lesson computes with one tested **Expand–Oscillation–Shrink** core:")
     st.latex(r"\mathbf m_t = \mathbf o_t \,\psi\, \mathbf m_{t-1} + \mathbf e_t \mathbf i_t^\top,\qquad "
              r"\mathbf y_t = \mathbf m_t^\top \mathbf s_t")
     st.caption("i: input state · e: expand state · o: oscillation state · s: shrink state · "
                "ψ = ⊙ (elementwise) or × (matrix) · m₀ = 0")
 
-    left, right = st.columns([3, 2])
-    with left:
-        st.subheader("Lessons")
-        for page, lesson in lessons.items():
-            st.page_link(page, label=f"{page.title} — {lesson.summary}", icon=lesson.icon)
-    with right:
-        st.subheader("Where the core runs")
-        info = lcsm_core.device_summary()
-        st.metric("Device", info["device"])
-        st.metric("eos_scan path (form='auto')", info["scan_path"])
-        st.caption(f"torch {info['torch']} · {info['threads']} CPU threads")
+    st.subheader("Lessons")
+    for page, lesson in lessons.items():
+        st.page_link(page, label=f"{page.title} — {lesson.summary}", icon=lesson.icon)
 
     progress_section()
 
@@ -54,6 +54,15 @@ def render_home(lessons: dict) -> None:
         "1 data-dependent}, o ∈ 0..11 (Table 3), a ∈ 0..7 (Table 2 activation); the bare code `0` is the SSM "
         "parameterization. Example: `1-9-1-0`."
     )
+    where_the_core_runs()
+
+
+def where_the_core_runs() -> None:
+    """The device and the scan's path: for the curious, small, last."""
+    info = lcsm_core.device_summary()
+    with st.expander("⚙️ Where the core runs"):
+        st.caption(f"Device: {info['device']} · eos_scan path (form='auto'): {info['scan_path']} · "
+                   f"torch {info['torch']} · {info['threads']} CPU threads")
 
 
 def progress_section() -> None:
