@@ -79,6 +79,17 @@ def test_a_foreign_origin_is_refused_on_the_websocket_and_on_http(app_url, origi
 
 # -- the rules, without a server -------------------------------------------------------------------------
 
+def test_a_deep_links_first_probe_is_streamlits_own_404_not_the_guards(app_url):
+    """Issue 21: a lesson's deep link requests /<page>/_stcore/health and gets 404. Streamlit's frontend, opened
+    at /spring, cannot tell a page path from a base path (server.baseUrlPath), so it pings /spring/_stcore/health
+    first, then / after its first retry delay (100 ms). The 404 comes from Streamlit, not from the guard (a
+    refusal is 403), and answering it would be wrong: the frontend would then take /spring as the base path."""
+    status, body = get(app_url, "/spring/_stcore/health")
+    assert status == 404 and not body.startswith(b"403")
+    assert get(app_url, "/_stcore/health") == (200, b"ok")
+    assert get(app_url, "/spring")[0] == 200
+
+
 def test_allowed_hosts_come_from_the_setting_and_a_specific_server_address():
     assert allowed_hosts({}) == {"127.0.0.1", "localhost"}
     assert allowed_hosts({}, server_address="0.0.0.0") == {"127.0.0.1", "localhost"}
