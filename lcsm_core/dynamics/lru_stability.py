@@ -103,6 +103,17 @@ class StabilityStudy:
         """The study as if every run had been trained for `steps` steps."""
         return replace(self, runs={name: run.up_to(steps) for name, run in self.runs.items()})
 
+    def up_to_each(self, steps) -> list[StabilityStudy | None]:
+        """`up_to(s)` for each s in `steps` (None where it refuses s): a whole "gradient steps" family from one
+        training."""
+        studies = []
+        for s in steps:
+            try:
+                studies.append(self.up_to(s))
+            except ValueError:
+                studies.append(None)
+        return studies
+
 
 def lru_forward(u: torch.Tensor, lam: torch.Tensor, b: torch.Tensor, c: torch.Tensor,
                 gamma: torch.Tensor | None) -> torch.Tensor:

@@ -34,6 +34,12 @@ def ring_study(n: int, r_min: float, r_max: float, max_phase: float, seed: int =
 
     The impulse responses run for about twice the slowest picked horizon (clipped to [60, 3000]).
     """
+    parts, steps = ring_parts(n, r_min, r_max, max_phase, seed)
+    return RingStudy(**parts, impulse=impulse_responses(parts["eigenvalues"][parts["picked"]], steps))
+
+
+def ring_parts(n: int, r_min: float, r_max: float, max_phase: float, seed: int) -> tuple[dict, int]:
+    """Every field of the `RingStudy` but its impulse responses, and how many steps those run."""
     r_min, r_max = sorted((r_min, r_max))
     init = lru_ring_init(n, r_min, r_max, max_phase, seed)
     lam = init.eigenvalues
@@ -43,10 +49,10 @@ def ring_study(n: int, r_min: float, r_max: float, max_phase: float, seed: int =
     horizons = memory_horizon(lam)
     steps = int(np.clip(2 * np.max(horizons[picked]), MIN_STEPS, MAX_STEPS))
     grid = np.linspace(r_min, r_max, DENSITY_POINTS) if r_max > r_min else np.zeros(0)
-    return RingStudy(init=init, eigenvalues=lam, radii=radii, horizons=horizons, gammas=np.exp(init.gamma_log),
-                     picked=picked, picked_labels=("smallest |λ|", "median |λ|", "largest |λ|"),
-                     impulse=impulse_responses(lam[picked], steps), r_min=r_min, r_max=r_max,
-                     max_phase=max_phase, density_radii=grid, density=uniform_in_area_density(grid, r_min, r_max))
+    return dict(init=init, eigenvalues=lam, radii=radii, horizons=horizons, gammas=np.exp(init.gamma_log),
+                picked=picked, picked_labels=("smallest |λ|", "median |λ|", "largest |λ|"), r_min=r_min,
+                r_max=r_max, max_phase=max_phase, density_radii=grid,
+                density=uniform_in_area_density(grid, r_min, r_max)), steps
 
 
 def uniform_in_area_density(r: np.ndarray, r_min: float, r_max: float) -> np.ndarray:

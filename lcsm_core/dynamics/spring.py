@@ -16,12 +16,17 @@ import numpy as np
 CRITICAL_TOL = 1e-9  # |ζ - 1| below this counts as critically damped (exact arithmetic only)
 
 
-def spring_mass_damper(m: float, c: float, k: float) -> control.StateSpace:
-    """Continuous state space of the spring (2 states, 1 input f, 1 output x). Needs m > 0, k ≥ 0."""
+def check_spring(m: float, k: float) -> None:
+    """ValueError unless m > 0 and k ≥ 0 (what every spring here needs)."""
     if not m > 0:
         raise ValueError(f"mass m must be positive, got {m!r}")
     if not k >= 0:
         raise ValueError(f"spring constant k must be non-negative, got {k!r}")
+
+
+def spring_mass_damper(m: float, c: float, k: float) -> control.StateSpace:
+    """Continuous state space of the spring (2 states, 1 input f, 1 output x). Needs m > 0, k ≥ 0."""
+    check_spring(m, k)
     A = [[0.0, 1.0], [-k / m, -c / m]]
     B = [[0.0], [1.0 / m]]
     C = [[1.0, 0.0]]
@@ -48,9 +53,14 @@ class SpringRegime:
         return self.decay_rate > 0
 
 
-def spring_regime(m: float, c: float, k: float) -> SpringRegime:
-    """Classify the spring from its poles (python-control) and its ζ, ωn."""
-    poles = np.sort_complex(np.asarray(control.poles(spring_mass_damper(m, c, k)), dtype=complex))
+def spring_regime(m: float, c: float, k: float, poles: np.ndarray | None = None) -> SpringRegime:
+    """Classify the spring from its poles (python-control's: the eigenvalues of A) and its ζ, ωn.
+
+    poles: those eigenvalues when the caller has them already (a family computes them for all its members in one
+    batched `eigvals`, which is what `control.poles` calls per system); the caller has checked m and k then."""
+    if poles is None:
+        poles = control.poles(spring_mass_damper(m, c, k))
+    poles = np.sort_complex(np.asarray(poles, dtype=complex))
     omega_n = math.sqrt(k / m)
     zeta = c / (2.0 * math.sqrt(m * k)) if k > 0 else math.copysign(math.inf, c) if c != 0 else 0.0
     sigma = float(-np.max(poles.real))

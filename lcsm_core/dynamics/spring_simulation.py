@@ -41,7 +41,12 @@ SAMPLES_PER_TIME_CONSTANT = 5   # the fastest pole p is sampled at least this of
 def sample_step(m: float, c: float, k: float, dt: float) -> float:
     """dt, or finer when a pole is fast: a stiff, heavily damped spring (m = k = 0.1, c = 5 has a pole at −50)
     sampled every 0.05 s jumps to rest in three samples, and its phase portrait is a triangle."""
-    fastest = float(np.max(np.abs(spring_regime(m, c, k).poles)))
+    return step_for_poles(spring_regime(m, c, k).poles, dt)
+
+
+def step_for_poles(poles: np.ndarray, dt: float) -> float:
+    """`sample_step` from the spring's poles."""
+    fastest = float(np.max(np.abs(poles)))
     return min(dt, 1.0 / (SAMPLES_PER_TIME_CONSTANT * fastest)) if fastest > 0 else dt
 
 
