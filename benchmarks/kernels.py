@@ -165,7 +165,7 @@ CASES = {"gla": gla_case, "simple_gla": simple_gla_case, "delta": delta_case, "l
 
 
 def kernel_fn(kind: str):
-    import kernels
+    from lcsm_core.scan import kernel as kernels
     fn = {"chunk": kernels.chunk_eos, "fused": kernels.fused_recurrent_eos,
           "matrix": kernels.fused_recurrent_eos_matrix}[kind]
     return lambda i, e, o, s: fn(i, e, o, s)[0]

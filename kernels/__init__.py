@@ -1,13 +1,18 @@
 """Triton kernels behind `eos_scan(form="kernel")`. The readable reference is
-`lcsm_core.eos_scan(form="recurrent")`; every kernel is tested against it.
+`lcsm_core.scan.reference` (`eos_scan(form="recurrent")`); every kernel is tested against it.
+
+A leaf: the kernels take plain, already validated and flattened tensors and import nothing of `lcsm_core`;
+`lcsm_core.scan.kernel` validates, flattens and offers the user-facing `chunk_eos`, `fused_recurrent_eos`
+and `fused_recurrent_eos_matrix`.
 
 On CPU the kernels run only under Triton's interpreter: set TRITON_INTERPRET=1 before
 this package is first imported.
 """
-from .chunk import chunk_eos
-from .fused_recurrent import fused_recurrent_eos
-from .fused_recurrent_matrix import fused_recurrent_eos_matrix
+from .chunk import chunk_eligible, run_chunk
+from .fused_recurrent import run_fused_recurrent
+from .fused_recurrent_matrix import run_fused_recurrent_matrix
 from .scan import eos_kernel_scan
-from .utils import INTERPRET
+from .utils import INTERPRET, Flat
 
-__all__ = ["INTERPRET", "chunk_eos", "eos_kernel_scan", "fused_recurrent_eos", "fused_recurrent_eos_matrix"]
+__all__ = ["INTERPRET", "Flat", "chunk_eligible", "eos_kernel_scan", "run_chunk", "run_fused_recurrent",
+           "run_fused_recurrent_matrix"]

@@ -26,7 +26,7 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
-from .utils import Flat, check_device, flatten, next_pow2
+from .utils import Flat, check_device, next_pow2
 
 CHUNK = 16   # tl.dot needs >= 16; small chunks keep the intra-chunk column loop short
 # The matmuls here are 16-wide: exact fp32 ("ieee", FMA) fits in registers at k = 128, where
@@ -298,31 +298,3 @@ def run_chunk(flat: Flat):
     a = torch.log(flat.o.float()).squeeze(-1).expand(B, T, K).contiguous()
     m0 = None if flat.m0 is None else flat.m0.contiguous()
     return ChunkEOSFunction.apply(flat.i.contiguous(), flat.e.contiguous(), a, flat.s.contiguous(), m0)
-
-
-def chunk_eos(i, e, o, s, initial_state=None):
-    """Chunked EOS scan for o = g 1ᵀ (decay along k only, g > 0), in Triton.
-
-    Parameters
-    ----------
-    i : (..., T, d) input state (values).     e : (..., T, k) expand state (keys).
-    o : positive real decay broadcastable to (..., T, k, 1): per step (..., T, k|1, 1) or static
-        (k, 1) / scalar — GLA, RetNet, linear attention (o = 1), HGRN (k = 1).
-    s : (..., T, k) shrink state (queries).
-    initial_state : optional (..., k, d) memory before step 1.
-
-    Returns
-    -------
-    y (..., T, d) = m_tᵀ s_t in the inputs' dtype, and the final memory m_T (..., k, d).
-    """
-    from lcsm_core.scan_inputs import check_initial_state, prepare
-
-    from .fused_recurrent import finish
-
-    inp = prepare(i, e, o, s, "elementwise")
-    if not chunk_eligible(inp.o):
-        raise ValueError("chunk_eos needs a real, positive o that decays along k only (shape (..., T|1, k|1, 1)); "
-                         f"got o of shape {tuple(o.shape) if isinstance(o, torch.Tensor) else ()} — "
-                         "use fused_recurrent_eos for any other oscillation")
-    m0 = check_initial_state(initial_state, inp)
-    return finish(inp, *run_chunk(flatten(inp, m0)))

@@ -20,7 +20,7 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
-from .utils import Flat, check_checkpoint, check_device, flatten, helper, next_pow2, num_warps, real_dtype, split
+from .utils import Flat, check_checkpoint, check_device, helper, next_pow2, num_warps, split
 
 
 @helper
@@ -401,36 +401,4 @@ def run_fused_recurrent(flat: Flat, checkpoint: int = 32):
     y, mT_re, mT_im = FusedRecurrentEOSFunction.apply(
         i_re, i_im, e_re, e_im, o_re, o_im, s_re, s_im, m0_re, m0_im, checkpoint)
     mT = torch.complex(mT_re, mT_im) if cplx else mT_re
-    return y, mT
-
-
-def fused_recurrent_eos(i, e, o, s, initial_state=None, checkpoint: int = 32):
-    """Fused recurrent EOS scan with elementwise oscillation, in Triton.
-
-    Parameters
-    ----------
-    i : (..., T, d) input state.        e : (..., T, k) expand state.
-    o : oscillation, broadcastable to (..., T, k, d): per step (..., T, k|1, d|1) or static
-        (k, d), (k, 1), (1, d), scalar; real or complex.
-    s : (..., T, k) shrink state.
-    initial_state : optional (..., k, d) memory before step 1.
-    checkpoint : the backward recomputes from a saved memory every `checkpoint` steps.
-
-    Returns
-    -------
-    y (..., T, d) = Re(m_tᵀ s_t) in the inputs' dtype (real part of it when complex), and the
-    final memory m_T (..., k, d) in the state dtype (complex when any state is complex).
-    """
-    from lcsm_core.scan_inputs import check_initial_state, prepare
-
-    inp = prepare(i, e, o, s, "elementwise")
-    m0 = check_initial_state(initial_state, inp)
-    return finish(inp, *run_fused_recurrent(flatten(inp, m0), checkpoint))
-
-
-def finish(inp, y: torch.Tensor, mT: torch.Tensor):
-    """Unflatten the batch and cast: y to the (real) state dtype, m_T to the state dtype."""
-    dtype = inp.state_dtype
-    y = y.to(real_dtype(dtype)).reshape(*inp.batch, inp.T, inp.d)
-    mT = mT.to(dtype).reshape(*inp.batch, inp.k, inp.d)
     return y, mT

@@ -16,7 +16,7 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
-from .utils import DOT_PRECISION, Flat, check_checkpoint, check_device, flatten, next_pow2, num_warps
+from .utils import DOT_PRECISION, Flat, check_checkpoint, check_device, next_pow2, num_warps
 
 
 @triton.jit
@@ -221,27 +221,3 @@ def run_fused_recurrent_matrix(flat: Flat, checkpoint: int = 32):
     m0 = None if flat.m0 is None else flat.m0.contiguous()
     return FusedRecurrentEOSMatrixFunction.apply(
         flat.i.contiguous(), flat.e.contiguous(), flat.o.contiguous(), flat.s.contiguous(), m0, checkpoint)
-
-
-def fused_recurrent_eos_matrix(i, e, o, s, initial_state=None, checkpoint: int = 32):
-    """Fused recurrent EOS scan with matrix oscillation (m_t = o_t m_{t-1} + e_t i_tᵀ), in Triton.
-
-    Parameters
-    ----------
-    i : (..., T, d) input state.        e : (..., T, k) expand state.
-    o : (..., T, k, k) per step, or a static (k, k); real.
-    s : (..., T, k) shrink state.
-    initial_state : optional (..., k, d) memory before step 1.
-    checkpoint : the backward recomputes from a saved memory every `checkpoint` steps.
-
-    Returns
-    -------
-    y (..., T, d) = m_tᵀ s_t in the inputs' dtype, and the final memory m_T (..., k, d).
-    """
-    from lcsm_core.scan_inputs import check_initial_state, prepare
-
-    from .fused_recurrent import finish
-
-    inp = prepare(i, e, o, s, "matrix")
-    m0 = check_initial_state(initial_state, inp)
-    return finish(inp, *run_fused_recurrent_matrix(flatten(inp, m0), checkpoint))

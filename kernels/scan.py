@@ -1,19 +1,25 @@
-"""`eos_kernel_scan`: the Triton path behind `eos_scan(form="kernel")`, choosing a kernel
-by the shape of the oscillation."""
+"""`eos_kernel_scan`: the Triton path behind `eos_scan(form="kernel")`, choosing a kernel by the shape of the
+oscillation. It takes plain tensors whose shapes the caller has validated and flattened
+(`lcsm_core.scan.kernel` does both); nothing here knows the core."""
 from __future__ import annotations
 
 import torch
 
 from .chunk import chunk_eligible, run_chunk
-from .fused_recurrent import finish, run_fused_recurrent
+from .fused_recurrent import run_fused_recurrent
 from .fused_recurrent_matrix import run_fused_recurrent_matrix
-from .utils import flatten
+from .utils import Flat
 
 IMPLS = ("auto", "chunk", "fused_recurrent")
+PSI = ("elementwise", "matrix")
 
 
-def eos_kernel_scan(inp, m0: torch.Tensor | None, impl: str = "auto"):
-    """Run validated `ScanInputs` through a kernel.
+def eos_kernel_scan(i: torch.Tensor, e: torch.Tensor, o: torch.Tensor, s: torch.Tensor,
+                    m0: torch.Tensor | None = None, *, psi: str = "elementwise", impl: str = "auto"):
+    """Run flattened EOS states through a kernel.
+
+    i (B, T, d); e, s (B, T, k); o (Bo, T|1, k|1, d|1) elementwise or (Bo, T|1, k, k) matrix, Bo = 1 when o
+    is shared by the whole batch, else B; m0 (B, k, d) or None.
 
     psi="matrix" → fused recurrent matrix kernel (real states only).
     psi="elementwise" → the chunked kernel when o = g 1ᵀ with real g > 0 and real i, e, s
@@ -21,19 +27,20 @@ def eos_kernel_scan(inp, m0: torch.Tensor | None, impl: str = "auto"):
     kernel (any broadcast o, real or complex). Checking g > 0 reads o (one sync on CUDA).
     impl="chunk" / "fused_recurrent" forces an elementwise kernel.
 
-    The memory is fp32 inside the kernels whatever the input dtype (fp64 inputs therefore get
-    fp32 accuracy). Returns y (*batch, T, d), real, in the state dtype's real counterpart, and
-    m_T (*batch, k, d) in the state dtype (complex when any state is complex).
+    The memory is fp32 inside the kernels whatever the input dtype. Returns y (B, T, d) fp32, real, and
+    m_T (B, k, d) fp32, complex64 when any state is complex.
     """
     if impl not in IMPLS:
         raise ValueError(f"impl must be one of {IMPLS}, got {impl!r}")
-    flat = flatten(inp, m0)
-    if inp.psi == "matrix":
-        return finish(inp, *run_fused_recurrent_matrix(flat))
-    real_ies = not any(x is not None and x.is_complex() for x in (inp.i, inp.e, inp.s, m0))
-    eligible = real_ies and chunk_eligible(inp.o)
+    if psi not in PSI:
+        raise ValueError(f"psi must be one of {PSI}, got {psi!r}")
+    flat = Flat(i=i, e=e, o=o, s=s, m0=m0, B=i.shape[0])
+    if psi == "matrix":
+        return run_fused_recurrent_matrix(flat)
+    real_ies = not any(x is not None and x.is_complex() for x in (i, e, s, m0))
+    eligible = real_ies and chunk_eligible(o)
     if impl == "chunk" and not eligible:
         raise ValueError("impl='chunk' needs real i, e, s and a real, positive o of shape (..., T|1, k|1, 1)")
     if impl == "chunk" or (impl == "auto" and eligible):
-        return finish(inp, *run_chunk(flat))
-    return finish(inp, *run_fused_recurrent(flat))
+        return run_chunk(flat)
+    return run_fused_recurrent(flat)

@@ -1,5 +1,5 @@
-"""What every EOS kernel launcher shares: the interpreter check, flattening the
-leading batch dims, splitting complex states into real and imaginary parts."""
+"""What every EOS kernel launcher shares: the interpreter check, the flattened states they take, splitting
+complex states into real and imaginary parts."""
 from __future__ import annotations
 
 import math
@@ -56,7 +56,8 @@ def next_pow2(n: int) -> int:
 
 @dataclass
 class Flat:
-    """States with the leading batch dims flattened to one B.
+    """States with the leading batch dims flattened to one B (the core's adapter, `lcsm_core.scan.kernel`,
+    validates and flattens them).
 
     i (B, T, d)   e, s (B, T, k)   o (Bo, T|1, k|1, d|1) elementwise or (Bo, T|1, k, k) matrix,
     Bo = 1 when o is shared by the whole batch (a static parameter), else B.
@@ -71,24 +72,6 @@ class Flat:
     B: int
 
 
-def flatten(inp, m0: torch.Tensor | None) -> Flat:
-    """Flatten `ScanInputs` to one batch dim; expanded dims get their gradient summed by autograd."""
-    batch = tuple(inp.batch)
-    B = math.prod(batch)
-
-    def flat(x: torch.Tensor, tail: int) -> torch.Tensor:
-        x = x.expand(*batch, *x.shape[-tail:])
-        return x.reshape(B, *x.shape[-tail:])
-
-    o = inp.o
-    if math.prod(o.shape[:-3]) == 1:
-        o = o.reshape(1, *o.shape[-3:])   # shared by the batch: the kernel reads it with batch stride 0
-    else:
-        o = flat(o, 3)
-    return Flat(i=flat(inp.i, 2), e=flat(inp.e, 2), o=o, s=flat(inp.s, 2),
-                m0=None if m0 is None else flat(m0, 2), B=B)
-
-
 def split(x: torch.Tensor | None, complex_mode: bool):
     """(real part, imaginary part) as contiguous real tensors; imag is None for a real x in real mode."""
     if x is None:
@@ -97,7 +80,3 @@ def split(x: torch.Tensor | None, complex_mode: bool):
         return x.real.contiguous(), x.imag.contiguous()
     x = x.contiguous()
     return x, (torch.zeros_like(x) if complex_mode else None)
-
-
-def real_dtype(dtype: torch.dtype) -> torch.dtype:
-    return torch.empty((), dtype=dtype).real.dtype if dtype.is_complex else dtype

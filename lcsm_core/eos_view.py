@@ -15,8 +15,8 @@ import torch
 from .codes import parse_code
 from .divergence import DIVERGENCE_BOUND, clip_to_bound
 from .scan import eos_scan
-from .scan_inputs import output_real, prepare
-from .scan_recurrent import scan_recurrent
+from .scan.inputs import output_real, prepare
+from .scan.reference import scan_recurrent
 from .variants import VARIANTS, build_layer, build_layer_from_code
 
 SIGNALS: tuple[str, ...] = ("random", "impulse", "sine", "repeated pattern")

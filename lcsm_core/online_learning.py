@@ -24,8 +24,8 @@ import numpy as np
 import torch
 
 from .divergence import DIVERGENCE_BOUND
-from .scan_inputs import output_real, prepare
-from .scan_recurrent import scan_recurrent
+from .scan.inputs import output_real, prepare
+from .scan.reference import scan_recurrent
 
 RETNET = "RetNet (fixed decay)"
 RULES = ("linear attention", RETNET, "DeltaNet", "Longhorn")

@@ -50,3 +50,86 @@ def test_pages_are_declarations_not_scripts():
     assert not (ROOT / "app" / "app_pages").exists() and not (ROOT / "app" / "ui").exists()
     for path in (ROOT / "app" / "lessons").glob("*.py"):
         assert "sys.path" not in path.read_text(encoding="utf-8"), path.name
+
+
+# --- the structure the README draws: kernels a leaf, no cycle between the core's packages -----------------
+PACKAGES = ("lcsm_core", "kernels")
+
+
+def package_node(module: str) -> str | None:
+    """The node a module belongs to in the package graph: `kernels`, a subpackage or top-level module of the
+    core (`lcsm_core.scan`, `lcsm_core.codes`), or the core's facade `lcsm_core` itself; None outside both."""
+    parts = module.split(".")
+    if parts[0] == "kernels":
+        return "kernels"
+    if parts[0] != "lcsm_core":
+        return None
+    return "lcsm_core" if len(parts) == 1 else f"lcsm_core.{parts[1]}"
+
+
+def is_module(dotted: str) -> bool:
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.is_dir() or path.with_suffix(".py").exists()
+
+
+def import_edges() -> dict[str, dict[str, str]]:
+    """{node: {imported node: a file that imports it}}, every import counted (function-level ones too: a lazy
+    import still ties the packages together)."""
+    edges: dict[str, dict[str, str]] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            here = parts[:-1]                                        # the package a relative import starts from
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            source = package_node(".".join(parts))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+                targets = []
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    base = ".".join(here[:len(here) - node.level + 1] + [node.module or ""]).strip(".") \
+                        if node.level else node.module
+                    targets = [f"{base}.{alias.name}" if is_module(f"{base}.{alias.name}") else base
+                               for alias in node.names]
+                for target in targets:
+                    dest = package_node(target)
+                    if dest and dest != source:
+                        edges.setdefault(source, {}).setdefault(dest, str(path.relative_to(ROOT)))
+    return edges
+
+
+def test_kernels_import_nothing_of_the_core():
+    """kernels/ takes plain tensors of validated shapes; validation lives in lcsm_core.scan.kernel."""
+    offenders = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kernels").rglob("*.py")
+                       if "lcsm_core" in imported_modules(p))
+    assert not offenders, f"kernels/ must not import lcsm_core: {offenders}"
+
+
+def test_no_package_cycle():
+    """The core's subpackages, top-level modules and kernels/ import each other without a cycle."""
+    edges = import_edges()
+    state: dict[str, str] = {}
+
+    def cycle_from(node: str, path: list[str]) -> list[str] | None:
+        state[node] = "open"
+        for dest in sorted(edges.get(node, {})):
+            if state.get(dest) == "open":
+                return path[path.index(dest):] + [dest] if dest in path else [node, dest]
+            if dest not in state and (found := cycle_from(dest, path + [dest])):
+                return found
+        state[node] = "done"
+        return None
+
+    for start in sorted(edges):
+        if start not in state and (cycle := cycle_from(start, [start])):
+            where = [f"{a} -> {b} ({edges[a][b]})" for a, b in zip(cycle, cycle[1:])]
+            pytest.fail("package cycle: " + "; ".join(where))
+
+
+def test_the_import_graph_sees_the_edges_it_should():
+    """A guard on the walker itself: known imports of the core are found."""
+    edges = import_edges()
+    assert "lcsm_core.scan" in edges["lcsm_core.variants"]
+    assert "kernels" in edges["lcsm_core.scan"]
+    assert "lcsm_core.scan" in edges["lcsm_core.training"]

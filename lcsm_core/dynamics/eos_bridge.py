@@ -23,7 +23,6 @@ import torch
 from ..scan import eos_scan
 
 MAX_EIGVEC_CONDITION = 1e6  # above this, V is too ill-conditioned to trust (near-defective A)
-CHUNKED_FROM_T = 256        # "auto" uses the chunked scan from this length on (stable modes only)
 
 
 @dataclass(frozen=True)
@@ -49,15 +48,6 @@ def diagonalize(sysd: control.StateSpace) -> DiagonalSystem | None:
                           feedthrough=D)
 
 
-def choose_form(form: str, psi: str, eigenvalues: np.ndarray, T: int) -> str:
-    """"auto": the chunked scan for long sequences of stable diagonal modes (|λ| ≤ 1), where it is
-    a few times faster; otherwise the step-by-step reference (growing modes stay exact there)."""
-    if form != "auto":
-        return form
-    stable = bool(np.all(np.abs(eigenvalues) <= 1.0))
-    return "chunked" if psi == "elementwise" and stable and T >= CHUNKED_FROM_T else "recurrent"
-
-
 def eos_response(sysd: control.StateSpace, u: np.ndarray, x0: np.ndarray | None = None, *, form: str = "auto"):
     """Forced response of a discrete system, computed by `eos_scan`.
 
@@ -66,7 +56,8 @@ def eos_response(sysd: control.StateSpace, u: np.ndarray, x0: np.ndarray | None 
     sysd : discrete control.StateSpace with n states, m inputs, p outputs.
     u : (T,) or (T, m) input samples.
     x0 : optional (n,) initial state.
-    form : eos_scan form: "recurrent", "chunked", or "auto" (see `choose_form`).
+    form : eos_scan form: "recurrent", "chunked", or "auto" (the core's chooser, `lcsm_core.scan.choose`: the
+        chunked scan for a long sequence of a few stable modes, the step-by-step reference otherwise).
 
     Returns
     -------
@@ -95,7 +86,6 @@ def eos_response(sysd: control.StateSpace, u: np.ndarray, x0: np.ndarray | None 
     i[:, 1:, 0] = u[:-1].T
     i[0, 0, 0] = 1.0
     s = np.broadcast_to(shrink[:, None, None, :], (shrink.shape[0], 1, T, n))  # (p + n, 1, T, n)
-    form = choose_form(form, psi, np.linalg.eigvals(A), T)
     y = eos_scan(torch.from_numpy(i), torch.from_numpy(e), o, torch.from_numpy(np.ascontiguousarray(s)),
                  psi=psi, form=form)                                         # (p + n, m, T, 1)
     out = y[..., 0].sum(1).numpy().T                                        # (T, p + n)
@@ -156,7 +146,7 @@ def eos_responses(systems: list[control.StateSpace], u: np.ndarray, x0s: list | 
         row, col = row + p + n, col + n
     s = np.broadcast_to(shrink[:, None, None, :], (R, 1, T, N))
     y = eos_scan(torch.from_numpy(i), torch.from_numpy(e), torch.from_numpy(lam[:, None]),
-                 torch.from_numpy(np.ascontiguousarray(s)), form=choose_form(form, "elementwise", lam, T))
+                 torch.from_numpy(np.ascontiguousarray(s)), form=form)
     out = y[..., 0].sum(1).numpy().T                                                # (T, R)
     row = 0
     for (j, sysd, _, _), p, n in zip(shared, outputs, sizes):

@@ -24,7 +24,6 @@ one thread): it says "seconds" vs "minutes" per step, not more.
 from __future__ import annotations
 
 import math
-import types
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -86,7 +85,7 @@ def estimate_cost(config: RunConfig) -> RunCost:
     t, m, o = config.task, config.model, config.optim
     B, T, d, L, V = o.batch_size, t.seq_len, m.d_model, m.n_layers, t.vocab_size
     osc = oscillation_of(m)
-    form = scan_form(m, osc)
+    form = scan_form(m, osc, B, T)
     params = parameter_count(config)
     train_layer = layer_numbers(m, osc, form, B * T, B, T, keep=True)
     eval_batch = min(o.test_examples, EVAL_BATCH)
@@ -167,18 +166,17 @@ VARIANT_OSCILLATIONS = {
 }
 
 
-def scan_form(m: ModelConfig, osc: Oscillation) -> str:
+def scan_form(m: ModelConfig, osc: Oscillation, batch_size: int, seq_len: int) -> str:
     """The form eos_scan runs on a CPU: the config's, LCSM_SCAN_FORM's, or what `form="auto"` picks from the
-    shapes (lcsm_core.dispatch, asked with a stand-in of the scan's inputs)."""
-    from lcsm_core.dispatch import cpu_prefers_chunked, forced_form
+    shapes (the one chooser, lcsm_core.scan.choose, asked with the layer's shapes before any tensor exists)."""
+    from lcsm_core.scan.choose import ScanShape, cpu_form, forced_form
     if m.form not in ("auto", "kernel"):
         return m.form
     forced = forced_form()
     if forced in ("recurrent", "parallel", "chunked"):
         return forced
-    stand_in = types.SimpleNamespace(psi=osc.psi, k=osc.memory_rows, d=osc.memory_cols,
-                                     o=types.SimpleNamespace(shape=(osc.rows, osc.cols)))
-    return "chunked" if cpu_prefers_chunked(stand_in) else "recurrent"
+    return cpu_form(ScanShape(psi=osc.psi, T=seq_len, k=osc.memory_rows, d=osc.memory_cols, o_rows=osc.rows,
+                              o_cols=osc.cols, sequences=batch_size * (osc.channels or 1)))
 
 
 def layer_numbers(m: ModelConfig, osc: Oscillation, form: str, N: int, B: int, T: int, keep: bool) -> dict:

@@ -59,7 +59,7 @@ def check_runnable(config: RunConfig) -> torch.device:
     (or Triton's CPU interpreter, TRITON_INTERPRET=1, as the kernel tests use)."""
     device = resolve_device(config.optim.device)
     if config.model.form == "kernel":
-        from lcsm_core.dispatch import kernels_available
+        from lcsm_core.scan.choose import kernels_available
         if not kernels_available():
             raise ValueError("form 'kernel' needs the Triton kernels in kernels/, which are not importable here")
         if device.type != "cuda" and os.environ.get("TRITON_INTERPRET") != "1":

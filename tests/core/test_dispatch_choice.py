@@ -1,10 +1,10 @@
-"""form="auto" on a CPU picks the torch form that is faster for the shapes at hand."""
+"""form="auto" on a CPU picks the torch form that is faster for the shapes at hand: one chooser
+(lcsm_core.scan.choose) for the core, the dynamics and the training cost model."""
 import pytest
 import torch
 
 from lcsm_core import build_layer
-from lcsm_core.dispatch import choose_form
-from lcsm_core.scan_inputs import prepare
+from lcsm_core.scan import choose_form, prepare
 from lcsm_core.variants import build_layer_from_code
 
 
@@ -30,3 +30,21 @@ def test_environment_forces_a_form(monkeypatch):
     monkeypatch.setenv("LCSM_SCAN_FORM", "warp")
     with pytest.raises(ValueError, match="LCSM_SCAN_FORM"):
         choose_form(inp)
+
+
+def modes_input(eigenvalues, T, outputs=3):
+    """The dynamics lessons' scan: one memory row per mode (k = n, d = 1), a few outputs as the batch."""
+    lam = torch.tensor(eigenvalues, dtype=torch.complex128)[:, None]
+    n = len(eigenvalues)
+    return prepare(torch.ones(1, T, 1, dtype=torch.float64), torch.ones(1, T, n, dtype=torch.complex128), lam,
+                   torch.ones(outputs, 1, T, n, dtype=torch.complex128), "elementwise")
+
+
+def test_a_few_stable_modes_over_a_long_sequence_run_chunked(monkeypatch):
+    monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)
+    stable, growing = [0.9, 0.5j], [1.01, 0.5]
+    assert choose_form(modes_input(stable, 1000)) == "chunked"
+    assert choose_form(modes_input(growing, 1000)) == "recurrent"      # growing modes stay exact
+    assert choose_form(modes_input(stable, 100)) == "recurrent"
+    assert choose_form(modes_input([0.9] * 16, 1000, outputs=18)) == "recurrent"   # many modes: steps are matmuls
+

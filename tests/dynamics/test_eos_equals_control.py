@@ -45,16 +45,6 @@ def test_critical_damping_is_defective_and_uses_the_matrix_form():
     assert diag is not None and np.iscomplexobj(diag.eigenvalues)
 
 
-def test_auto_form_picks_chunked_only_for_long_stable_diagonal_systems():
-    from lcsm_core.dynamics.eos_bridge import choose_form
-    stable, growing = np.array([0.9, 0.5j]), np.array([1.01, 0.5])
-    assert choose_form("auto", "elementwise", stable, 1000) == "chunked"
-    assert choose_form("auto", "elementwise", growing, 1000) == "recurrent"
-    assert choose_form("auto", "matrix", stable, 1000) == "recurrent"
-    assert choose_form("auto", "elementwise", stable, 100) == "recurrent"
-    assert choose_form("recurrent", "elementwise", stable, 1000) == "recurrent"
-
-
 # --- several systems in one scan (lesson 2's three methods) ------------------------------------------
 @pytest.mark.parametrize("dt, T", [(0.1, 201), (0.02, 1001), (1.3, 16), (0.05, 401)])
 @pytest.mark.parametrize("m, c, k", SPRINGS + [pytest.param(0.1, 5.0, 0.1, id="stiff-euler-explodes")])

@@ -3,6 +3,7 @@ every gradient against the fp64 reference."""
 import pytest
 import torch
 
+from lcsm_core.scan import kernel as adapter
 from tests.kernels.kernel_check import case, check_against_reference, make_states, o_shape
 
 kernels = pytest.importorskip("kernels")
@@ -25,14 +26,14 @@ def test_chunk_matches_reference(cfg):
     B, T, k, d = cfg["B"], cfg["T"], cfg["k"], cfg["d"]
     states = make_states(B, T, k, d, o_shape(B, T, k, d, cfg["o_kind"]), dtype=cfg["dtype"],
                          initial_state=not cfg.get("no_m0", False))
-    check_against_reference(lambda i, e, o, s, m0: kernels.chunk_eos(i, e, o, s, initial_state=m0),
+    check_against_reference(lambda i, e, o, s, m0: adapter.chunk_eos(i, e, o, s, initial_state=m0),
                             states, dtype=cfg["dtype"])
 
 
 def test_chunk_linear_attention_no_decay():
     """o = 1 (linear attention): gradient of the constant o still matches."""
     i, e, _, s, m0 = make_states(2, 37, 5, 7, ())
-    check_against_reference(lambda i, e, o, s, m0: kernels.chunk_eos(i, e, o, s, initial_state=m0),
+    check_against_reference(lambda i, e, o, s, m0: adapter.chunk_eos(i, e, o, s, initial_state=m0),
                             [i, e, torch.ones(()), s, m0])
 
 
@@ -41,7 +42,7 @@ def test_chunk_linear_attention_no_decay():
 def test_chunk_refuses_what_it_cannot_take(o):
     i, e, _, s, _ = make_states(1, 3, 5, 7, ())
     with pytest.raises(ValueError, match="fused_recurrent_eos"):
-        kernels.chunk_eos(i, e, o, s)
+        adapter.chunk_eos(i, e, o, s)
 
 
 def test_chunk_sharp_gates_do_not_overflow():
@@ -53,5 +54,5 @@ def test_chunk_sharp_gates_do_not_overflow():
     i, e, _, s, m0 = make_states(B, T, k, d, ())
     g = torch.Generator().manual_seed(5)
     log_o = -8.0 * torch.rand(B, T, k, 1, generator=g)
-    check_against_reference(lambda i, e, o, s, m0: kernels.chunk_eos(i, e, o, s, initial_state=m0),
+    check_against_reference(lambda i, e, o, s, m0: adapter.chunk_eos(i, e, o, s, initial_state=m0),
                             [i, e, log_o, s, m0], o_map=torch.exp)

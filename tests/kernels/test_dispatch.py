@@ -38,9 +38,9 @@ def test_form_auto_forced_to_kernel(monkeypatch):
     calls = []
     real = kernels.eos_kernel_scan
 
-    def spy(inp, m0):
-        calls.append(inp.psi)
-        return real(inp, m0)
+    def spy(*states, psi, impl):
+        calls.append(psi)
+        return real(*states, psi=psi, impl=impl)
 
     monkeypatch.setattr(kernels, "eos_kernel_scan", spy)
     monkeypatch.setenv("LCSM_SCAN_FORM", "kernel")
@@ -51,11 +51,12 @@ def test_form_auto_forced_to_kernel(monkeypatch):
 
 @pytest.mark.parametrize("impl", ["chunk", "fused_recurrent"])
 def test_both_elementwise_kernels_on_a_gla_input(impl):
-    from lcsm_core.scan_inputs import check_initial_state, prepare
+    from lcsm_core.scan.inputs import check_initial_state, prepare
+    from lcsm_core.scan.kernel import scan_kernel
 
     def fn(i, e, o, s, m0):
         inp = prepare(i, e, o, s, "elementwise")
-        return kernels.eos_kernel_scan(inp, check_initial_state(m0, inp), impl=impl)
+        return scan_kernel(inp, check_initial_state(m0, inp), impl=impl)
 
     check_against_reference(fn, make_states(2, 37, 5, 7, (2, 37, 5, 1)))
 
@@ -63,10 +64,11 @@ def test_both_elementwise_kernels_on_a_gla_input(impl):
 def test_cpu_without_interpreter_is_a_clear_error():
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = str(ROOT)
-    code = ("import torch, kernels\n"
+    code = ("import torch\n"
+            "from lcsm_core.scan.kernel import fused_recurrent_eos\n"
             "x = torch.randn(1, 4, 3)\n"
             "try:\n"
-            "    kernels.fused_recurrent_eos(x, x, torch.ones(()), x)\n"
+            "    fused_recurrent_eos(x, x, torch.ones(()), x)\n"
             "except RuntimeError as err:\n"
             "    print('ERR', err)\n")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from lcsm_core.scan import kernel as adapter
 from tests.closeness import assert_close
 
 kernels = pytest.importorskip("kernels")
@@ -47,7 +48,7 @@ def test_gla_matches_fla(impl):
     def bhtx(x):
         return x.transpose(1, 2)          # (B, T, H, n) -> (B, H, T, n)
 
-    fn = kernels.chunk_eos if impl == "chunk" else kernels.fused_recurrent_eos
+    fn = adapter.chunk_eos if impl == "chunk" else adapter.fused_recurrent_eos
     y, m = fn(bhtx(v), bhtx(k), bhtx(gk).exp()[..., None], bhtx(q) * K ** -0.5)
     y = y.transpose(1, 2)
     assert_close(y, y_ref.double(), "y", precision=torch.float32)
@@ -68,7 +69,7 @@ def test_delta_rule_matches_fla():
     y_ref, m_ref = naive(q, k, v, beta, output_final_state=True)
     g_ref = grads(y_ref, m_ref, leaves)
     o = torch.eye(K) - beta[..., None, None] * k[..., :, None] * k[..., None, :]
-    y, m = kernels.fused_recurrent_eos_matrix(v, beta[..., None] * k, o, q * K ** -0.5)
+    y, m = adapter.fused_recurrent_eos_matrix(v, beta[..., None] * k, o, q * K ** -0.5)
     assert_close(y, y_ref.double(), "y", precision=torch.float32)
     assert_close(m, m_ref.double(), "m_T", precision=torch.float32)
     for name, a, b in zip(("q", "k", "v", "beta"), grads(y, m, leaves), g_ref):
@@ -86,7 +87,7 @@ def test_hgrn_matches_fla():
     g_ref = grads(y_ref, m_ref, [x, gate])
     ones = torch.ones(B, D, T, 1)
     xt = x.transpose(1, 2)[..., None]                              # (B, D, T, 1): channels as batch
-    y, m = kernels.chunk_eos(xt, ones, gate.transpose(1, 2).exp()[..., None, None], ones)
+    y, m = adapter.chunk_eos(xt, ones, gate.transpose(1, 2).exp()[..., None, None], ones)
     y, m = y[..., 0].transpose(1, 2), m[..., 0, 0]
     assert_close(y, y_ref.double(), "y", precision=torch.float32)
     assert_close(m, m_ref.double(), "m_T", precision=torch.float32)

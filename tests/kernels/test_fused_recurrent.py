@@ -3,6 +3,7 @@ against the fp64 reference, for every broadcast form of o, real and complex."""
 import pytest
 import torch
 
+from lcsm_core.scan import kernel as adapter
 from tests.kernels.kernel_check import case, check_against_reference, make_states, o_shape
 
 kernels = pytest.importorskip("kernels")
@@ -31,16 +32,16 @@ def test_fused_recurrent_matches_reference(cfg):
     states = make_states(B, T, k, d, o_shape(B, T, k, d, cfg["o_kind"]), dtype=cfg["dtype"],
                          complex_o=cfg["complex_o"], complex_e=cfg.get("complex_e", False),
                          initial_state=not cfg.get("no_m0", False))
-    check_against_reference(lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0),
+    check_against_reference(lambda i, e, o, s, m0: adapter.fused_recurrent_eos(i, e, o, s, initial_state=m0),
                             states, dtype=cfg["dtype"])
 
 
 def test_empty_batch_and_bad_checkpoint():
     x = torch.randn(0, 5, 3)
-    y, m = kernels.fused_recurrent_eos(x, x, torch.ones(()), x)
+    y, m = adapter.fused_recurrent_eos(x, x, torch.ones(()), x)
     assert y.shape == (0, 5, 3) and m.shape == (0, 3, 3)
     with pytest.raises(ValueError, match="checkpoint"):
-        kernels.fused_recurrent_eos(torch.randn(1, 5, 3), torch.randn(1, 5, 3), torch.ones(()), torch.randn(1, 5, 3),
+        adapter.fused_recurrent_eos(torch.randn(1, 5, 3), torch.randn(1, 5, 3), torch.ones(()), torch.randn(1, 5, 3),
                                     checkpoint=0)
 
 
@@ -54,7 +55,7 @@ def test_every_state_complex():
     B, T, k, d = 2, 20, 3, 5
     i, e, s, m0 = c(B, T, d), c(B, T, k) / 2, c(B, T, k), c(B, k, d)
     o = 0.9 * torch.exp(1j * torch.rand(B, T, k, d, generator=g))
-    check_against_reference(lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0),
+    check_against_reference(lambda i, e, o, s, m0: adapter.fused_recurrent_eos(i, e, o, s, initial_state=m0),
                             [i, e, o, s, m0])
 
 
@@ -64,7 +65,7 @@ def test_checkpoint_interval_does_not_change_gradients(checkpoint):
     that leaves a short last chunk (T = 12, interval 5), gives the reference gradients."""
     states = make_states(1, 12, 3, 5, (1, 12, 3, 1))
     check_against_reference(
-        lambda i, e, o, s, m0: kernels.fused_recurrent_eos(i, e, o, s, initial_state=m0, checkpoint=checkpoint),
+        lambda i, e, o, s, m0: adapter.fused_recurrent_eos(i, e, o, s, initial_state=m0, checkpoint=checkpoint),
         states)
 
 
@@ -72,5 +73,5 @@ def test_checkpoint_interval_does_not_change_gradients(checkpoint):
 def test_static_o_per_batch_element(fn_name):
     """o (B, 1, k, 1): fixed in time but different per batch element (a per-head decay)."""
     states = make_states(2, 37, 5, 7, (2, 1, 5, 1))
-    fn = getattr(kernels, fn_name)
+    fn = getattr(adapter, fn_name)
     check_against_reference(lambda i, e, o, s, m0: fn(i, e, o, s, initial_state=m0), states)

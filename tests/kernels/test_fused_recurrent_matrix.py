@@ -3,6 +3,7 @@ every gradient against the fp64 reference."""
 import pytest
 import torch
 
+from lcsm_core.scan import kernel as adapter
 from tests.kernels.kernel_check import case, check_against_reference, make_states
 
 kernels = pytest.importorskip("kernels")
@@ -35,7 +36,7 @@ def matrix_states(cfg):
 @pytest.mark.parametrize("cfg", CASES)
 def test_fused_recurrent_matrix_matches_reference(cfg):
     check_against_reference(
-        lambda i, e, o, s, m0: kernels.fused_recurrent_eos_matrix(i, e, o, s, initial_state=m0),
+        lambda i, e, o, s, m0: adapter.fused_recurrent_eos_matrix(i, e, o, s, initial_state=m0),
         matrix_states(cfg), psi="matrix", dtype=cfg["dtype"])
 
 
@@ -43,12 +44,12 @@ def test_matrix_kernel_refuses_complex():
     i, e, _, s, _ = make_states(1, 3, 2, 4, ())
     o = torch.eye(2, dtype=torch.complex64)
     with pytest.raises(ValueError, match="real states only"):
-        kernels.fused_recurrent_eos_matrix(i, e, o, s)
+        adapter.fused_recurrent_eos_matrix(i, e, o, s)
 
 
 def test_matrix_checkpoint_interval():
     """Memories saved every 5 steps, T = 12: a short last chunk in the recomputing backward."""
     cfg = dict(B=1, T=12, k=3, d=5, o_kind="kxk", dtype=torch.float32)
     check_against_reference(
-        lambda i, e, o, s, m0: kernels.fused_recurrent_eos_matrix(i, e, o, s, initial_state=m0, checkpoint=5),
+        lambda i, e, o, s, m0: adapter.fused_recurrent_eos_matrix(i, e, o, s, initial_state=m0, checkpoint=5),
         matrix_states(cfg), psi="matrix")

@@ -5,8 +5,7 @@ import pytest
 import torch
 
 import lcsm_core
-from lcsm_core.dispatch import choose_form
-from lcsm_core.scan_inputs import prepare
+from lcsm_core.scan import choose_form, prepare
 from lcsm_core.training import ModelConfig, Trainer
 from lcsm_core.training.model import SequenceModel
 from tests.training.tiny import tiny_config

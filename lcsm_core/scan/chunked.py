@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import torch
 
-from .scan_blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix
-from .scan_inputs import ScanInputs
-from .scan_parallel import common_dtype
+from .blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix
+from .inputs import ScanInputs
+from .parallel import common_dtype
 
 # |cumulative log-decay| within one block beyond which exp(−L) could overflow.
 LOG_PATH_LIMIT = {torch.float16: 8.0, torch.bfloat16: 30.0, torch.float32: 60.0, torch.float64: 600.0,

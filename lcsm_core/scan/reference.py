@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from .scan_inputs import ScanInputs
+from .inputs import ScanInputs
 
 
 def step(m: torch.Tensor, i_t, e_t, o_t, s_t, psi: str):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import torch
 
-from .scan_blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix
-from .scan_inputs import ScanInputs
+from .blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix
+from .inputs import ScanInputs
 
 
 def common_dtype(inp: ScanInputs):

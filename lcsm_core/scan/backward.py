@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import torch
 
-from .scan_inputs import ScanInputs
-from .scan_recurrent import scan_recurrent
+from .inputs import ScanInputs
+from .reference import scan_recurrent
 
 
 def _reduce_to(grad: torch.Tensor, like: torch.Tensor) -> torch.Tensor:

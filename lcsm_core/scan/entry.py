@@ -1,7 +1,7 @@
 """`eos_scan`: one entry point for every form of the EOS recurrence."""
 from __future__ import annotations
 
-from .scan_inputs import check_initial_state, output_real, prepare
+from .inputs import check_initial_state, output_real, prepare
 
 FORMS = ("recurrent", "parallel", "chunked", "kernel", "auto")
 BACKWARDS = ("autograd", "manual")
@@ -22,7 +22,7 @@ def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
     psi : "elementwise" (m = o ⊙ m + e iᵀ) or "matrix" (m = o m + e iᵀ).
     form : "recurrent" (reference, streaming), "parallel" (masked attention-like,
         elementwise only), "chunked" (blocks of `chunk_size`), "kernel" (Triton),
-        "auto" (kernel on CUDA; on a CPU chunked or recurrent by the layer's shapes, see dispatch.py;
+        "auto" (kernel on CUDA; on a CPU chunked or recurrent by the layer's shapes, see choose.py;
         env LCSM_SCAN_FORM overrides).
     initial_state : optional (..., k, d) memory before step 1 (m_0 = 0 otherwise).
     return_state : also return the final memory m_T (..., k, d).
@@ -42,25 +42,25 @@ def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
     inp = prepare(i, e, o, s, psi)
     m0 = check_initial_state(initial_state, inp)
     if form == "auto":
-        from .dispatch import choose_form
+        from .choose import choose_form
         form = choose_form(inp)
     if backward == "manual":
         if form != "recurrent":
             raise ValueError(f"backward='manual' is the hand-written backward of the recurrent form; "
                              f"got form={form!r}")
-        from .scan_backward import scan_recurrent_manual
+        from .backward import scan_recurrent_manual
         y, m = scan_recurrent_manual(inp, m0)
     elif form == "recurrent":
-        from .scan_recurrent import scan_recurrent
+        from .reference import scan_recurrent
         y, m = scan_recurrent(inp, m0)
     elif form == "parallel":
-        from .scan_parallel import scan_parallel
+        from .parallel import scan_parallel
         y, m = scan_parallel(inp, m0)
     elif form == "chunked":
-        from .scan_chunked import scan_chunked
+        from .chunked import scan_chunked
         y, m = scan_chunked(inp, m0, chunk_size)
     else:
-        from .dispatch import scan_kernel
+        from .kernel import scan_kernel
         y, m = scan_kernel(inp, m0)
     y = output_real(y)
     return (y, m) if return_state else y

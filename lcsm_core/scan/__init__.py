@@ -1,0 +1,17 @@
+"""The EOS scan: one public entry point, `eos_scan`, and every form of the recurrence behind it.
+
+    inputs.py     validation and broadcasting of (i, e, o, s): every form starts there
+    reference.py  the recurrence one step at a time: the readable truth every other form is tested against
+    backward.py   the hand-written backward of the reference (LCSM appendix 5.1, corrected)
+    blocks.py     the attention-like form of one block (shared by the parallel and chunked forms)
+    parallel.py   the whole sequence as one block (quadratic in T)
+    chunked.py    blocks of C steps joined by the recurrence: the fast CPU form
+    kernel.py     the adapter to the Triton kernels in `kernels/` (validation, flattening)
+    choose.py     the one form chooser (`form="auto"`), also asked by the dynamics and the cost model
+    entry.py      `eos_scan` itself
+"""
+from .choose import ScanShape, choose_form, device_summary
+from .entry import BACKWARDS, FORMS, eos_scan
+from .inputs import ScanInputs, prepare
+
+__all__ = ["BACKWARDS", "FORMS", "ScanInputs", "ScanShape", "choose_form", "device_summary", "eos_scan", "prepare"]
