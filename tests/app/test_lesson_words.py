@@ -189,3 +189,13 @@ def test_every_lesson_piece_renders_without_tex_source_in_a_browser(tmp_path):
     assert None not in texts, "some pieces were not drawn"
     left = [(how, TEX.findall(text), text[:120]) for (how, _), text in zip(pieces, texts) if TEX.search(text)]
     assert not left, left
+
+
+def test_the_s4_recall_preset_says_its_slow_near_chance_run_is_the_point():
+    """Issue 21: "S4 on recall" runs 1 step/s and ends at 0.037 without saying that is the point."""
+    from app.lessons.train_live import PRESETS
+
+    [s4] = [p for p in PRESETS if p.values.get("variant") == "s4"]
+    for text in (s4.insight, LESSONS["08-train-live.md"].body):
+        assert "chance" in text and "0.04" in text and "steps/s" in text.replace(" steps a second", " steps/s"), text
+        assert "point" in text or "meant to fail" in text, text
