@@ -41,12 +41,14 @@ def _problem(**changes) -> dict:
 
 PRESETS = (
     Preset("🔁 Type 2, complex", _problem(psi="matrix", complex=True, T=16),
-           "ψ = × with a complex f_t: the gradient goes back through the conjugate transpose f_tᴴ — the printed "
-           "f_t dm_t would be wrong twice; the hand-written backward still matches autograd to rounding.",
+           r"ψ = × with a complex $\mathbf f_t$: the gradient goes back through the conjugate transpose "
+           r"$\mathbf f_t^{\mathsf H}$ — the printed $\mathbf f_t\,\mathbf{dm}_t$ would be wrong twice; the "
+           "hand-written backward still matches autograd to rounding.",
            claim=("psi_is_matrix = 1", "is_complex = 1", "t2_dm_printed_error > 1", "relative_error < 1e-12",
                   "gradcheck_passed = 1")),
     Preset("1️⃣ One step, T = 1", _problem(T=1),
-           "A single step starts from m_0 = 0, so the true df_1 = dm_1 ⊙ m_0 is zero — the printed dm_t ⊙ m_t "
+           r"A single step starts from $\mathbf m_0 = 0$, so the true "
+           r"$\mathbf{df}_1 = \mathbf{dm}_1 \odot \mathbf m_0$ is zero — the printed $\mathbf{dm}_t \odot \mathbf m_t$ "
            "would not be.",
            claim=("T = 1", "psi_is_matrix = 0", "df_max = 0 ± 0", "t1_df_printed_error > 1", "relative_error < 1e-12")),
     Preset("🧱 Wide memory", _problem(T=32, k=16, d=16),

@@ -98,3 +98,11 @@ def test_exercises_grade_the_page():
     at = open_page("check_math", dict(psi="matrix", complex="1", T="32"))
     at.button(key="check_math.exercise.2.check").click().run()
     assert any("Correct" in s.value for s in at.success)
+
+
+def test_preset_insights_typeset_their_math_and_name_no_variables():
+    """Issue 21 item 4: the caption a preset leaves says f_t, dm_t as typeset math, never as ASCII source."""
+    from tests.app.test_lesson_words import SNAKE, prose, tex_left
+
+    for preset in PRESETS:
+        assert not tex_left(preset.insight) and not SNAKE.findall(prose(preset.insight)), preset.insight
