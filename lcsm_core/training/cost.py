@@ -27,6 +27,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lcsm_core.variants.oscillation import Oscillation
+
 if TYPE_CHECKING:
     from .config import ModelConfig, RunConfig
 
@@ -42,26 +44,6 @@ MAX_OVERESTIMATE = 3.0           # the estimate is within this factor above the 
 ELEMENTWISE_PER_S = 4e8
 MATMUL_PER_S = 8e9
 SCAN_STEP_S = 25e-6
-
-
-@dataclass(frozen=True)
-class Oscillation:
-    """How one layer's scan sees its oscillation, per token: o is (rows × cols) per step when `per_step`, else
-    static; `built_from` full-size tensors are kept while building it (o itself included); `complex` doubles
-    every scan number; `psi` is "elementwise" or "matrix"; `channels` ≠ 0: one small system per channel."""
-
-    rows: int
-    cols: int
-    per_step: bool
-    built_from: int = 1
-    complex: bool = False
-    psi: str = "elementwise"
-    channels: int = 0
-    memory_rows: int = 0         # k of the memory m (k × d)
-    memory_cols: int = 0         # d of the memory (1 per channel for channel banks)
-    extra_k: int = 0             # more (N, k) tensors the layer keeps (gates, feature maps)
-    extra_d: int = 0             # more (N, d) tensors the layer keeps
-    batched_copy: bool = False   # a static per-channel matrix o that matmul copies over the batch at every step
 
 
 @dataclass
@@ -106,64 +88,13 @@ def estimate_cost(config: RunConfig) -> RunCost:
 
 
 def oscillation_of(m: ModelConfig) -> Oscillation:
-    """The scan shape of the model's EOS layer (a registered variant or a model code)."""
-    k, d = m.expand_dim, m.d_model
-    if m.code:
-        from lcsm_core.codes import parse_code
-        code = parse_code(m.code)
-        if code.is_ssm:
-            return VARIANT_OSCILLATIONS["dss"](k, d)
-        return code_oscillation(code.e, code.o, code.s, k, d)
-    return VARIANT_OSCILLATIONS[m.variant](k, d)
-
-
-def code_oscillation(e: int, o: int, s: int, k: int, d: int) -> Oscillation:
-    """A CodedLayer's o (lcsm_core.variants.coded.O_PARTS): the product of its parts; a data-dependent k×d gate
-    keeps its linear output, log-sigmoid buffer and exp (3 more full tensors)."""
-    from lcsm_core.variants.coded import O_PARTS
-    parts = O_PARTS[o]
-    rows = k if parts & {"static_kd", "static_k", "dd_k", "dd_kd", "phase_k"} else 1
-    cols = d if parts & {"static_kd", "static_d", "dd_d", "dd_kd"} else 1
-    per_step = bool(parts & {"dd_k", "dd_d", "dd_kd"})
-    built = 1 + (3 if "dd_kd" in parts else 0) + (1 if {"dd_k", "dd_d"} <= parts else 0)
-    return Oscillation(rows, cols, per_step, built_from=built, complex="phase_k" in parts, memory_rows=k,
-                       memory_cols=d, extra_k=2 * e + 2 * s + 3 * ("dd_k" in parts),
-                       extra_d=3 * ("dd_d" in parts))
-
-
-def _qkv(rows, cols, per_step, **kw):
-    """A q/k/v layer's o (rows × cols per token) with memory k × d."""
-    return lambda k, d: Oscillation(rows(k, d), cols(k, d), per_step, memory_rows=k, memory_cols=d, **kw)
-
-
-one = lambda k, d: 1
-rows_k = lambda k, d: k
-cols_d = lambda k, d: d
-VARIANT_OSCILLATIONS = {
-    "linear_attention": _qkv(one, one, False),
-    "retnet": _qkv(one, one, False),
-    "cosformer": _qkv(one, one, False, complex=True),
-    "lrpe": _qkv(rows_k, one, False, complex=True),
-    "gla": _qkv(rows_k, one, True, built_from=1, extra_k=7),
-    "dur": _qkv(rows_k, cols_d, True, built_from=1, extra_k=7, extra_d=3),
-    "longhorn": _qkv(rows_k, cols_d, True, built_from=2, extra_k=6, extra_d=4),
-    "deltanet": _qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6),
-    "m1": _qkv(rows_k, rows_k, True, built_from=2, psi="matrix"),
-    "m2": _qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6),
-    "m3": _qkv(rows_k, rows_k, True, built_from=1, psi="matrix"),
-    "mamba": lambda k, d: Oscillation(k, d, True, built_from=1, memory_rows=k, memory_cols=d, extra_k=2,
-                                      extra_d=12),
-    "s4": lambda k, d: Oscillation(k, k, False, psi="matrix", channels=d, memory_rows=k, memory_cols=1,
-                                   batched_copy=True),
-    "s5": lambda k, d: Oscillation(k, k, False, psi="matrix", channels=d, memory_rows=k, memory_cols=1,
-                                   extra_k=1),
-    "dss": lambda k, d: Oscillation(k, 1, False, complex=True, channels=d, memory_rows=k, memory_cols=1),
-    "tnn": lambda k, d: Oscillation(k, 1, False, channels=d, memory_rows=k, memory_cols=1),
-    "lru": lambda k, d: Oscillation(k, 1, False, complex=True, channels=d, memory_rows=k, memory_cols=1,
-                                    extra_k=4),
-    "hgrn": lambda k, d: Oscillation(1, 1, True, channels=d, memory_rows=1, memory_cols=1, extra_d=8),
-    "rwkv4": lambda k, d: Oscillation(1, 1, False, channels=d, memory_rows=1, memory_cols=1, extra_d=6),
-}
+    """The scan shape of the model's EOS layer, as the variant declares it (`VariantInfo.oscillation_shape`; a
+    model code's from `lcsm_core.variants.coded`)."""
+    from lcsm_core.codes import parse_code
+    from lcsm_core.variants import VARIANT_CLASSES
+    from lcsm_core.variants.coded import code_oscillation_shape
+    shape = code_oscillation_shape(parse_code(m.code)) if m.code else VARIANT_CLASSES[m.variant].info.oscillation_shape
+    return shape(m.expand_dim, m.d_model)
 
 
 def scan_form(m: ModelConfig, osc: Oscillation, batch_size: int, seq_len: int) -> str:

@@ -8,6 +8,7 @@ from torch import nn
 
 from ..activations import activation
 from .base import EOSLayer, EOSStates, VariantInfo, linear
+from .oscillation import one, qkv, rows_k
 from .registry import register
 
 
@@ -32,7 +33,8 @@ class QKVLayer(EOSLayer):
 @register
 class LinearAttention(QKVLayer):
     info = VariantInfo("linear_attention", "Linear attention", "linear attention", "v_t", "k_t", "J (ones)", "q_t",
-                       "elementwise", "e, s")
+                       "elementwise", "e, s",
+                       oscillation_shape=qkv(one, one, False))
 
     def states(self, x):
         q, k, v = self.qkv(x)
@@ -42,7 +44,8 @@ class LinearAttention(QKVLayer):
 @register
 class RetNet(QKVLayer):
     info = VariantInfo("retnet", "TNL / RetNet", "linear attention", "v_t", "k_t", "λ J, fixed λ", "q_t",
-                       "elementwise", "e, s", "λ is a fixed hyper-parameter, not learned")
+                       "elementwise", "e, s", "λ is a fixed hyper-parameter, not learned",
+                       oscillation_shape=qkv(one, one, False))
 
     def __init__(self, d_model, expand_dim, *, decay: float = 1 - 2 ** -5, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -58,7 +61,8 @@ class RetNet(QKVLayer):
 @register
 class Cosformer(QKVLayer):
     info = VariantInfo("cosformer", "Cosformer", "linear attention", "v_t", "k_t", "exp(iθ) J, fixed θ", "q_t",
-                       "elementwise", "e, s", "y = Re{m}ᵀq = Σ cos((t−s)θ) v_s k_sᵀ q_t")
+                       "elementwise", "e, s", "y = Re{m}ᵀq = Σ cos((t−s)θ) v_s k_sᵀ q_t",
+                       oscillation_shape=qkv(one, one, False, complex=True))
     feature = "relu"
 
     def __init__(self, d_model, expand_dim, *, max_len: int = 512, **kw):
@@ -74,7 +78,8 @@ class Cosformer(QKVLayer):
 @register
 class LRPE(QKVLayer):
     info = VariantInfo("lrpe", "LRPE", "linear attention", "v_t", "k_t", "exp(iΘ) 1ᵀ, learned Θ", "q_t",
-                       "elementwise", "e, s", "y = Σ v_s k_sᵀ diag(cos((t−s)Θ)) q_t")
+                       "elementwise", "e, s", "y = Σ v_s k_sᵀ diag(cos((t−s)Θ)) q_t",
+                       oscillation_shape=qkv(rows_k, one, False, complex=True))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)

@@ -6,13 +6,14 @@ if it needs one, a `readout`. It never writes its own recurrence.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import torch
 from torch import nn
 
 from ..scan import eos_scan
+from .oscillation import OscillationShape
 from .sizes import check_layer_size
 
 Layout = Literal["sequence", "channels"]
@@ -38,7 +39,8 @@ class EOSStates:
 
 @dataclass(frozen=True)
 class VariantInfo:
-    """One row of LCSM Table 1 (plus Longhorn and LRU), as the Home page shows it."""
+    """One row of LCSM Table 1 (plus Longhorn and LRU), as the Home page shows it, and the shape of the
+    variant's oscillation as its scan sees it (`oscillation.py`; the training cost model reads it)."""
 
     name: str
     label: str
@@ -50,6 +52,7 @@ class VariantInfo:
     psi: str
     data_dependent: str  # which of e, o, s are computed from x_t ("" = none)
     note: str = ""
+    oscillation_shape: OscillationShape = field(kw_only=True, repr=False, compare=False)
 
 
 class EOSLayer(nn.Module):

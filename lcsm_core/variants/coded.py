@@ -13,6 +13,7 @@ from torch import nn
 from ..activations import activation
 from ..codes import ModelCode, parse_code
 from .base import EOSLayer, EOSStates, VariantInfo, alibi_decays, check_tau, data_dependent_decay, linear
+from .oscillation import Oscillation, OscillationShape
 from .registry import VARIANT_CLASSES
 from .sizes import check_layer_size, check_width
 
@@ -22,6 +23,22 @@ O_PARTS = {
     6: {"static_k", "dd_kd"}, 7: {"static_d", "dd_kd"}, 8: {"static_k", "dd_d"}, 9: {"dd_k", "static_d"},
     10: set(), 11: {"phase_k"},
 }
+
+
+def code_oscillation_shape(code: ModelCode) -> OscillationShape:
+    """A coded layer's o as its scan sees it (see oscillation.py): the product of its O_PARTS; a data-dependent
+    k×d gate keeps its linear output, log-sigmoid buffer and exp (3 more full tensors). Code "0" is a DSS layer."""
+    if code.is_ssm:
+        return VARIANT_CLASSES["dss"].info.oscillation_shape
+    parts = O_PARTS[code.o]
+    per_step = bool(parts & {"dd_k", "dd_d", "dd_kd"})
+    built = 1 + (3 if "dd_kd" in parts else 0) + (1 if {"dd_k", "dd_d"} <= parts else 0)
+    has_rows = bool(parts & {"static_kd", "static_k", "dd_k", "dd_kd", "phase_k"})
+    has_cols = bool(parts & {"static_kd", "static_d", "dd_d", "dd_kd"})
+    return lambda k, d: Oscillation(k if has_rows else 1, d if has_cols else 1, per_step, built_from=built,
+                                    complex="phase_k" in parts, memory_rows=k, memory_cols=d,
+                                    extra_k=2 * code.e + 2 * code.s + 3 * ("dd_k" in parts),
+                                    extra_d=3 * ("dd_d" in parts))
 
 
 def rate_log_init(n: int) -> torch.Tensor:
@@ -79,7 +96,8 @@ class CodedLayer(EOSLayer):
         self.info = VariantInfo(f"code {code}", f"LCSM {code}", "model code", "v_t", "k_t" if code.e else "k",
                                 f"Table 3 code {code.o}", "q_t" if code.s else "q", "elementwise",
                                 ", ".join(n for n, dd in (("e", code.e), ("o", code.o in (1, 2, 3, 6, 7, 8, 9)),
-                                                           ("s", code.s)) if dd), code.describe())
+                                                           ("s", code.s)) if dd), code.describe(),
+                                oscillation_shape=code_oscillation_shape(code))
         self.phi = activation(code.a)
         self.v_proj = linear(d, d)
         self.out_proj = linear(d, d)

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 
 from .attention import QKVLayer
 from .base import EOSStates, VariantInfo, linear
+from .oscillation import cols_d, qkv, rows_k
 from .registry import register
 
 
@@ -19,7 +20,8 @@ def householder_like(k: torch.Tensor, beta: torch.Tensor | float = 1.0) -> torch
 class DeltaNet(QKVLayer):
     info = VariantInfo("deltanet", "FWP / DeltaNet", "online learner", "v_t", "β_t k_t", "I − β_t k_t k_tᵀ", "q_t",
                        "matrix", "e, o, s",
-                       "eigenvalue 1 − β‖k‖² can fall below −1 (unstable) unless keys are normalized")
+                       "eigenvalue 1 − β‖k‖² can fall below −1 (unstable) unless keys are normalized",
+                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6))
 
     def __init__(self, d_model, expand_dim, *, normalize_keys: bool = True, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -40,7 +42,8 @@ class DeltaNet(QKVLayer):
 @register
 class M1(QKVLayer):
     info = VariantInfo("m1", "M1", "online learner", "v_t", "k_t", "I − k_t k_tᵀ", "q_t", "matrix", "e, o, s",
-                       "proposed in LCSM Table 7")
+                       "proposed in LCSM Table 7",
+                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=2, psi="matrix"))
 
     def states(self, x):
         q, k, v = self.qkv(x)
@@ -50,7 +53,8 @@ class M1(QKVLayer):
 @register
 class M2(QKVLayer):
     info = VariantInfo("m2", "M2", "online learner", "v_t", "k̂_t", "I − k̂_t k̂_tᵀ, k̂ = k/‖k‖", "q_t", "matrix",
-                       "e, o, s", "Table 7 prints M2 like M1; read here with unit keys, a projection (stable)")
+                       "e, o, s", "Table 7 prints M2 like M1; read here with unit keys, a projection (stable)",
+                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6))
 
     def states(self, x):
         q, k, v = self.qkv(x)
@@ -61,7 +65,8 @@ class M2(QKVLayer):
 @register
 class M3(QKVLayer):
     info = VariantInfo("m3", "M3", "online learner", "v_t", "k_t", "I − Diag{k_t}", "q_t", "matrix", "e, o, s",
-                       "proposed in LCSM Table 7; k_t = sigmoid(·) keeps 1 − k in (0, 1)")
+                       "proposed in LCSM Table 7; k_t = sigmoid(·) keeps 1 − k in (0, 1)",
+                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=1, psi="matrix"))
     feature = "sigmoid"
 
     def states(self, x):
@@ -72,7 +77,8 @@ class M3(QKVLayer):
 @register
 class Longhorn(QKVLayer):
     info = VariantInfo("longhorn", "Longhorn", "online learner", "ε_t ⊙ x_t", "k_t", "1 − (k_t⊙k_t) ε_tᵀ", "q_t",
-                       "elementwise", "e, o, s", "ε_t = β_t / (1 + β_t k_tᵀk_t), β_t = sigmoid(W x_t)")
+                       "elementwise", "e, o, s", "ε_t = β_t / (1 + β_t k_tᵀk_t), β_t = sigmoid(W x_t)",
+                       oscillation_shape=qkv(rows_k, cols_d, True, built_from=2, extra_k=6, extra_d=4))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)

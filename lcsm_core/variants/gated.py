@@ -9,13 +9,15 @@ from torch import nn
 
 from .attention import QKVLayer
 from .base import EOSLayer, EOSStates, VariantInfo, check_tau, data_dependent_decay, linear
+from .oscillation import channel_bank, cols_d, one, qkv, rows_k
 from .registry import register
 
 
 @register
 class GLA(QKVLayer):
     info = VariantInfo("gla", "GLA / GateLoop", "gated linear attention", "v_t", "k_t", "g_t 1_dᵀ", "q_t",
-                       "elementwise", "e, o, s", "g_t = sigmoid(W x_t)^(1/τ)")
+                       "elementwise", "e, o, s", "g_t = sigmoid(W x_t)^(1/τ)",
+                       oscillation_shape=qkv(rows_k, one, True, built_from=1, extra_k=7))
 
     def __init__(self, d_model, expand_dim, *, tau: float = 16.0, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -31,7 +33,8 @@ class GLA(QKVLayer):
 @register
 class DUR(GLA):
     info = VariantInfo("dur", "DUR / GFW", "gated linear attention", "v_t", "k_t", "g_t ḡ_tᵀ", "q_t",
-                       "elementwise", "e, o, s", "decay on both the key and the value side")
+                       "elementwise", "e, o, s", "decay on both the key and the value side",
+                       oscillation_shape=qkv(rows_k, cols_d, True, built_from=1, extra_k=7, extra_d=3))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -49,7 +52,8 @@ class Mamba(EOSLayer):
     """The selective SSM of Mamba (the short causal convolution is left out: the EOS part is the lesson)."""
 
     info = VariantInfo("mamba", "Mamba", "selective SSM", "Δ_t ⊙ u_t", "B_t", "A_t = exp(Δ_t A)", "C_t",
-                       "elementwise", "e, o, s", "Δ_t = softplus(W_Δ u_t + b), A = −exp(A_log)")
+                       "elementwise", "e, o, s", "Δ_t = softplus(W_Δ u_t + b), A = −exp(A_log)",
+                       oscillation_shape=qkv(rows_k, cols_d, True, built_from=1, extra_k=2, extra_d=12))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -86,7 +90,8 @@ class Mamba(EOSLayer):
 @register
 class HGRN(EOSLayer):
     info = VariantInfo("hgrn", "HGRN / LRN", "gated linear RNN", "i_t", "1 − λ_t", "λ_t", "o_t (output gate)",
-                       "elementwise", "e, o, s", "channel-wise: one 1×1 memory per channel")
+                       "elementwise", "e, o, s", "channel-wise: one 1×1 memory per channel",
+                       oscillation_shape=channel_bank(one, one, per_step=True, memory=one, extra_d=8))
 
     def __init__(self, d_model, expand_dim, *, lower_bound: float = 0.0, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -109,7 +114,8 @@ class HGRN(EOSLayer):
 @register
 class RWKV4(EOSLayer):
     info = VariantInfo("rwkv4", "RWKV4 (no denominator)", "linear RNN", "v_t", "exp(k_t)", "exp(−w)", "r_t",
-                       "elementwise", "e, s", "channel-wise; w > 0 learned per channel")
+                       "elementwise", "e, s", "channel-wise; w > 0 learned per channel",
+                       oscillation_shape=channel_bank(one, one, memory=one, extra_d=6))
 
     MAX_KEY = 30.0   # exp(k) beyond this overflows fp32 sums; RWKV's denominator would cancel it
 

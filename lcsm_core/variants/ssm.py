@@ -7,6 +7,7 @@ import torch
 from torch import nn
 
 from .base import EOSLayer, EOSStates, VariantInfo, alibi_decays, linear
+from .oscillation import channel_bank, one, rows_k
 from .registry import register
 
 
@@ -50,7 +51,8 @@ def complex_dtype(x: torch.Tensor) -> torch.dtype:
 @register
 class S4(EOSLayer):
     info = VariantInfo("s4", "S4", "SSM", "u_t", "B̄", "Ā (HiPPO-LegS, bilinear)", "C", "matrix", "",
-                       "a bank of per-channel SISO SSMs, d = 1")
+                       "a bank of per-channel SISO SSMs, d = 1",
+                       oscillation_shape=channel_bank(rows_k, rows_k, psi="matrix", batched_copy=True))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -82,7 +84,8 @@ class S5(EOSLayer):
     # data_dependent "": e = B̄ u_t only carries the input (i = 1), so that one MIMO SSM fits the EOS core;
     # A, B, C never read x_t (LCSM Table 1 writes e = B). LRU folds its input the same way and says the same.
     info = VariantInfo("s5", "S5", "SSM", "1 (d = 1 per output)", "B̄ u_t", "Ā (dense)", "C (one row per output)",
-                       "matrix", "", "one MIMO SSM; each output channel reads the shared state")
+                       "matrix", "", "one MIMO SSM; each output channel reads the shared state",
+                       oscillation_shape=channel_bank(rows_k, rows_k, psi="matrix", extra_k=1))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -114,7 +117,8 @@ class DSS(EOSLayer):
     # each with its own B and C; Δ per channel as in DSS and S4D. ψ = × with a diagonal A is ψ = ⊙.
     info = VariantInfo("dss", "DSS", "SSM", "u_t, one channel per SSM", "B̄_c = (exp(Δ_c a) − 1)/a ⊙ B_c",
                        "exp(Δ_c a) (a diagonal, complex, shared)", "C_c", "elementwise", "",
-                       "a bank of d SISO SSMs: Δ_c, B_c, C_c per channel, a shared")
+                       "a bank of d SISO SSMs: Δ_c, B_c, C_c per channel, a shared",
+                       oscillation_shape=channel_bank(rows_k, one, complex=True))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -143,7 +147,8 @@ class DSS(EOSLayer):
 class TNN(EOSLayer):
     # LCSM §2.3: C = J^(kd), B ∈ R^{k×d}, A = Diag{λ}: channel c's kernel is Σ_j B_jc λ_j^t.
     info = VariantInfo("tnn", "TNN", "SSM", "x_t, one channel per SSM", "B_c", "diag(λ) (shared)", "C = J (ones)",
-                       "elementwise", "", "a Toeplitz network converted to an SSM: B_c per channel, λ shared")
+                       "elementwise", "", "a Toeplitz network converted to an SSM: B_c per channel, λ shared",
+                       oscillation_shape=channel_bank(rows_k, one))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -164,7 +169,8 @@ class LRU(EOSLayer):
     # data_dependent "": as in S5, e = γ ⊙ B x_t only carries the input (i = 1); ν, θ, γ, B, C never read x_t.
     info = VariantInfo("lru", "LRU", "linear RNN", "1 (d = 1 per output)", "γ ⊙ B x_t", "λ = exp(−exp(ν) + iθ)",
                        "C (one row per output)", "elementwise", "",
-                       "complex diagonal, ring init; y = Re(C h) + D x")
+                       "complex diagonal, ring init; y = Re(C h) + D x",
+                       oscillation_shape=channel_bank(rows_k, one, complex=True, extra_k=4))
 
     def __init__(self, d_model, expand_dim, *, r_min: float = 0.4, r_max: float = 0.99, max_phase: float = math.pi,
                  seed: int = 0, **kw):
