@@ -29,7 +29,7 @@ def render_home(lessons: dict) -> None:
         start = min(lessons, key=lambda page: lessons[page].number)
         with st.container(border=True):
             st.markdown(f"**New here? Start with lesson {lessons[start].number}** — about ten minutes, no code "
-                        "needed; each lesson ends with a link to the next.")
+                        "needed — and take the lessons in order: each builds on the one before.")
             st.page_link(start, label=f"Start: {start.title} — {lessons[start].summary}", icon="▶️")
     st.markdown("Every lesson computes with one tested **Expand–Oscillation–Shrink** core:")
     st.latex(r"\mathbf m_t = \mathbf o_t \,\psi\, \mathbf m_{t-1} + \mathbf e_t \mathbf i_t^\top,\qquad "
