@@ -8,20 +8,28 @@ The renderer does, on every run:
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.state import get_session_state
 
-from .settings import Settings
+from .settings import Setting, Settings
+
+WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]+-(.+)")      # Streamlit's id of a widget drawn with key=: its key ends it
 
 
 def load_settings(spec: Settings) -> None:
-    """Fill every missing widget key from the URL (or the default), and show a note for bad URL values.
+    """Fill every missing widget key from the browser's widget, else the URL (or the default), and show a note
+    for bad URL values.
 
     A key already in session state (the widget exists) wins over the URL, so moving a
     slider is never undone by the stale URL of the previous run. Coming back to a page
     through the navigation (a URL without its settings) restores the last values seen in
-    this session.
+    this session. A fresh session whose first run is a widget event (a tab that reconnected to
+    another web process after its own died, then moved a slider) fills each key from the value the
+    browser sent for that widget: filled from the URL, the moved setting would snap back to the URL's
+    value (a value set in session state wins over the widget's).
     """
     missing = [p for p in spec.params if spec.key(p.name) not in st.session_state]
     if missing:
@@ -34,14 +42,61 @@ def _fill(spec: Settings, missing) -> None:
     if not any(p.name in query for p in spec.params):
         query = spec.encode({**spec.defaults, **st.session_state.get(_saved_key(spec), {})})
     values, notes = spec.read(query)
+    sent = sent_widget_values(spec, missing)
     for p in missing:
-        st.session_state[spec.key(p.name)] = values[p.name]
+        st.session_state[spec.key(p.name)] = sent.get(p.name, values[p.name])
     for p in spec.params:  # a value the widget cannot hold (stale state): reset it
         if not p.valid(st.session_state[spec.key(p.name)]):
             st.session_state[spec.key(p.name)] = p.default
     if notes:
         st.warning("This link had settings that could not be used:\n\n" + "\n".join(f"- {n}" for n in notes),
                    icon="⚠️")
+
+
+def sent_widget_values(spec: Settings, params) -> dict[str, Any]:
+    """name → the value the browser sent this run for the widget of each of `params` (only widgets this session
+    has not drawn yet: a reconnected tab's first event), where it decodes to a value the setting can hold."""
+    try:
+        protos = get_session_state().get_widget_states()
+    except Exception:                                  # noqa: BLE001 — no session (bare mode): nothing was sent
+        return {}
+    by_key = {}
+    for proto in protos:
+        match = WIDGET_ID.fullmatch(proto.id)
+        if match:
+            by_key[match.group(1)] = proto
+    found = {}
+    for p in params:
+        proto = by_key.get(spec.key(p.name))
+        value = None if proto is None else wire_value(p, proto)
+        if value is not None and p.valid(value):
+            found[p.name] = value
+    return found
+
+
+def wire_value(setting: Setting, proto) -> Any:
+    """The value a widget state proto carries, as `draw_setting`'s widget of `setting` serializes it (sliders:
+    one number in a list; select_slider, selectbox, radio: the option's label; toggle: a bool), or None."""
+    field = proto.WhichOneof("value")
+    if field is None:
+        return None
+    raw = getattr(proto, field)
+    if field in ("double_array_value", "string_array_value", "int_array_value"):
+        if len(raw.data) != 1:
+            return None
+        raw = raw.data[0]
+    if setting.kind == "bool":
+        return raw if isinstance(raw, bool) else None
+    if setting.kind == "choice":
+        label = setting.option_labels.get if setting.option_labels else str
+        by_label = {label(option): option for option in setting.options}
+        return by_label.get(raw) if isinstance(raw, str) else None
+    if setting.kind == "text":
+        return raw if isinstance(raw, str) else None
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return None
+    return int(raw) if setting.kind == "int" and float(raw).is_integer() else float(raw) if setting.kind == "float" \
+        else None
 
 
 def _clamp(spec: Settings) -> None:

@@ -1,12 +1,14 @@
 """Teacher links (?show=, ?lock=1, ?present=1): what students see, read-only controls, the presenter view,
-links that round-trip through the share panel, and notes (never markup) for names a link gets wrong."""
+links that round-trip through the share panel, and notes (never markup) for names a link gets wrong; a tab that
+reconnects to another web process keeps its settings and its first move."""
 from urllib.parse import parse_qs
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from app.kit.classroom import ClassroomView, read_view, share_query
 from app.lessons import PAGES, lesson
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import SCRIPT, assert_clean, open_page, url_value
 
 SPRING = lesson("spring").settings
 
@@ -92,3 +94,36 @@ def test_the_share_panel_builds_the_link_of_the_current_settings():
     linked = open_page("spring", {k: v[-1] for k, v in query.items()})
     assert_clean(linked, "shared")
     assert linked.slider(key="spring.c").value == 0.7 and main_keys(linked) == {"spring.c"}
+
+
+# --- a tab that reconnects to another web process (issue 19: a killed process) -------------------------------
+def reconnected_move(page: str, query: dict, move) -> tuple:
+    """A tab shows `page` at `query`, its process dies, it reconnects to a fresh session on another process and
+    its first event is `move(tab)` (a widget set, not run): the fresh session runs with the browser's widget
+    states and the tab's URL, as Streamlit's frontend sends them. Returns (tab before, fresh session after)."""
+    tab = open_page(page, query)
+    assert_clean(tab, "before")
+    url = {name: url_value(tab, name) for name in tab.query_params}
+    move(tab)
+    fresh = AppTest.from_string(SCRIPT.format(page=page), default_timeout=120)
+    for name, value in url.items():
+        fresh.query_params[name] = value
+    fresh._run(tab._tree.get_widget_states())           # AppTest.run() would start from no widget states
+    assert_clean(fresh, "after")
+    return tab, fresh
+
+
+@pytest.mark.parametrize("page, query, kind, name, value", [
+    ("spring", {"m": "2", "c": "0.5"}, "slider", "c", 0.7),                            # a float slider
+    ("eos_view", {"T": "32"}, "selectbox", "variant", "mamba"),                         # an option by its label
+    ("lru_stability", {"steps": "40"}, "select_slider", "lr", 0.1),                    # a select_slider's label
+    ("lru_stability", {"steps": "40"}, "toggle", "gamma", False),
+])
+def test_the_first_move_after_a_reconnect_keeps_the_other_settings_and_the_move(page, query, kind, name, value):
+    settings = lesson(page).settings
+    _, fresh = reconnected_move(page, query, lambda tab: getattr(tab, kind)(key=settings.key(name)).set_value(value))
+    assert getattr(fresh, kind)(key=settings.key(name)).value == value                  # the move is not undone
+    assert url_value(fresh, name) == settings[name].encode(value)
+    for other, text in query.items():                                                    # the rest stay the URL's
+        if other != name:
+            assert url_value(fresh, other) == text
