@@ -11,10 +11,11 @@ them), default "127.0.0.1,localhost"; `server.address`, when set to a specific a
 "*" turns the host check off (the Origin check stays).
 
 Not this guard's doing: a lesson's deep link (`/spring`) makes the browser request `/spring/_stcore/health`
-and get 404 before it connects. Streamlit's frontend cannot tell a page path from a base path
-(`server.baseUrlPath`), so it pings the link's own path first, then the root after its first retry delay
-(about 100 ms). The 404 is Streamlit's answer and the right one (answering 200 would make `/spring` the base
-path of every later request); the guard passes both pings, as tests/app/test_host_guard.py checks.
+(and `/spring/_stcore/host-config`) and get 404 before it connects. Streamlit's frontend cannot tell a page
+path from a base path (`server.baseUrlPath`), so it pings the link's own path first, then the root after its
+first retry delay (measured in chromium: the 404s, then the root's pings 100 ms later). The 404 is
+Streamlit's answer and the right one (answering 200 would make `/spring` the base path of every later
+request); the guard passes both pings, as tests/app/test_host_guard.py checks.
 """
 from __future__ import annotations
 

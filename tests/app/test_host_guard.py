@@ -84,8 +84,9 @@ def test_a_deep_links_first_probe_is_streamlits_own_404_not_the_guards(app_url):
     at /spring, cannot tell a page path from a base path (server.baseUrlPath), so it pings /spring/_stcore/health
     first, then / after its first retry delay (100 ms). The 404 comes from Streamlit, not from the guard (a
     refusal is 403), and answering it would be wrong: the frontend would then take /spring as the base path."""
-    status, body = get(app_url, "/spring/_stcore/health")
-    assert status == 404 and not body.startswith(b"403")
+    for probe in ("/spring/_stcore/health", "/spring/_stcore/host-config"):
+        status, body = get(app_url, probe)
+        assert status == 404 and not body.startswith(b"403"), probe
     assert get(app_url, "/_stcore/health") == (200, b"ok")
     assert get(app_url, "/spring")[0] == 200
 
