@@ -24,6 +24,7 @@ from lcsm_core.dynamics.propagation import (
     propagation_experiment,
     token_responses,
 )
+from lcsm_core.dynamics.propagation_family import propagation_family
 
 EIGENVALUE = "LRU eigenvalue λ = e^(−ν + iθ)"
 SETTINGS = Settings("propagation", (
@@ -62,6 +63,11 @@ def single_token_responses() -> TokenResponses:
 
 def compute(v: dict) -> PropagationExperiment:
     return propagation_experiment(v["gap"], v["length"], v["nu"], v["theta"], responses=single_token_responses())
+
+
+def compute_family(held: dict, nus: list) -> list:
+    """`compute` at every ν of the preview: the springs and maps once, the LRU traces in closed form."""
+    return propagation_family(held["gap"], held["length"], nus, held["theta"], responses=single_token_responses())
 
 
 def metrics(v: dict, exp: PropagationExperiment) -> list:
@@ -201,7 +207,7 @@ LESSON = Lesson(
     # The distance, not the readout panels: their linear axes would have to span ±10⁶ (ν < 0) and 10⁻⁹.
     sweep=Sweep("nu", "distance", values=(-0.05, -0.03, -0.02, -0.01, -0.005, 0.0, 0.002, 0.005, 0.01, 0.015, 0.02,
                                           0.03, 0.04, 0.05, 0.07, 0.1),
-                figure=lambda v, exp: distance_figure(exp.traces)),
+                figure=lambda v, exp: distance_figure(exp.traces), compute_many=compute_family),
     caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid), "
             "as the sum of the responses to the two tokens.",
     snippet=Snippet(

@@ -15,6 +15,7 @@ from app.kit.figure_style import PALETTE, axis, build, unit_circle_trace, vline
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.rings import RingStudy, ring_study
+from lcsm_core.dynamics.rings_family import ring_study_family
 
 SETTINGS = Settings("rings", (
     Setting.slider("r_min", "r_min", 0.4, 0.0, 0.9999, step=0.0001, format="%.4f"),
@@ -42,6 +43,11 @@ PRESETS = (
 
 def compute(v: dict) -> RingStudy:
     return ring_study(v["n"], v["r_min"], v["r_max"], v["phase"] * math.pi, v["seed"])   # the slider is in units of π
+
+
+def compute_family(held: dict, r_maxes: list) -> list:
+    """`compute` at every r_max of the preview (the impulse responses λᵗ in closed form)."""
+    return ring_study_family(held["n"], held["r_min"], r_maxes, held["phase"] * math.pi, held["seed"])
 
 
 def metrics(v: dict, study: RingStudy) -> list:
@@ -142,7 +148,7 @@ LESSON = Lesson(
     # r_max sets the memory horizon 1/(1 − |λ|): the values crowd toward 1, where horizons grow tenfold per step
     sweep=Sweep("r_max", "eigenvalues", values=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97,
                                                 0.98, 0.99, 0.995, 0.999, 0.9999),
-                figure=lambda v, study: eigenvalue_ring_figure(study)),
+                figure=lambda v, study: eigenvalue_ring_figure(study), compute_many=compute_family),
     caption="The impulse responses λᵗ are computed by the EOS scan (o = λ, e = 1, i = δ, s = 1 and −i).",
     snippet=Snippet(
         imports="import math\nfrom lcsm_core.dynamics.rings import ring_study",

@@ -14,6 +14,7 @@ from app.kit.figure_style import PALETTE, RED, axis, build, divergence_marks, no
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.forcing import FORCINGS
+from lcsm_core.dynamics.spring_family import simulate_spring_family
 from lcsm_core.dynamics.spring_simulation import SpringSimulation, simulate_spring
 
 SETTINGS = Settings("spring", (
@@ -48,6 +49,15 @@ PRESETS = (
 
 def compute(v: dict) -> SpringSimulation:
     return simulate_spring(v["m"], v["c"], v["k"], v["forcing"], frequency=v["freq"], period=v["period"])
+
+
+def compute_family(held: dict, cs: list) -> list:
+    """`compute` at every damping c of the preview, in one batched scan (None for all where the core refuses)."""
+    try:
+        return simulate_spring_family(held["m"], cs, held["k"], held["forcing"], frequency=held["freq"],
+                                      period=held["period"])
+    except ValueError:
+        return [None] * len(cs)
 
 
 def metrics(v: dict, sim: SpringSimulation) -> list:
@@ -153,7 +163,8 @@ LESSON = Lesson(
     compute=compute, figures=figures, charts=(("response", "phase"), ("energy", "poles")),
     metrics=metrics, quantities=quantities, equations=equations,
     # c is what learners drag (ringing → critical → creeping → exploding); -1 to 5 in steps of 0.25
-    sweep=Sweep("c", "response", points=25, figure=lambda v, sim: time_response_figure(sim)),
+    sweep=Sweep("c", "response", points=25, figure=lambda v, sim: time_response_figure(sim),
+                compute_many=compute_family),
     caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s, finer when a "
             "pole is fast: at least five samples per time constant), "
             "mₜ = λ ⊙ mₜ₋₁ + eₜ iₜᵀ with complex λ = exp(pΔ).",
