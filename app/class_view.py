@@ -108,7 +108,7 @@ def class_path(code: str, root: str, present: bool) -> None:
     n = current_step(len(steps))
     step = steps[n]
     with st.container(border=True):
-        left, middle, right = st.columns([1, 6, 1], vertical_alignment="center")
+        left, middle, right = st.columns([2, 5, 2], vertical_alignment="center")
         left.button("◀ Previous", key="class_view.previous", on_click=go_to_step, args=(n - 1, len(steps)),
                     disabled=n == 0, width="stretch")
         middle.markdown(f"**{course.title}** · step {n + 1} of {len(steps)}")

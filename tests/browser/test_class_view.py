@@ -64,9 +64,31 @@ def test_the_class_view_shows_two_learners_answers_within_two_seconds(tmp_path):
                 assert tab.locator('[data-testid="stAlertContentSuccess"]').count() >= 1
             print(f"class view caught up {seconds[0]:.2f} s and {seconds[1]:.2f} s after each Check")
             teacher.screenshot(path=str(SHOTS / "class-view-two-learners.png"), full_page=True)
+            presenter_flow(teacher, url, secret)
             first = learners[0]
             first.goto(first.url)                                   # a reload: the tab's URL, its token
             wait_idle(first)
             assert first.get_by_text(re.compile(r"Exercises · 1 of 3 solved")).count() == 1
         finally:
             browser.close()
+
+
+def presenter_flow(teacher, url: str, secret: str) -> None:
+    """The class view on a projector (1280×720, present=1): one step per screen, Next moves on, and the step's
+    projector link opens its page at its settings with its challenge at the top."""
+    teacher.goto(f"{url}/class_view?teacher={secret}&present=1")
+    wait_idle(teacher)
+    for name in ("Next ▶", "Open this step on the projector"):
+        box = teacher.get_by_text(name).first.bounding_box()
+        assert box and box["y"] + box["height"] <= 720, (name, box)
+    teacher.get_by_role("button", name="Next ▶").click()
+    teacher.wait_for_url(re.compile(r"step=2"), timeout=30_000)
+    wait_idle(teacher)
+    teacher.screenshot(path=str(SHOTS / "class-view-present-step-2.png"))
+    href = teacher.get_by_role("link", name=re.compile("Open this step on the projector")).get_attribute("href")
+    assert "/discretize?" in href and "present=1" in href and secret not in href
+    teacher.goto(href)
+    wait_idle(teacher)
+    assert teacher.get_by_text(re.compile(r"Challenge 1 of \d")).count() >= 1
+    assert teacher.locator('[data-testid="stException"]').count() == 0
+    teacher.screenshot(path=str(SHOTS / "class-view-step-2-projector.png"))
