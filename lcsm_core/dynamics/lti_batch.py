@@ -23,7 +23,8 @@ import torch
 
 from ..scan import eos_scan
 
-CHUNK = 16     # the chunked matrix form's block: measured fastest for 2–4 states over 10²–10³ steps on a CPU
+MIN_CHUNK = 16  # the chunked matrix form's block: measured fastest for 2–4 states over 10²–10³ steps on a CPU; longer
+                # scans use about √T (its cost is a loop over the block's steps plus one over the blocks)
 GROUP_RATIO = 4   # systems whose lengths differ by more than this share no scan (padding would be most of it)
 
 
@@ -111,5 +112,6 @@ def scan_states(A_d, B_d, u, x0, readouts, form: str) -> np.ndarray:
     i[:, 0, 0] = 1.0
     s = np.broadcast_to(readouts[:, :, None, :], (*readouts.shape[:2], T, readouts.shape[-1]))   # (R, N, T, n)
     y = eos_scan(torch.from_numpy(i), torch.from_numpy(e), torch.from_numpy(np.ascontiguousarray(A_d[:, None])),
-                 torch.from_numpy(np.ascontiguousarray(s)), psi="matrix", form=form, chunk_size=CHUNK)
+                 torch.from_numpy(np.ascontiguousarray(s)), psi="matrix", form=form,
+                 chunk_size=max(MIN_CHUNK, int(np.sqrt(T))))
     return y[..., 0].numpy()                                                 # (R, N, T)

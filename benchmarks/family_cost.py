@@ -1,0 +1,110 @@
+"""The compute part of a preview family, per swept page: `compute` once per value vs `Sweep.compute_many`.
+
+    python benchmarks/family_cost.py [--repeats 7] [--pages spring rings ...]
+
+A "held" move (any setting but the swept one) makes the preview worker compute the page's whole family: the
+page's result at 15–25 values of the swept setting. This times that part alone, in CPU milliseconds of this
+process (`time.process_time`), with one thread for torch and BLAS as the server's processes run
+(app.kit.web_process), for the defaults and one held move per page, the two ways side by side in one run:
+
+    loop    [lesson.compute({**held, swept: v}) for v in the family's values]      (the readable reference)
+    batch   lesson.sweep.compute_many(held, values)                                 (one core call)
+
+Both start from the same caches: a page's own cached step that depends on the held settings (LRU stability's
+training) is cleared before each timing, as a held move finds it missing; what depends on no setting
+(propagation's single-token responses) is warm, as the server warms it at start. The two ways alternate,
+and the table gives each one's median and best of --repeats. The figures and the page text of each member
+(what H1's families add on top) are not in these numbers.
+"""
+from __future__ import annotations
+
+import os
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")            # before numpy loads: the server's processes run one thread
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation")
+HELD_MOVE = {"spring": ("k", 2.0), "discretize": ("c", 0.5), "rings": ("r_min", 0.2), "lru_stability": ("seed", 1),
+             "propagation": ("theta", 30)}      # the held moves tests/app/test_sweep.py makes
+
+
+def cpu_ms(action) -> float:
+    t0 = time.process_time()
+    action()
+    return (time.process_time() - t0) * 1e3
+
+
+def page_caches(spec) -> list:
+    """The page module's own cached steps that depend on held settings (cleared before each timing)."""
+    module = sys.modules[spec.compute.__module__]
+    keep = {"single_token_responses"}          # depends on no setting: warmed at server start
+    return [fn for name, fn in vars(module).items()
+            if callable(getattr(fn, "clear", None)) and hasattr(fn, "__wrapped__") and name not in keep]
+
+
+def loop(spec, held: dict, values: list) -> list:
+    out = []
+    for value in values:
+        try:
+            out.append(spec.compute({**held, spec.sweep.setting: value}))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def measure(page: str, changes: dict, repeats: int) -> dict:
+    from app.kit.sweep import sweep_values
+    from app.lessons import lesson
+    spec = lesson(page)
+    values_all = {**spec.settings.defaults, **changes}
+    held = {k: v for k, v in values_all.items() if k != spec.sweep.setting}
+    values = sweep_values(spec.settings[spec.sweep.setting], spec.sweep, held)
+    caches = page_caches(spec)
+    ways = {"loop": lambda: loop(spec, held, values), "batch": lambda: spec.sweep.compute_many(held, values)}
+    for way in ways.values():                  # imports and first calls outside the timings
+        way()
+    times = {name: [] for name in ways}
+    for _ in range(repeats):
+        for name, way in ways.items():
+            for fn in caches:
+                fn.clear()
+            times[name].append(cpu_ms(way))
+    return dict(members=len(values), **{f"{name} median": statistics.median(t) for name, t in times.items()},
+                **{f"{name} best": min(t) for name, t in times.items()})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--pages", nargs="*", default=list(PAGES))
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    import logging
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    import torch
+    torch.set_num_threads(1)
+    print(f"family compute, CPU ms (torch threads {torch.get_num_threads()}), median / best of {args.repeats}, "
+          "loop and batch alternating")
+    print(f"{'page':<15}{'held':<11}{'members':>8}{'loop med':>10}{'loop best':>10}{'batch med':>10}"
+          f"{'batch best':>11}{'ratio':>8}")
+    for page in args.pages:
+        name, value = HELD_MOVE[page]
+        for label, changes in (("defaults", {}), (f"{name}={value:g}", {name: value})):
+            r = measure(page, changes, args.repeats)
+            print(f"{page:<15}{label:<11}{r['members']:>8}{r['loop median']:>10.1f}{r['loop best']:>10.1f}"
+                  f"{r['batch median']:>10.1f}{r['batch best']:>11.1f}"
+                  f"{r['loop median'] / max(r['batch median'], 1e-9):>7.0f}×", flush=True)
+
+
+if __name__ == "__main__":
+    main()
