@@ -7,6 +7,7 @@ tab's answers from then on) and kept in the URL on every page run, as the learne
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -18,10 +19,11 @@ from .literal import literal
 CLASS_PARAM, CLASS_KEY = "class", "progress.class"
 
 
-def keep_class(token: str, file: StoreFile) -> str | None:
-    """The class this tab joined (None: none); joins it on the session's first run with a `?class=` link."""
+def keep_class(token: str, store_file: Callable[[], StoreFile]) -> str | None:
+    """The class this tab joined (None: none); joins it on the session's first run with a `?class=` link (the
+    store is opened only then: this runs on every page run)."""
     if CLASS_KEY not in st.session_state:
-        st.session_state[CLASS_KEY] = _join(token, file, st.query_params.get(CLASS_PARAM))
+        st.session_state[CLASS_KEY] = _join(token, store_file(), st.query_params.get(CLASS_PARAM))
     code = st.session_state[CLASS_KEY]
     if code is not None and st.query_params.get(CLASS_PARAM) != code:
         st.query_params[CLASS_PARAM] = code

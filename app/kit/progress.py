@@ -46,7 +46,7 @@ def learner_token() -> str:
     if st.query_params.get(LEARNER_PARAM) != token:
         st.query_params[LEARNER_PARAM] = token
     try:
-        keep_class(token, store_file())
+        keep_class(token, store_file)
     except (sqlite3.Error, OSError):                     # no store file: the tab keeps its score alone
         pass
     return token

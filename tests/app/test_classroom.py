@@ -91,6 +91,7 @@ def test_the_share_panel_builds_the_link_of_the_current_settings():
     [link] = [c.value for c in at.code if "present=1" in c.value]
     query = parse_qs(link.split("?", 1)[1])
     assert query["c"] == ["0.7"] and query["show"] == ["c"] and "lock" not in query
+    assert "learner" not in query                       # whoever opens a teacher's link starts their own score
     linked = open_page("spring", {k: v[-1] for k, v in query.items()})
     assert_clean(linked, "shared")
     assert linked.slider(key="spring.c").value == 0.7 and main_keys(linked) == {"spring.c"}
