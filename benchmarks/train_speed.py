@@ -2,7 +2,7 @@
 
     python benchmarks/train_speed.py [--seeds 0 1 2] [--set lr=0.01 --set d_model=32 ...] [--threads 1]
 
-Trains the Train live page's defaults (its SETTINGS and run_settings, not a copy of the numbers) once per
+Trains the Train live page's defaults (the core's PAGE_DEFAULTS and run_settings, which the page uses) once per
 seed, with one torch thread as the server gives each run, and prints per seed: the step at which test
 accuracy first reached 99 % (the run stops there; deterministic per seed), training seconds, whether it
 reached 99 % within the page's step budget, and steps/s; then the median seconds against the 60 s target
@@ -26,8 +26,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lessons.train_live import SETTINGS, run_settings  # noqa: E402
 from lcsm_core.training import RunConfig, Trainer, run_config  # noqa: E402
+from lcsm_core.training.config import PAGE_DEFAULTS, run_settings  # noqa: E402
 
 TARGET_S = 60.0
 
@@ -35,6 +35,20 @@ TARGET_S = 60.0
 def page_config(values: dict, seed: int, form: str = "auto") -> RunConfig:
     """The run the page starts at these settings, on the CPU."""
     return run_config(**{**run_settings({**values, "seed": seed}), "form": form, "device": "cpu"})
+
+
+def read_settings(items: list[str]) -> dict:
+    """PAGE_DEFAULTS with `name=value` changes, each value read as its default's type."""
+    values = dict(PAGE_DEFAULTS)
+    for item in items:
+        name, _, raw = item.partition("=")
+        if name not in PAGE_DEFAULTS:
+            sys.exit(f"unusable --set {item!r}: a setting is one of {', '.join(PAGE_DEFAULTS)}")
+        try:
+            values[name] = type(PAGE_DEFAULTS[name])(raw)
+        except ValueError:
+            sys.exit(f"unusable --set {item!r}: {name} takes a {type(PAGE_DEFAULTS[name]).__name__}")
+    return values
 
 
 def train_to_target(cfg: RunConfig) -> dict:
@@ -68,13 +82,11 @@ def main() -> None:
     p.add_argument("--recurrent-steps", type=int, default=30, help="steps timed with form='recurrent' (0: skip)")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (the server gives each run 1 here)")
     args = p.parse_args()
-    values, notes = SETTINGS.read(dict(item.split("=", 1) for item in args.set if "=" in item))
-    if notes or any("=" not in item for item in args.set):
-        sys.exit("unusable --set: " + "; ".join(notes or [i for i in args.set if "=" not in i]))
+    values = read_settings(args.set)
     torch.set_num_threads(args.threads)
     cfg = page_config(values, args.seeds[0])
     m, o = cfg.model, cfg.optim
-    changed = {k: v for k, v in values.items() if v != SETTINGS.defaults[k]}
+    changed = {k: v for k, v in values.items() if v != PAGE_DEFAULTS[k]}
     print(f"# Train live defaults{f' with {changed}' if changed else ''}: {cfg.task.name} T={cfg.task.seq_len}, "
           f"{getattr(cfg.task, 'num_kv_pairs', '-')} pairs, {m.layer_label}, d_model {m.d_model}, k {m.expand_dim}, "
           f"{m.n_layers} layers, conv {m.short_conv}, lr {o.lr:g}, batch {o.batch_size}, eval every {o.eval_every} "

@@ -35,15 +35,15 @@ from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
 from app.kit.widgets import PRESENTING_KEY, show_chart
 from lcsm_core.tasks import TASK_NAMES
-from lcsm_core.training import RunConfig, RunRow, RunStore, SizeLimits, run_config, shared_client
+from lcsm_core.training import RunConfig, RunRow, RunStore, run_config, shared_client
 from lcsm_core.training.compare import differences, runs_csv, runs_json
+from lcsm_core.training.config import run_settings
 from lcsm_core.training.cost import format_bytes
 from lcsm_core.variants import VARIANTS
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
 LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
 POLL_S = 1.0
-SAFETY_SECONDS = SizeLimits().max_seconds  # the learner's budget is in steps; this only stops a run that hangs
 RUN_KEY, SESSION_KEY = "train_live_run", "train_live_session"
 ERROR_KEY, POLLING_KEY = "train_live_error", "train_live_polling"
 
@@ -154,16 +154,6 @@ PRESETS = (
            "(GLA: 0.91 test accuracy in the 1000-step budget at seed 0; try S4 at k = 16 and compare them in "
            "the table)."),
 )
-
-
-def run_settings(v: dict) -> dict:
-    """The keyword arguments of `run_config` these settings make: budgeted in steps, with the server's time cap
-    only as a safety net."""
-    return dict(task=v["task"], seq_len=v["seq_len"], kv_pairs=v["kv_pairs"], copy_tokens=v["copy_tokens"],
-                vocab_size=v["vocab"], variant=v["variant"], code=v["code"] if v["layer"] == "code" else None,
-                tau=v["tau"], d_model=v["d_model"], expand_dim=v["k"], layers=v["layers"], short_conv=v["conv"],
-                lr=v["lr"], batch_size=v["batch"], seed=v["seed"], max_steps=v["steps"],
-                max_seconds=SAFETY_SECONDS)
 
 
 def config_of(v: dict) -> RunConfig:

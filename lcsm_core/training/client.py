@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import RunConfig, SizeLimits
+from .config import RunConfig, SizeLimits, check_learning_rate
 from .control import COMMANDS
 from .manager import (
     IDLE_PAUSE_S,
@@ -97,8 +97,8 @@ class TrainerClient:
         run is not live or is another owner's. ValueError for a learning rate out of range."""
         if name not in COMMANDS:
             raise ValueError(f"command must be one of {', '.join(COMMANDS)}, got {name!r}")
-        if name == "set_lr" and not (0 < float(args[0]) < 10):
-            raise ValueError(f"learning rate must be in (0, 10), got {args[0]}")
+        if name == "set_lr":
+            check_learning_rate(args[0])
         self.ensure_service()
         return self.store.add_command(run_id, owner, name, args)
 

@@ -60,11 +60,21 @@ class ModelConfig:
             raise ValueError(f"tau must be positive, got {self.tau}")
 
 
+def check_learning_rate(lr) -> float:
+    """The one check of a learning rate, wherever one arrives (a config, a running run's set_lr, a command)."""
+    if not (0 < float(lr) < 10):
+        raise ValueError(f"learning rate must be in (0, 10), got {lr}")
+    return float(lr)
+
+
 @dataclass
 class OptimConfig:
     """AdamW on fresh batches; stops at `target_acc` test accuracy, `max_steps` or `max_seconds`
     of training time (pauses excluded). Test accuracy every `eval_every` steps; every
-    layer's oscillation eigenvalues every `snapshot_every` steps."""
+    layer's oscillation eigenvalues every `snapshot_every` steps.
+
+    `lr` is the learning rate a run starts with, kept as asked so a stored config reproduces the run's start;
+    while it trains, its RunControl holds the learning rate in effect (set_lr changes that one only)."""
 
     lr: float = 5e-3
     weight_decay: float = 0.1
@@ -80,8 +90,7 @@ class OptimConfig:
     device: Device = "auto"
 
     def validate(self) -> None:
-        if not (0 < self.lr < 10):
-            raise ValueError(f"learning rate must be in (0, 10), got {self.lr}")
+        check_learning_rate(self.lr)
         if self.weight_decay < 0:
             raise ValueError(f"weight_decay must be ≥ 0, got {self.weight_decay}")
         for name in ("batch_size", "max_steps", "eval_every", "test_examples", "snapshot_every"):
@@ -193,6 +202,26 @@ def run_config(*, task: str = "mqar", seq_len: int = 64, kv_pairs: int = 4, copy
                         target_acc=target_acc, eval_every=eval_every, snapshot_every=eval_every, seed=seed,
                         device=device)
     return RunConfig(task=task_config(task, **sizes), model=model, optim=optim)
+
+
+# The Train live page's settings by name, with the page's defaults (app/lessons/train_live.py declares its widgets
+# over these names; tests/training/test_run_settings.py pins the two equal), so a script trains what the page
+# trains without importing the page (benchmarks/train_speed.py).
+PAGE_DEFAULTS = dict(task="mqar", seq_len=64, kv_pairs=4, copy_tokens=8, vocab=64, layer="variant", variant="gla",
+                     code="1-3-1-0", tau=16.0, d_model=64, k=64, layers=2, conv=4, lr=5e-3, batch=32, seed=0,
+                     steps=1000)
+
+
+def run_settings(v: dict, max_seconds: float | None = None) -> dict:
+    """The keyword arguments of `run_config` that a training page's settings `v` (PAGE_DEFAULTS' names; a missing
+    name keeps its default) make: budgeted in steps, with the server's time cap (SizeLimits().max_seconds unless
+    `max_seconds` is given) only as a safety net for a run that hangs."""
+    v = {**PAGE_DEFAULTS, **v}
+    return dict(task=v["task"], seq_len=v["seq_len"], kv_pairs=v["kv_pairs"], copy_tokens=v["copy_tokens"],
+                vocab_size=v["vocab"], variant=v["variant"], code=v["code"] if v["layer"] == "code" else None,
+                tau=v["tau"], d_model=v["d_model"], expand_dim=v["k"], layers=v["layers"], short_conv=v["conv"],
+                lr=v["lr"], batch_size=v["batch"], seed=v["seed"], max_steps=v["steps"],
+                max_seconds=SizeLimits().max_seconds if max_seconds is None else max_seconds)
 
 
 def _known(cls, d: dict) -> dict:

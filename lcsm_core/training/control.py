@@ -7,21 +7,25 @@ import threading
 import time
 from collections.abc import Callable
 
+from .config import check_learning_rate
+
 COMMANDS = ("pause", "resume", "step", "stop", "set_lr")    # what may cross to a worker process
 
 
 class RunControl:
     """Shared between the thread that trains and whoever drives it (a page, a test)."""
 
-    def __init__(self, lr: float | None = None, start_paused: bool = False, max_pause_s: float | None = None):
-        """`max_pause_s`: a run left paused longer than this stops itself (frees a shared server's slot)."""
+    def __init__(self, lr: float, start_paused: bool = False, max_pause_s: float | None = None):
+        """`lr`: the learning rate in effect, from the run's config (its starting value) until set_lr changes
+        it; the loop reads it before every step, so it is the one source while the run lives.
+        `max_pause_s`: a run left paused longer than this stops itself (frees a shared server's slot)."""
         self._cond = threading.Condition()
         self._paused = start_paused
         self._paused_at = time.monotonic()
         self._max_pause_s = max_pause_s
         self._pending_steps = 0
         self._stop_reason: str | None = None
-        self._lr = lr
+        self._lr = check_learning_rate(lr)
         # Paused time while holding a training slot, summed over pauses: Step does not reset it, so a run kept
         # paused and stepped now and then cannot hold a shared server's slot forever (see paused_holding_s).
         self._has_slot = False
@@ -90,14 +94,13 @@ class RunControl:
             self._cond.notify_all()
 
     def set_lr(self, lr: float) -> None:
-        if not (0 < lr < 10):
-            raise ValueError(f"learning rate must be in (0, 10), got {lr}")
+        lr = check_learning_rate(lr)
         with self._cond:
-            self._lr = float(lr)
+            self._lr = lr
 
     # --- training side -----------------------------------------------------
     @property
-    def lr(self) -> float | None:
+    def lr(self) -> float:
         return self._lr
 
     @property

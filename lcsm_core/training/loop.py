@@ -81,15 +81,13 @@ class Trainer:
 
     def __init__(self, config: RunConfig, control: RunControl | None = None):
         self.config = config.validate()
-        self.control = control or RunControl(lr=config.optim.lr)
-        if self.control.lr is None:
-            self.control.set_lr(config.optim.lr)
+        self.control = control or RunControl(lr=config.optim.lr)   # the lr in effect lives in the control
         opt = config.optim
         self.device = check_runnable(config)
         with _INIT_LOCK:
             torch.manual_seed(opt.seed)
             self.model = SequenceModel(config.model, config.task.vocab_size).to(self.device)
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=opt.lr, weight_decay=opt.weight_decay)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.control.lr, weight_decay=opt.weight_decay)
         test_x, test_y = config.task.build(opt.test_examples, (opt.seed, TEST_STREAM))
         self.test_inputs, self.test_labels = test_x.to(self.device), test_y.to(self.device)
         self.probe = self.test_inputs[: min(32, len(self.test_inputs))]   # (≤32, T) for eigenvalue snapshots

@@ -33,8 +33,9 @@ def test_same_seed_same_losses():
 
 
 def test_pause_step_resume_and_learning_rate_while_running():
-    control = RunControl(start_paused=True)
-    records = Trainer(tiny_config(max_steps=10), control).records()
+    config = tiny_config(max_steps=10)
+    control = RunControl(lr=config.optim.lr, start_paused=True)
+    records = Trainer(config, control).records()
     assert next(records).step == 0
     heartbeat = next(records)                       # paused: only heartbeats
     assert heartbeat.is_heartbeat and heartbeat.status == "paused" and heartbeat.step == 0
@@ -49,8 +50,9 @@ def test_pause_step_resume_and_learning_rate_while_running():
 
 
 def test_stop_from_another_thread_ends_with_status_stopped():
-    control = RunControl()
-    records = train(tiny_config(max_steps=10_000, max_seconds=60), control)
+    config = tiny_config(max_steps=10_000, max_seconds=60)
+    control = RunControl(lr=config.optim.lr)
+    records = train(config, control)
     threading.Timer(0.5, control.stop).start()
     last = list(records)[-1]
     assert last.status == "stopped" and last.step < 10_000
