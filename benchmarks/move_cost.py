@@ -1,7 +1,7 @@
 """Server CPU per slider move, from the server processes' own CPU counters (issue 19, items 1 and 2).
 
     python benchmarks/move_cost.py [--moves 10] [--pages spring rings ...] [--env OMP_NUM_THREADS=1 ...]
-                                   [--label TEXT] [--no-write]
+                                   [--label TEXT] [--no-write] [--py-spy DIR]
 
 Starts the app as the README does (benchmarks.app_process.AppServer: `app/serve.py` on loopback), one protocol
 client (benchmarks/streamlit_client.py), and for each lesson page 1–7: opens it, then moves its swept setting
@@ -17,6 +17,11 @@ request process and the helpers; wall-clock latency (request sent → script_fin
 websocket bytes the client received per move. Beside them the issue's targets: ≤ 30 ms median for a swept
 move, ≤ 60 ms for any other, previews included. Writes the table to benchmarks/results/move_cost-cpu.md
 under `--label`.
+
+`--py-spy DIR` also samples the web process with py-spy (`pip install py-spy`) during each group of moves and
+writes its collapsed stacks to DIR/<page>-<kind>.txt (one line per stack: frames separated by ";", then the
+sample count); `benchmarks/stack_split.py` sums them into the parts of a move. Sampling costs the server CPU: the
+figures of a run with it are not the figures to report.
 """
 from __future__ import annotations
 
@@ -25,7 +30,9 @@ import asyncio
 import os
 import platform
 import shlex
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,7 +77,33 @@ class ServerCpu:
             last = now
 
 
-async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: int) -> list[dict]:
+class StackSampler:
+    """py-spy recording the web process's Python stacks into DIR/<name>.txt while a group of moves runs."""
+
+    def __init__(self, pid: int, folder: Path | None, rate: int = 250):
+        self.pid, self.folder, self.rate = pid, folder, rate
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, name: str) -> None:
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(["py-spy", "record", "--pid", str(self.pid), "--rate", str(self.rate),
+                                      "--format", "raw", "--threads", "--nonblocking",
+                                      "--output", str(self.folder / f"{name}.txt")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)                               # attached before the first move
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGINT)          # py-spy writes its file on SIGINT
+        self.proc.wait(timeout=60)
+        self.proc = None
+
+
+async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: int,
+                       sampler: StackSampler | None = None) -> list[dict]:
     opened = await tab.open_page(page)
     if not opened.ok:
         return [dict(page=page, kind="open", error=f"{opened.status} {opened.exceptions[:1]}")]
@@ -83,6 +116,8 @@ async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: 
             rows.append(dict(page=page, kind=kind, setting=name, error=f"no widget keyed {key} drawn"))
             continue
         request, latency, size, errors = [], [], [], []
+        if sampler is not None:
+            sampler.start(f"{page}-{kind}")
         group0 = cpu.read()
         direction = 1
         for _ in range(moves):
@@ -97,6 +132,8 @@ async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: 
             size.append(run.bytes)
             if not run.ok:
                 errors.append(f"{run.status} {run.exceptions[:1]}")
+        if sampler is not None:
+            sampler.stop()
         await cpu.quiet_helpers()
         group1 = cpu.read()
         rows.append(dict(page=page, kind=kind, setting=name, moves=moves, request_median=statistics.median(request),
@@ -107,12 +144,13 @@ async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: 
     return rows
 
 
-async def measure(url: str, pid: int, pages: list[str], moves: int) -> list[dict]:
+async def measure(url: str, pid: int, pages: list[str], moves: int, stacks: Path | None = None) -> list[dict]:
     cpu = ServerCpu(pid)
+    sampler = StackSampler(pid, stacks) if stacks is not None else None
     rows = []
     async with StreamlitSession(url, timeout_s=300) as tab:
         for page in pages:
-            rows += await measure_page(tab, cpu, page, moves)
+            rows += await measure_page(tab, cpu, page, moves, sampler)
             print(table(rows[-2:]).splitlines()[-1], flush=True)
     return rows
 
@@ -144,12 +182,14 @@ def main() -> None:
     parser.add_argument("--label", default="Now", help="heading of this run's section in the results file")
     parser.add_argument("--conditions", default="", help="what else ran on the machine (for the results file)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the results file alone")
+    parser.add_argument("--py-spy", type=Path, default=None, metavar="DIR",
+                        help="sample the web process with py-spy during each group of moves (stacks into DIR)")
     args = parser.parse_args()
     env = dict(item.split("=", 1) for item in args.env)
     data = Path(tempfile.mkdtemp(prefix="lcsm-move-cost-"))
     server = AppServer(data, data / "server.log", env=env).start()
     try:
-        rows = asyncio.run(measure(server.url, server.pid, args.pages, args.moves))
+        rows = asyncio.run(measure(server.url, server.pid, args.pages, args.moves, args.py_spy))
     finally:
         server.stop()
     machine = f"{platform.node()} · {platform.machine()} · {os.cpu_count()} cores"

@@ -21,6 +21,15 @@ Smaller payloads (`build` does both, once per figure): a float64 array is sent a
 tell (`compact_array`: its span is more than `FLOAT32_SPAN` of its size and its values fit float32 comfortably;
 hover shows 6 digits, float32 holds 7), and a line of more than `MAX_LINE_POINTS` points is thinned to its
 extremes per pixel-sized bucket (`decimated`).
+
+Less CPU per figure (a swept move builds every chart of its page again; benchmarks/results/move_profile-cpu.md):
+- the plotly template (Streamlit's "streamlit" template, the process's default: ~3.6 KB of colour scales and
+  styles) is the same object in every figure built here (`TemplateSharingFigure`), where plotly deep-copies it
+  into each new figure; chart_element.plain_figure writes it without walking it;
+- the arrays `build` itself puts in a trace (compacted, thinned) and its own reads of the traces' data skip
+  plotly's per-value validation (`_assign_unvalidated`, `_raw`): they are numpy arrays made here.
+The figure, its dict and its JSON are the same as with plain plotly calls (`go.Figure`, `trace.update`, reading
+`trace.x`): tests/app/test_figure_hygiene.py builds every lesson's charts both ways and compares the JSON.
 """
 from __future__ import annotations
 
@@ -30,6 +39,7 @@ import re
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 COLORS = {"exact": "#222222", "zoh": "#1f77b4", "bilinear": "#2ca02c", "euler": "#d62728",
           "aa": "#1f77b4", "ab": "#ff7f0e", "naive": "#d62728", "exponential": "#2ca02c"}
@@ -49,6 +59,55 @@ FLOAT32_SPAN = 1e-3    # float32's 1e-7 rounding stays under 1e-4 of the drawn s
 FLOAT32_LIMIT = 1e30   # magnitudes float32 holds with room (its range ends near 3.4e38; its normals near 1e-38)
 MAX_LINE_POINTS = 4000  # a line drawn with more points than this is thinned (a chart is at most ~2000 px wide)
 COMPACTED = ("x", "y", "z")
+_TEMPLATES: dict[str, dict] = {}        # template name → its plotly JSON, shared by every figure built here
+
+
+def default_template() -> dict | None:
+    """The JSON of plotly's default template (what `go.Figure` copies into each figure), made once per name.
+    Shared: nothing here changes a template's properties."""
+    name = pio.templates.default
+    if name is None:
+        return None
+    if not isinstance(name, str):                        # a Template object as the default: copied as plotly does
+        return name.to_plotly_json()
+    found = _TEMPLATES.get(name)
+    if found is None:
+        found = _TEMPLATES[name] = pio.templates[name].to_plotly_json()
+    return found
+
+
+class TemplateSharingFigure(go.Figure):
+    """A go.Figure whose default template is the process's shared JSON of it instead of a deep copy per figure
+    (PRIVATE PLOTLY API: `BaseFigure._initialize_layout_template`, called by `__init__` of the pinned plotly 7.1;
+    it sets the same value at the same place, the layout's last key)."""
+
+    def _initialize_layout_template(self):
+        if self._layout_obj._props.get("template", None) is None:
+            template = default_template()
+            if template is not None:
+                self._layout_obj._props["template"] = template
+
+
+FIGURE = TemplateSharingFigure          # what `build` makes (tests swap in go.Figure, the reference)
+
+
+def _raw(trace, name: str):
+    """`getattr(trace, name)` for a trace's data property, read without plotly's property machinery (PRIVATE
+    PLOTLY API: a trace's `_props`, where plotly keeps what was set)."""
+    return trace._props.get(name)
+
+
+def _assign_unvalidated(trace, changes: dict) -> None:
+    """`trace.update(changes)` for numpy arrays made here: stored as given (plotly's own unvalidated path,
+    `BasePlotlyType.__setitem__` with `_validate` off) instead of validated value by value."""
+    validate, trace._validate = trace._validate, False
+    try:
+        trace.update(changes)
+    finally:
+        trace._validate = validate
+
+
+ASSIGN = _assign_unvalidated            # (tests swap in `trace.update`, the reference)
 
 
 def plotly_array(spec: dict) -> np.ndarray:
@@ -80,7 +139,7 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
         layout["annotations"] = list(annotations)
     # The traces were validated when the page made them and the layout here is ours: validating the whole figure a
     # second time was 30-45 % of a page's figure CPU (benchmarks/results/page_compute-cpu.md).
-    return go.Figure(data=traces, layout=layout, frames=frames, _validate=False)
+    return FIGURE(data=traces, layout=layout, frames=frames, _validate=False)
 
 
 def compact_array(values):
@@ -117,25 +176,27 @@ def decimated(x: np.ndarray, y: np.ndarray, points: int = MAX_LINE_POINTS) -> tu
 
 
 def _compacted(trace):
-    """A scatter line thinned (`decimated`) and its float64 arrays sent as float32 where safe (`compact_array`)."""
-    if not isinstance(trace, go.Scatter | go.Heatmap | go.Bar):
+    """A scatter line thinned (`decimated`) and the float64 arrays of a scatter, bar, heatmap or contour (a contour
+    line moves by float32 rounding, 1e-7 of a cell) sent as float32 where safe (`compact_array`)."""
+    if not isinstance(trace, go.Scatter | go.Heatmap | go.Contour | go.Bar):
         return trace
     changes = {}
-    if isinstance(trace, go.Scatter) and "markers" not in str(trace.mode or "lines") and trace.y is not None \
-            and trace.x is not None and len(trace.y) > MAX_LINE_POINTS and trace.customdata is None \
-            and trace.text is None:
-        x, y = np.asarray(trace.x), np.asarray(trace.y)
+    x, y = _raw(trace, "x"), _raw(trace, "y")
+    if isinstance(trace, go.Scatter) and "markers" not in str(_raw(trace, "mode") or "lines") and y is not None \
+            and x is not None and len(y) > MAX_LINE_POINTS and _raw(trace, "customdata") is None \
+            and _raw(trace, "text") is None:
+        x, y = np.asarray(x), np.asarray(y)
         if x.ndim == y.ndim == 1 and x.dtype.kind in "fiu" and y.dtype.kind in "fiu":
             changes["x"], changes["y"] = decimated(x, y)
     for name in COMPACTED:
-        if name not in trace:
+        values = changes.get(name, _raw(trace, name))
+        if values is None:
             continue
-        values = changes.get(name, getattr(trace, name))
         smaller = compact_array(values)
         if smaller is not values:
             changes[name] = smaller
     if changes:
-        trace.update(changes)
+        ASSIGN(trace, changes)
     return trace
 
 
@@ -190,8 +251,8 @@ def _flat_range(traces, axis_name: str, spec: dict) -> dict:
     if "range" in spec or spec.get("type") in ("log", "category", "date"):
         return {}
     letter, ref = axis_name[0], axis_name[0] + axis_name[5:]            # "yaxis2" → "y", "y2"
-    values = [np.asarray(getattr(t, letter)) for t in traces if isinstance(t, go.Scatter | go.Bar)
-              and (getattr(t, f"{letter}axis") or letter) == ref and getattr(t, letter) is not None]
+    values = [np.asarray(_raw(t, letter)) for t in traces if isinstance(t, go.Scatter | go.Bar)
+              and (_raw(t, f"{letter}axis") or letter) == ref and _raw(t, letter) is not None]
     values = [v[np.isfinite(v)] for v in values if v.dtype.kind in "fiu"]
     values = np.concatenate(values) if values else np.zeros(0)
     if not values.size:

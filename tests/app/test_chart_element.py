@@ -53,3 +53,45 @@ def test_the_spec_element_matches_st_plotly_chart():
         assert mine[2:] == theirs[2:] == ("streamlit", "", "stretch", 300)  # theme, form, width, height
     charts = at.get("plotly_chart")
     assert len(charts) == 3 and len({c.proto.id for c in charts}) == 3 and all(c.proto.id for c in charts)
+
+
+# --- chart_spec (no deep copy of the figure) writes what st.plotly_chart's way writes ----------------------
+def edge_figures():
+    """Figures whose arrays take each of plotly's conversion paths: float32/float64, int64 narrowed, a 2-D z,
+    an empty array, a byte-swapped array, an array under a skipped key ("range"), a list, numpy scalars, frames."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from app.kit.figure_style import build
+
+    x = np.linspace(0, 1, 40)
+    yield build([go.Scatter(x=x, y=np.sin(x), name="sin"), go.Scatter(x=np.arange(40), y=x.astype(np.float32))],
+                "floats and ints", xaxis=dict(range=np.array([0.0, 1.0])))
+    yield build([go.Heatmap(z=np.arange(12.0).reshape(3, 4)), go.Scatter(x=np.zeros(0), y=np.zeros(0))], "2-D")
+    yield go.Figure(go.Scatter(x=np.arange(5, dtype=">f8"), y=[1, 2, np.float64(3.5)], text=np.array(["a"] * 5)))
+    yield go.Figure(go.Scatter(x=np.array([0, 2**40]), y=np.array([1, 2], dtype=np.uint64)),
+                    frames=[go.Frame(data=[go.Scatter(x=x, y=x ** 2)], name="f")])
+
+
+def test_chart_spec_writes_the_reference_spec():
+    from app.kit.chart_element import chart_spec, reference_chart_spec
+
+    for fig in edge_figures():
+        before = fig.to_dict()
+        assert chart_spec(fig) == reference_chart_spec(fig)
+        assert json.dumps(fig.to_dict(), default=str) == json.dumps(before, default=str)   # the figure unchanged
+
+
+def test_chart_spec_writes_the_reference_spec_for_every_lesson_chart():
+    """Every chart of every lesson with figures, at its defaults and presets: the same string, byte for byte."""
+    from app.kit.chart_element import chart_spec, reference_chart_spec
+    from app.lessons import lesson
+    from tests.app.test_figure_hygiene import FIGURE_PAGES, SHORT_COMPUTE, cases
+
+    for page in FIGURE_PAGES:
+        spec = lesson(page)
+        for name, values in cases(page):
+            if name != "defaults" and not name.startswith("preset"):
+                continue
+            for chart, fig in spec.figures(values, SHORT_COMPUTE.get(page, spec.compute)(values)).items():
+                assert chart_spec(fig) == reference_chart_spec(fig), f"{page} [{name}] {chart}"

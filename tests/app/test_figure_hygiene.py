@@ -302,3 +302,52 @@ def test_the_checks_catch_what_the_issue_found():
         with pytest.raises(AssertionError):
             check_figure(fig, defect)
     check_figure(build([line([1, 2], name="fine")], "t"), "a clean figure")
+
+
+# --- build's shortcuts (a shared template, unvalidated arrays made here) draw what plain plotly calls draw ----
+def plain_values(obj):
+    """A figure dict with every typed array decoded to float64 numbers (a float32 array whose values equal the
+    float64 ones compares equal: plotly's validating `update` keeps the float64 array when the values are equal)."""
+    obj = decoded(obj)
+    if isinstance(obj, np.ndarray):
+        return plain_values(obj.astype(float).tolist() if obj.dtype.kind in "fiu" else obj.tolist())
+    if isinstance(obj, dict):
+        return {key: plain_values(value) for key, value in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [plain_values(value) for value in obj]
+    if isinstance(obj, float) and obj != obj:
+        return "NaN"                                  # (NaN == NaN is false)
+    return obj
+
+
+@pytest.mark.parametrize("page", FIGURE_PAGES)
+def test_build_draws_what_plain_plotly_calls_draw(page, monkeypatch):
+    """figure_style.build with its shortcuts and with the reference calls (go.Figure copying the template,
+    trace.update validating, reading trace.x): the same figure JSON, at the defaults and every preset."""
+    import json
+
+    from app.kit import figure_style
+    from app.kit.chart_element import chart_spec, reference_chart_spec
+
+    spec = lesson(page)
+    runs = [(name, values, SHORT_COMPUTE.get(page, spec.compute)(values)) for name, values in cases(page)
+            if name == "defaults" or name.startswith("preset")]
+    fast = [(f"{page} [{name}] {chart}", chart_spec(fig).spec)
+            for name, values, result in runs for chart, fig in spec.figures(values, result).items()]
+    monkeypatch.setattr(figure_style, "FIGURE", go.Figure)
+    monkeypatch.setattr(figure_style, "ASSIGN", lambda trace, changes: trace.update(changes))
+    monkeypatch.setattr(figure_style, "_raw", lambda trace, name: getattr(trace, name) if name in trace else None)
+    reference = [reference_chart_spec(fig).spec
+                 for name, values, result in runs for fig in spec.figures(values, result).values()]
+    assert len(fast) == len(reference)
+    for (where, ours), theirs in zip(fast, reference):
+        assert plain_values(json.loads(ours)) == plain_values(json.loads(theirs)), where
+
+
+def test_figures_built_here_share_one_template():
+    from app.kit.figure_style import build, default_template
+
+    first, second = (build([go.Scatter(x=[0, 1], y=[0, 1])], "a") for _ in range(2))
+    assert first._layout["template"] is second._layout["template"] is default_template()
+    assert first.to_dict()["layout"]["template"] == go.Figure().to_dict()["layout"]["template"]
+    assert list(first.to_dict()["layout"])[-1] == "template"              # where plotly puts it
