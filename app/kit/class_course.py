@@ -22,8 +22,9 @@ from urllib.parse import urlencode
 
 from app.lessons import PAGES, lesson
 
+from . import lesson_text
 from .classroom import share_query
-from .lesson_text import LESSONS_DIR, load_lesson
+from .lesson_text import load_lesson
 
 COURSE_FILE = "course.md"
 FIELD = re.compile(r"(page|settings|challenge):(.*)")
@@ -57,7 +58,7 @@ class Course:
 
 
 def course_path(directory: Path | None = None) -> Path:
-    return (directory or LESSONS_DIR) / COURSE_FILE
+    return (directory or lesson_text.LESSONS_DIR) / COURSE_FILE
 
 
 def load_course(directory: Path | None = None) -> Course:

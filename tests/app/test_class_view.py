@@ -88,3 +88,20 @@ def test_the_class_path_steps_one_screen_at_a_time_with_links_that_open_each_ste
     far = class_view({"teacher": secret, "step": "99"})
     assert not far.exception and any("is not a step" in w.value for w in far.warning)
     assert url_value(far, "step") == "1"
+
+
+def test_a_course_file_with_a_mistake_is_named_and_the_counts_still_show(data_dir, tmp_path, monkeypatch):
+    from app.kit import lesson_text
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    for path in lesson_text.lesson_files():
+        (lessons / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    (lessons / "course.md").write_text("# Course: x\n\n## One\npage: spring\nsettings: mass=3\n", encoding="utf-8")
+    monkeypatch.setattr(lesson_text, "LESSONS_DIR", lessons)
+    at = class_view()
+    create(at)
+    assert any("lessons/course.md could not be read: line 5" in e.value for e in at.error)
+    assert "0 learners have joined" in text_of(at) and at.table
+    (lessons / "course.md").unlink()
+    at.run()
+    assert not at.exception and any("No class path yet" in i.value for i in at.info)
