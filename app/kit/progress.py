@@ -19,7 +19,7 @@ import streamlit as st
 from lcsm_core.progress_store import ProgressStore, StoreFile
 from lcsm_core.training.store import default_db_path
 
-from .class_join import keep_class
+from .class_join import CLASS_KEY, keep_class
 from .lesson_text import LessonText
 
 KINDS = ("exercise", "challenge")
@@ -113,9 +113,12 @@ def lesson_progress(page: str, text: LessonText | None, title: str = "") -> Less
 
 
 def score_line(rows: list[LessonProgress]) -> str:
-    """'🏆 3 of 12 challenges · 9 of 31 exercises' over `rows`."""
+    """'🏆 3 of 12 challenges · 9 of 31 exercises' over `rows` (and '· 👥 class CODE' once the tab joined one: a
+    learner sees that the teacher's view counts them)."""
+    code = st.session_state.get(CLASS_KEY)
     return (f"🏆 {sum(r.challenges_solved for r in rows)} of {sum(r.challenges for r in rows)} challenges · "
-            f"{sum(r.exercises_solved for r in rows)} of {sum(r.exercises for r in rows)} exercises")
+            f"{sum(r.exercises_solved for r in rows)} of {sum(r.exercises for r in rows)} exercises"
+            + (f" · 👥 class {code}" if code else ""))
 
 
 def progress_table(rows: list[LessonProgress]) -> list[dict]:

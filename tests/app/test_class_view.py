@@ -52,6 +52,7 @@ def test_a_teacher_creates_a_class_and_sees_learners_answers(data_dir):
     for _ in range(2):                                                                 # two learners' tabs
         tab = open_page("spring", {"class": code})
         assert url_value(tab, "class") == code
+        assert any(f"👥 class {code}" in m.value for m in tab.sidebar.markdown)          # the learner sees it
         click(tab, "spring.preset.1")
         click(tab, "spring.exercise.0.check")
         assert any("Correct" in s.value for s in tab.success)
