@@ -69,6 +69,7 @@ def test_the_class_view_shows_two_learners_answers_within_two_seconds(tmp_path):
             first.goto(first.url)                                   # a reload: the tab's URL, its token
             wait_idle(first)
             assert first.get_by_text(re.compile(r"Exercises · 1 of 3 solved")).count() == 1
+            first.screenshot(path=str(SHOTS / "class-view-learner-reloaded.png"))
         finally:
             browser.close()
 
