@@ -13,7 +13,7 @@ core/figure code):
     script      the whole script run (the ScriptRunner thread's CPU from rerun start to finish)
     compute     lesson.compute (the core)
     figures     lesson.figures (plotly Figure objects built)
-    to_dict     plotly Figure → dict (what the renderer caches)
+    to_dict     plotly Figure → dict (Figure.to_dict, or app.kit.chart_element.plain_figure, its copy-free twin)
     to_json     dict → Figure → JSON (st.plotly_chart: go.Figure(dict) and plotly.io.to_json)
     preview     the sweep family (app.kit.sweep.sweep_family / sweep_member: compute + chart per member)
     hash        ForwardMsg hashing (Streamlit serializes each message to hash it, in the script thread)
@@ -152,6 +152,8 @@ def install(ledger: CpuLedger) -> list[str]:
     forward_msg_cache.populate_hash_if_needed = ledger.wrap("hash", forward_msg_cache.populate_hash_if_needed)
     _replace_everywhere("streamlit.", "populate_hash_if_needed", forward_msg_cache.populate_hash_if_needed)
     go.Figure.to_dict = ledger.wrap("to_dict", go.Figure.to_dict)
+    from app.kit import chart_element
+    chart_element.plain_figure = ledger.wrap("to_dict", chart_element.plain_figure)
     go.Figure.__init__ = ledger.wrap("to_json", go.Figure.__init__)   # figures/preview absorb their own builds
     plotly.io.to_json = ledger.wrap("to_json", plotly.io.to_json)
 
@@ -340,7 +342,8 @@ def main() -> None:
         print(table(rows[-1:]).splitlines()[-2:], flush=True)
     machine = f"{platform.node()} · {platform.machine()} · {os.cpu_count()} cores"
     environment = ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in THREAD_VARIABLES) \
-        + f", runner.postScriptGC={config.get_option('runner.postScriptGC')}"
+        + f", runner.postScriptGC={config.get_option('runner.postScriptGC')}" \
+        + f", browser.gatherUsageStats={config.get_option('browser.gatherUsageStats')}"
     text = "\n".join([
         f"`python benchmarks/move_profile.py {shlex.join(sys.argv[1:])}` · {time.strftime('%Y-%m-%d %H:%M')} · "
         f"{machine}" + (f" · {args.conditions}" if args.conditions else ""),
