@@ -87,8 +87,21 @@ def compute(v: dict) -> LayerInspection:
                          v["seed"], v["channel"])
 
 
+def ran(view: LayerInspection) -> int:
+    """The steps the page reports on: all of them, or up to the one where the memory diverged (the plots stop
+    there, and the divergence banner's "|λ| up to …" is taken over these steps too)."""
+    return len(view.spectral_radius) if view.diverged_at is None else view.diverged_at + 1
+
+
+def largest_radius(view: LayerInspection) -> float:
+    """The one "largest |eigenvalue|" of the page (metric, spectrum title, quantities, banner): over `ran` steps.
+    Over all T steps it was a second number (DeltaNet ×20: 2847 at a step after the divergence, where the banner
+    said 1782)."""
+    return float(view.spectral_radius[:ran(view)].max())
+
+
 def metrics(v: dict, view: LayerInspection) -> list:
-    worst = float(view.spectral_radius.max())
+    worst = largest_radius(view)
     items = [Metric("ψ", "⊙" if view.psi == "elementwise" else "×",
                     help="⊙: o multiplies the memory elementwise · ×: o is a k×k matrix"),
              Metric("memory per channel", f"{view.memory.shape[1]} × {view.memory.shape[2]}"
@@ -117,13 +130,14 @@ def recurrence_panel(v: dict, view: LayerInspection) -> None:
 
 
 def quantities(v: dict, view: LayerInspection) -> dict[str, float]:
-    finite = view.eigenvalues[np.isfinite(view.eigenvalues)]
-    radii = np.abs(view.eigenvalues)
+    shown = view.eigenvalues[:ran(view)]
+    finite = shown[np.isfinite(shown)]
+    radii = np.abs(shown)
     changed = view.data_dependent.split(", ")
     return dict(diverged=float(view.diverged_at is not None), scale=v["scale"],
                 data_dependent=float(view.data_dependent != "none"), e_data_dependent=float("e" in changed),
                 o_data_dependent=float("o" in changed), s_data_dependent=float("s" in changed),
-                spectral_radius=float(view.spectral_radius.max()), min_radius=float(np.abs(finite).min(initial=np.inf)),
+                spectral_radius=largest_radius(view), min_radius=float(np.abs(finite).min(initial=np.inf)),
                 min_eigen_re=float(finite.real.min(initial=np.inf)),
                 eigen_spread=float(np.nanmedian(radii.max(-1) - radii.min(-1))) if radii.size else 0.0,
                 max_phase=float(np.abs(np.angle(finite)).max(initial=0.0)), psi_is_matrix=float(view.psi == "matrix"),
@@ -234,9 +248,10 @@ def weights_figure(view: LayerInspection) -> go.Figure:
 
 
 def spectrum_figure(view: LayerInspection) -> go.Figure:
-    """Eigenvalues of o_t at every step, coloured by t, over the unit circle; the axes reach the largest |λ|."""
-    T, n = view.eigenvalues.shape
-    ev = view.eigenvalues.reshape(-1)
+    """Eigenvalues of o_t at every step (up to the divergence), coloured by t, over the unit circle; the axes reach
+    the largest |λ|."""
+    T, n = view.eigenvalues[:ran(view)].shape
+    ev = view.eigenvalues[:T].reshape(-1)
     t = np.repeat(np.arange(T), n)
     keep = np.isfinite(ev)
     ev, t = ev[keep], t[keep]
@@ -246,8 +261,9 @@ def spectrum_figure(view: LayerInspection) -> go.Figure:
                          marker=dict(size=6, color=t, colorscale="Plasma", opacity=0.75,
                                      colorbar=dict(COLORBAR, title=dict(text="t"))),
                          hovertemplate="λ = %{x:.4f} %{y:+.4f}i<br>t = %{marker.color}<extra></extra>")]
-    worst = float(np.max(view.spectral_radius)) if view.spectral_radius.size else 0.0
-    return build(traces, f"Spectrum of the oscillation (largest |λ| = {worst:.4g})", height=420, legend=False,
+    worst = largest_radius(view) if view.spectral_radius.size else 0.0
+    until = "" if view.diverged_at is None else f", to t = {view.diverged_at}"
+    return build(traces, f"Spectrum of the oscillation (largest |λ| = {worst:.4g}{until})", height=420, legend=False,
                  xaxis=axis("Re λ", range=[-reach, reach], constrain="domain"),
                  yaxis=axis("Im λ", range=[-reach, reach], scaleanchor="x"))
 

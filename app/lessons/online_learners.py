@@ -108,8 +108,12 @@ def retnet_kept(study: RecallStudy) -> dict[str, float]:
 
 
 def equations(q: dict) -> list[str]:
-    return [rf"\text{{DeltaNet eigenvalue along }}k:\ 1-\beta\lVert k\rVert^2 = 1-{q['beta']:.3g}\cdot"
-            rf"{q['key_scale']:.3g}^2 = {q['deltanet_eigenvalue']:.4g}"
+    # The eigenvalue along k is left for the reader to evaluate: at the defaults (β = 1, ‖k‖ = 1) its value is the
+    # answer to the exercise "The overwrite eigenvalue". The largest |λ| (1 on every direction ⟂ k) gives it away
+    # only when it is the one outside the disk, which the page says anyway.
+    return [rf"\text{{DeltaNet: }} I-\beta kk^\top\ \text{{has the eigenvalue }} 1-\beta\lVert k\rVert^2"
+            rf"\ \text{{along }} k,\ \beta = {q['beta']:.3g},\ \lVert k\rVert = {q['key_scale']:.3g};"
+            rf"\ \text{{largest }} |\lambda| = {q['deltanet_radius']:.4g}"
             rf"\qquad \text{{Longhorn: }} 1-\frac{{\beta k_n^2}}{{1+\beta\lVert k\rVert^2}}\in(0,1]"]
 
 

@@ -84,6 +84,22 @@ def test_exploding_memory_is_reported_not_plotted_as_nan():
     assert [m.value for m in at.metric if m.label == "largest |eigenvalue|"]
 
 
+def test_the_deltanet_preset_shows_one_largest_eigenvalue():
+    """Metric, banner, spectrum title and quantity give the same |λ|: over the steps up to the divergence (the
+    metric once took all T steps: 2847 beside the banner's 1782)."""
+    at = open_page("eos_view")
+    at.button(key=f"eos_view.preset.{next(n for n, p in enumerate(PRESETS) if 'DeltaNet' in p.label)}").click().run()
+    assert_clean(at)
+    [shown] = [m.value for m in at.metric if m.label == "largest |eigenvalue|"]
+    [banner] = [w.value for w in at.warning if "diverged" in w.value]
+    assert f"|λ| up to {shown})" in banner
+    v = preset("DeltaNet")
+    view = compute(v)
+    assert float(shown) == pytest.approx(quantities(v, view)["spectral_radius"], rel=1e-3)
+    assert f"largest |λ| = {shown}," in page.figures(v, view)["spectrum"].layout.title.text
+    assert quantities(v, view)["spectral_radius"] < float(view.spectral_radius.max())   # later steps reach further
+
+
 @pytest.mark.parametrize("name", VARIANTS)
 def test_parallel_weights_reproduce_the_output(name):
     """y_t[c] = Σ_s W[t, s] i_s[c]: the parallel form and the recurrence agree."""

@@ -1,5 +1,7 @@
 """Lesson 7 page and its core: the four rules through eos_scan match their textbook updates; the presets'
 captions agree with the measured errors; the unit-disk exercise needs a real exit."""
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -99,3 +101,13 @@ def test_radius_chart_clips_at_the_divergence_bound():
     study.radius[2] = 1e12
     fig = radius_figure(study)
     assert max(max(trace.y) for trace in fig.data) == DIVERGENCE_BOUND
+
+
+def test_the_equation_line_does_not_give_away_the_overwrite_eigenvalue():
+    """Exercise 3 asks for the eigenvalue 1 − β‖k‖² at β = 1, ‖k‖ = 1 (answer 0), which are the defaults: the
+    equation line shows the formula and the settings, not its value."""
+    at = open_page("online_learners")
+    assert_clean(at)
+    latex = " ".join(e.value for e in at.latex)
+    assert r"1-\beta\lVert k\rVert^2" in latex and r"\beta = 1" in latex
+    assert not re.search(r"=\s*-?0(?![.\d])", latex), latex
