@@ -68,7 +68,7 @@ def where_the_core_runs() -> None:
 def progress_section() -> None:
     """This session's exercises and challenges solved, per lesson and in all."""
     rows = every_lesson_progress()
-    st.subheader("Your progress this session")
+    st.subheader("Your progress in this tab")
     st.markdown(score_line(rows))
     st.dataframe(pd.DataFrame(progress_table(rows)), hide_index=True, width="stretch", key="home.progress")
     st.caption("Solve a lesson's exercises and challenges with their Check buttons; the count starts again in a "

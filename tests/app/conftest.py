@@ -1,0 +1,14 @@
+"""Every app test writes learners' progress, classes and runs into a store of its own, never into the
+repository's data/runs.sqlite (app.kit.progress writes each right answer to the run store's file)."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_run_store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("run-store")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("LCSM_DATA_DIR", str(folder))
+    yield folder
+    patch.undo()
