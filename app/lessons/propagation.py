@@ -127,7 +127,10 @@ def traces_figure(traces: list[PropagationTrace]) -> go.Figure:
         notes += words
     axes["xaxis3"].update(title=dict(text="time (s)"))
     axes["xaxis4"].update(title=dict(text="step"))
-    return build(data, 'Readout for "aa" and "ab"', height=520, annotations=notes, shapes=shapes, **axes)
+    # the legend on the right: above the panels its first sample (the "aa" line) fell under the clear border that
+    # keeps the two-line panel titles off the legend rows
+    return build(data, 'Readout for "aa" and "ab"', height=520, legend_side="right", annotations=notes,
+                 shapes=shapes, **axes)
 
 
 def distance_figure(traces: list[PropagationTrace]) -> go.Figure:
@@ -160,7 +163,9 @@ def heatmap_figure(cut: DistanceMap, *, marker: tuple, x_title: str, title: str)
                    line=dict(color="white", width=3, dash="dash")),
         go.Contour(x=cut.x, y=cut.nu, z=exploded.astype(float), showscale=False, hoverinfo="skip", name="explodes",
                    contours=dict(start=0.5, end=0.5, size=1, coloring="none"), line=dict(color="#d62728", width=3)),
-        go.Scatter(x=[marker[0]], y=[marker[1]], mode="markers", name="current",
+        # the current setting sits on the map's edge whenever a slider is at its end (the length slider's default
+        # is the by-length map's last column): drawn whole over the axis line, not cut in half by it
+        go.Scatter(x=[marker[0]], y=[marker[1]], mode="markers", name="current", cliponaxis=False,
                    marker=dict(symbol="star", size=18, color="white", line=dict(color="black", width=1.5)))]
     notes = _zone_label(cut, z <= np.log10(FORGET_BELOW), "forgets", "white") + \
         _zone_label(cut, exploded, "explodes", "#d62728", above=True)

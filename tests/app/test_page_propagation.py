@@ -96,3 +96,20 @@ def test_moving_any_slider_reuses_the_one_scan_of_a_single_token(monkeypatch):
         assert exp.by_length.distance.shape[1] == length + 1
     assert calls == [page.SETTINGS["gap"].high + page.SETTINGS["length"].high + 1]
     page.single_token_responses.clear()
+
+
+def test_the_legend_shows_each_sequences_line_and_the_current_star_is_never_cut():
+    """The "aa"/"ab" legend sits beside the panels (above them its first line sample fell under the clear border
+    that keeps the panel titles off it), and the ★ on each map is drawn whole where the setting is at the map's
+    edge (the length slider's default is the by-length map's last column; θ = 180°, ν = 0.3 are corners)."""
+    for changes in ({}, dict(theta=180, nu=0.3, length=400)):
+        values = {**page.SETTINGS.defaults, **changes}
+        figs = page.figures(values, page.compute(values))
+        legend = figs["traces"].layout.legend
+        assert legend.orientation == "v" and legend.x > 1 and not legend.borderwidth
+        assert [t.name for t in figs["traces"].data if t.showlegend] == ['"aa"', '"ab"']
+        for name in ("by_length", "by_theta"):
+            [star] = [t for t in figs[name].data if t.name == "current"]
+            assert star.cliponaxis is False, name
+        [star] = [t for t in figs["by_length"].data if t.name == "current"]
+        assert star.x[0] == values["length"] == figs["by_length"].data[0].x[-1]        # on the last column
