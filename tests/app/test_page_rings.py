@@ -63,3 +63,23 @@ def test_typed_horizon_of_a_radius_is_graded():
     at = open_page("rings")
     assert feedback_for(at, "rings", HORIZON_OF_A_RADIUS, 200.0)
     assert not feedback_for(at, "rings", HORIZON_OF_A_RADIUS, 100.0)
+
+
+def test_the_pathx_caption_says_what_its_impulse_responses_draw():
+    """They ring: each picked λᵗ changes sign dozens of times over the steps drawn (the caption once promised
+    "slow, smooth memory" over this)."""
+    caption = PRESETS[PATHX].insight
+    assert "smooth" not in caption and "rings dozens of times" in caption
+    v = {**SETTINGS.defaults, **PRESETS[PATHX].values}
+    study = ring_study(v["n"], v["r_min"], v["r_max"], v["phase"] * math.pi, v["seed"])
+    assert study.impulse.shape[1] == 3000 and "3000 steps drawn" in caption
+    sign_changes = (np.diff(np.sign(study.impulse.real), axis=1) != 0).sum(axis=1)
+    assert (sign_changes >= 2 * 24).all(), sign_changes                   # ≥ 24 periods: dozens
+    assert np.degrees(np.angle(study.eigenvalues).max()) <= 18 + 1e-9
+
+
+def test_the_ring_sliders_move_in_steps_a_drag_can_see():
+    for name in ("r_min", "r_max"):
+        setting = SETTINGS[name]
+        assert setting.step == 0.001 and setting.high == 0.9999 and "0.001" in setting.help
+    assert PRESETS[PATHX].values["r_max"] == 0.9999 and SETTINGS["r_max"].valid(0.9999)   # still reachable
