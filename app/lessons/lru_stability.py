@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.cache import cached
-from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, subplot_grid
+from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, note, subplot_grid
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.divergence import DIVERGENCE_BOUND
@@ -211,9 +211,19 @@ def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
                                         x_end=max(len(r.loss) for r in runs.values()) - 1)
         shapes += marks
         notes += words if n == 0 else []
+    # The step axes span the slider's whole range: while "gradient steps" is dragged the curves grow along a
+    # fixed axis (the preview keeps a family's axes still), and at rest the steps not run are shaded and named
+    # rather than left as an unexplained empty stretch (a 60-step run on an axis to 150).
+    last, high = max(run.config.steps for run in runs.values()), SETTINGS["steps"].high
+    if last < high:
+        for xref, yref in (("x", "y domain"), ("x2", "y2 domain")):
+            shapes.append(dict(type="rect", xref=xref, yref=yref, x0=last, x1=high, y0=0, y1=1, layer="below",
+                               fillcolor="rgba(0,0,0,0.06)", line=dict(width=0)))
+        notes.append(note(f"steps {last + 1}–{high}: not run", high, 0.02, xref="x2", yref="y2 domain",
+                          color="#666", yanchor="bottom"))
     axes["yaxis"].update(type="log", exponentformat="power")
-    axes["xaxis"].update(title=dict(text="step"))
-    axes["xaxis2"].update(title=dict(text="step"))
+    axes["xaxis"].update(title=dict(text="step"), range=[0, high])
+    axes["xaxis2"].update(title=dict(text="step"), range=[0, high])
     return build(traces, "Training", height=330, annotations=notes, shapes=shapes, **axes)
 
 

@@ -135,3 +135,20 @@ def test_typed_output_ratio_is_accepted():
     at.number_input(key="lru_stability.exercise.1.answer").set_value(round(ratio * 1.02, 3)).run()
     at.button(key="lru_stability.exercise.1.check").click().run()
     assert at.success, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("steps", [60, 10, 150])
+def test_the_step_axes_span_the_slider_and_say_which_steps_were_not_run(steps):
+    """A 60-step run on a step axis to 150 (the preview keeps a family's axes still while "gradient steps" is
+    dragged): the axes are the slider's range in every drawing, and the stretch past the run is shaded and named."""
+    values = {**page.SETTINGS.defaults, "steps": steps}
+    fig = page.loss_figure(page.compute(values).runs)
+    high = page.SETTINGS["steps"].high
+    assert list(fig.layout.xaxis.range) == list(fig.layout.xaxis2.range) == [0, high]
+    shaded = [s for s in fig.layout.shapes if s.type == "rect"]
+    words = [a.text for a in fig.layout.annotations if "not run" in (a.text or "")]
+    if steps < high:
+        assert {(s.xref, s.x0, s.x1) for s in shaded} == {("x", steps, high), ("x2", steps, high)}
+        assert words == [f"steps {steps + 1}–{high}: not run"]
+    else:
+        assert not shaded and not words
