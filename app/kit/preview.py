@@ -1,28 +1,35 @@
-"""A lesson's drag-to-preview chart on the page (`Lesson.sweep`), never computed on the request path.
+"""Drag to preview (`Lesson.sweep`): one family of precomputed page states drives every chart and readout of
+the page during a drag, never computed on the request path (issue 21 item 1, issue 19 item 2).
 
-A family (the chart at every value of the swept setting, the other settings held: `app.kit.sweep`) is computed
-by the preview pool (`app.kit.preview_pool`: a lowest-priority worker process) and kept in the byte-bounded
-cache (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process.
-On the page:
+The mechanism:
 
-- family cached: the preview chart (the current chart with the family as frames) is assembled from it and
-  cached as its JSON spec per (page, settings, presenter view): a swept move redraws it without recomputing
-  any member, a rerun at known settings just re-sends the cached string;
-- family not cached: the plain chart is drawn now and the family is requested; the chart sits in a fragment
-  that polls every `POLL_S` and, once the family is in, reruns the page once (so the poll stops costing);
-- the pool sheds new families when the server is busy (`preview_pool`): the plain chart stays, with a caption
-  saying so, and the preview comes back on a later move when the server is quiet.
+- A family is the whole page at every value of the swept setting, the other settings held (`app.kit.sweep`):
+  per member, every chart's frame (trace data + title, shapes, notes), axis extents and trace signature, and the
+  readouts (`Lesson.metrics`) as text. It is data only (no plotly objects), computed by the preview pool
+  (`app.kit.preview_pool`: a lowest-priority worker process; `Sweep.compute_many` where a page declares it, else
+  `compute` per value, always through the page's own `figures`) and kept in the byte-bounded cache
+  (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process.
+- Family cached: EVERY chart of the page is drawn with the family as plotly frames and its axes fixed over the
+  family (`sweep_figure.fixed_ranges`: runaways leave the picture); only the lead chart (`Sweep.chart`) carries
+  the visible plotly slider ("drag to preview <label>"). Each figure is tagged `layout.meta.lcsm = {page, chart,
+  follows}` (follows: it holds the family's frames). A chart with an animation of its own (LRU stability's
+  eigenvalues over training, ▶ play) keeps its frames and does not follow a drag; a chart whose traces differ
+  in kind at some value has no frame there. The specs and the link's data are cached per (page, settings,
+  presenter view) (`preview_specs`): a swept move rebuilds no member, a rerun at known settings re-sends cached
+  strings.
+- `app.kit.page_link` (a Streamlit v2 component, JS in the page itself, mounted once per page) listens to the
+  lead chart's `plotly_sliderchange` and animates every other tagged chart of the page to the same frame name
+  and rewrites the metrics and notices from the member's readouts — in the browser, no server round trip. On
+  `plotly_sliderend` it sends the frame name to Python; the component's callback writes that value into the
+  setting's widget key before the widgets are drawn and the page reruns with it: URL, sidebar, exercises and
+  charts agree. One value everywhere: the preview never holds a value of its own after the release.
+- Family not cached: the plain charts are drawn now and the family is requested; the lead chart sits in a
+  fragment that polls every `POLL_S` and, once the family is in, reruns the page once (so the poll stops
+  costing). The pool sheds new families when the server is busy: the plain charts stay, with a caption saying
+  so, and the preview comes back on a later move when the server is quiet.
 
 With `LCSM_PREVIEW_WORKERS=0` the family is computed in the session itself after the rest of its page is drawn
-(`render_lesson` calls what `draw_swept_chart` returns last).
-
-Design for "a drag updates the whole page at once" (issue 21, not built yet): a family is a `Family` of
-members, each member a dict (`app.kit.sweep_figure.member`) keyed by value. To drive every chart of the page
-during a drag, `compute_family` in the worker would return, per member, `charts: {chart name: frame}` for every
-chart of `Lesson.figures` and `metrics: [...]` (the readouts as text) beside today's swept-chart `frame`; the
-store, its keys, the byte accounting and the pool stay as they are (a family's measured size grows with the
-charts it holds, so the cache bound still holds), and the page would ship the members to one browser-side
-component instead of per-chart plotly frames.
+(`render_lesson` calls what `await_family` returns last), and every chart is redrawn in its slot.
 """
 from __future__ import annotations
 
@@ -39,8 +46,8 @@ from .chart_element import ChartSpec
 from .classroom import presenter_figure
 from .lesson import Lesson
 from .preview_pool import WARM, PreviewPool, worker_count
-from .sweep import sweep_family
-from .sweep_figure import member, preview_figure
+from .sweep import readout_text, sweep_family
+from .sweep_figure import chart_family, member, preview_figure
 from .widgets import show_chart
 
 FAMILIES = STORES["previews"]              # (page, held settings) → Family, shared by every session
@@ -53,7 +60,7 @@ _WARMED = False
 
 @dataclass(frozen=True)
 class Family:
-    """The members of one family, in the sweep's order (each: `sweep_figure.member`'s dict)."""
+    """The members of one family, in the sweep's order (each: `sweep_figure.page_member`'s dict)."""
 
     page: str
     held: tuple
@@ -104,34 +111,55 @@ def held_settings(lesson: Lesson, frozen: tuple) -> tuple:
     return tuple(item for item in frozen if item[0] != lesson.sweep.setting)
 
 
-def draw_swept_chart(lesson: Lesson, frozen: tuple, plain: ChartSpec, present: bool, filename: str,
-                     container) -> Callable | None:
-    """The sweep's chart in `container`: the preview when its family is cached, else `plain` (the chart alone)
-    until it is; returns a function to call once the page is drawn (the inline mode only)."""
-    key = (lesson.page, held_settings(lesson, frozen))
-    family = FAMILIES.lookup(key)
-    if family is not None:
-        show_chart(preview_spec(lesson.page, frozen, present, lesson, family), filename, container=container)
-        return None
-    queue = pool()
-    if queue is None:                                      # inline: after the page is out, in this session
-        slot = container.empty()
-        show_chart(plain, filename, container=slot, key=f"chart.{filename}.plain")
+@dataclass(frozen=True)
+class PagePreview:
+    """Every chart of the page with the family as frames (`charts`, by name) and the page link's data (`link`)."""
 
+    charts: dict[str, ChartSpec]
+    link: dict
+
+
+def family_key(lesson: Lesson, frozen: tuple) -> tuple:
+    return (lesson.page, held_settings(lesson, frozen))
+
+
+def page_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview | None:
+    """The page's preview at these settings when its family is cached, else None (nothing is computed)."""
+    family = FAMILIES.lookup(family_key(lesson, frozen))
+    if family is None:
+        return None
+    return preview_specs(lesson.page, frozen, present, lesson, family)
+
+
+def await_family(lesson: Lesson, frozen: tuple, plain: dict[str, ChartSpec], present: bool,
+                 slots: dict) -> Callable | None:
+    """Draw the plain charts in their `slots` (containers, by chart name) while the family is not cached, and
+    ask for it; returns a function to call once the page is drawn (the inline mode only: it computes the family
+    and redraws every chart as its preview)."""
+    key = family_key(lesson, frozen)
+    lead = lesson.sweep.chart
+    queue = pool()
+    for name, slot in slots.items():
+        if name != lead or queue is None:
+            show_chart(plain[name], f"{lesson.page}-{name}", container=slot, key=f"chart.{lesson.page}-{name}.plain")
+    if queue is None:                                      # inline: after the page is out, in this session
         def later() -> None:
-            members = sweep_family(lesson, dict(key[1]))
-            store_family(key, members)
-            show_chart(preview_spec(lesson.page, frozen, present, lesson, FAMILIES.lookup(key)), filename,
-                       container=slot)
+            store_family(key, sweep_family(lesson, dict(key[1])))
+            preview = page_preview(lesson, frozen, present)
+            if preview is None:                            # the cache could not keep it: the plain page stays
+                return
+            for name, slot in slots.items():
+                show_chart(preview.charts[name], f"{lesson.page}-{name}", container=slot)
+            from .page_link import link_page
+            link_page(lesson, preview.link)
         return later
     queued = queue.request(key)
-    with container:
-        waiting_chart(lesson, frozen, plain, present, filename, key, shed=queued is None)
+    with slots[lead].container():
+        waiting_chart(lesson, plain[lead], f"{lesson.page}-{lead}", key, shed=queued is None)
     return None
 
 
-def waiting_chart(lesson: Lesson, frozen: tuple, plain: ChartSpec, present: bool, filename: str, key: tuple,
-                  shed: bool) -> None:
+def waiting_chart(lesson: Lesson, plain: ChartSpec, filename: str, key: tuple, shed: bool) -> None:
     """The plain chart while its family is computed: a fragment polls for the family and, once it is cached,
     reruns the page once (drawing the preview; the next runs find it and poll no more)."""
     if shed:
@@ -150,13 +178,31 @@ def waiting_chart(lesson: Lesson, frozen: tuple, plain: ChartSpec, present: bool
 
 
 @cached(store="charts")
-def preview_spec(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> ChartSpec:
-    """The chart at these settings with its family as frames, as the JSON the browser receives."""
-    from .render import chart_specs
-    current = json.loads(chart_specs(page, frozen, False, _lesson)[_lesson.sweep.chart].spec)
+def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> PagePreview:
+    """Every chart at these settings with its family as frames, as the JSON the browser receives, and the data
+    the page link needs (the readouts of every member, the current one included)."""
+    from .render import chart_specs, computed
+    values = dict(frozen)
     setting = _lesson.settings[_lesson.sweep.setting]
-    fig = preview_figure(current, member(setting, dict(frozen)[setting.name], current), list(_family.members),
-                         setting.label)
-    if present:
-        fig = presenter_figure(fig)
-    return ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))
+    specs = chart_specs(page, frozen, False, _lesson)
+    members = list(_family.members)
+    charts = {}
+    for chart, plain in specs.items():
+        current = json.loads(plain.spec)
+        lead = chart == _lesson.sweep.chart
+        if current.get("frames") and not lead:         # an animation of its own (▶ play): it keeps its frames
+            fig = current
+        else:
+            fig = preview_figure(current, member(setting, values[setting.name], current),
+                                 chart_family(members, chart), setting.label, slider=lead)
+        fig["layout"]["meta"] = {"lcsm": {"page": page, "chart": chart, "follows": fig is not current}}
+        if present:
+            fig = presenter_figure(fig)
+        charts[chart] = ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))
+    result = computed(page, frozen, _lesson)
+    now = readout_text(_lesson.metrics(values, result) if _lesson.metrics is not None else [])
+    readouts = {m["name"]: m["readouts"] for m in members}
+    readouts[setting.encode(values[setting.name])] = now
+    link = dict(page=page, lead=_lesson.sweep.chart, current=setting.encode(values[setting.name]),
+                readouts=readouts)
+    return PagePreview(charts, link)

@@ -8,9 +8,10 @@ Settings travel in the URL both ways.
 
 One cache convention (`app.kit.cache`, bounded by bytes, shared by every session): `compute` is cached on
 (page, settings), and so are the finished charts, as the JSON specs the browser receives (`ChartSpec`: a rerun
-with known settings re-sends a string, no plotly object is made). A page's `sweep` chart is drawn with its
-family as frames (drag to preview, `app.kit.preview`); a family not cached yet is computed off the request
-path, the plain chart standing in until then.
+with known settings re-sends a string, no plotly object is made). On a page with a `sweep`, every chart is
+drawn with the family as frames and the page link moves them all, and the readouts, during a drag (drag to
+preview, `app.kit.preview`); a family not cached yet is computed off the request path, the plain charts
+standing in until then.
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from .lesson_view import (
     lesson_exercises,
     lesson_intro,
 )
-from .preview import draw_swept_chart
+from .page_link import READOUT_KEY, link_page
+from .preview import await_family, page_preview
 from .progress import score_line
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
@@ -109,21 +111,30 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
                 pending: list) -> dict[str, float]:
     """Metrics, panel, charts, equations and caption; a preview whose family is new goes on `pending`."""
     if lesson.metrics is not None:
-        show_readout(lesson.metrics(values, result))
+        with st.container(key=READOUT_KEY):             # the page link rewrites these during a drag
+            show_readout(lesson.metrics(values, result))
     if lesson.panel is not None:
         lesson.panel(values, result)
     figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
+    swept = previews(lesson, view)
+    preview = page_preview(lesson, frozen, view.present) if swept else None
+    if preview is not None:
+        figures = {**figures, **preview.charts}
+    slots = {}                                          # a swept page's charts while its family is computed
     for row in lesson.charts:
         if isinstance(row, str):                        # an in-page widget (e.g. the step t of a snapshot)
             if view.drawn(row):
                 draw_setting(lesson.settings[row], lesson.settings.key(row), values, disabled=not view.editable(row))
             continue
         for column, name in zip(st.columns(len(row)), row):
-            if previews(lesson, view) and name == lesson.sweep.chart:
-                pending.append(draw_swept_chart(lesson, frozen, figures[name], view.present, f"{lesson.page}-{name}",
-                                                column))
+            if swept and preview is None:
+                slots[name] = column.empty()
             else:
                 show_chart(figures[name], f"{lesson.page}-{name}", container=column)
+    if preview is not None:
+        link_page(lesson, preview.link)
+    elif slots:
+        pending.append(await_family(lesson, frozen, figures, view.present, slots))
     quantities = lesson.quantities(values, result) if lesson.quantities is not None else {}
     if lesson.equations is not None:
         for line in lesson.equations(quantities):

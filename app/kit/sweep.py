@@ -1,9 +1,10 @@
-"""The family a `Lesson.sweep` previews: its chart at a few values of one setting, the others held — pure.
+"""The family a `Lesson.sweep` previews: the whole page at a few values of one setting, the others held — pure.
 
-Every member goes through the page's own `compute` and figure builder, so a frame shows exactly what the
-page draws once the slider is released at that value (tests/app/test_sweep.py). The preview pool computes a
-family off the request path and the renderer caches it on the page and the held settings (`app.kit.preview`):
-dragging the swept slider itself costs no new member.
+Every member goes through the page's own `compute` (or `Sweep.compute_many`, one core call for the family),
+`figures` and `metrics`, so a frame shows exactly what the page draws once the slider is released at that
+value, chart by chart, and the readouts are the page's own text (tests/app/test_sweep.py). The preview pool
+computes a family off the request path and the renderer caches it on the page and the held settings
+(`app.kit.preview`): dragging the swept slider itself costs no new member.
 """
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .lesson import Lesson, Sweep
+from .lesson import Lesson, Metric, Notice, Sweep
 from .settings import Setting
-from .sweep_figure import member
+from .sweep_figure import page_member
 
-MAX_FRAMES = 25        # the cost bound: moving a held setting recomputes every member (compute + one figure)
+MAX_FRAMES = 25        # the cost bound: moving a held setting recomputes every member (compute + the figures)
 
 
 def sweep_values(setting: Setting, sweep: Sweep, values: dict) -> list:
@@ -37,22 +38,30 @@ def sweep_values(setting: Setting, sweep: Sweep, values: dict) -> list:
     return found[:MAX_FRAMES]
 
 
-def chart_figure(lesson: Lesson, values: dict, result: Any):
-    """The swept chart at these settings (its own builder when the sweep names one)."""
-    sweep = lesson.sweep
-    return sweep.figure(values, result) if sweep.figure else lesson.figures(values, result)[sweep.chart]
+def readout_text(items: list) -> dict:
+    """The page's metrics and notices as the text `st.metric` and the banners show (what a drag rewrites)."""
+    return dict(metrics=[dict(label=m.label, value=m.value, delta=m.delta) for m in items if isinstance(m, Metric)],
+                notices=[dict(text=n.text, level=n.level, icon=n.icon) for n in items if isinstance(n, Notice)])
 
 
-def sweep_member(lesson: Lesson, held: dict, value: Any) -> dict | None:
-    """The member at `value` of the swept setting, `held` fixing the others; None where the core refuses it (the
-    renderer says so for the current value; the preview just has no frame there)."""
+def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, dict], dict]:
+    """Every chart of the page (as figure dicts) and its readouts, drawn from `result` at `values`."""
+    figs = {name: fig.to_dict() for name, fig in lesson.figures(values, result).items()}
+    readouts = readout_text(lesson.metrics(values, result) if lesson.metrics is not None else [])
+    return figs, readouts
+
+
+def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None) -> dict | None:
+    """The member at `value` of the swept setting, `held` fixing the others (`result`: its compute, when known);
+    None where the core refuses it (the renderer says so for the current value; the preview has no frame there)."""
     setting = lesson.settings[lesson.sweep.setting]
     values = {**held, setting.name: value}
-    try:
-        result = lesson.compute(values)
-    except ValueError:
-        return None
-    return member(setting, value, chart_figure(lesson, values, result).to_dict())
+    if result is None:
+        try:
+            result = lesson.compute(values)
+        except ValueError:
+            return None
+    return page_member(setting, value, *page_at(lesson, values, result))
 
 
 def sweep_family(lesson: Lesson, held: dict) -> list[dict]:
@@ -63,6 +72,6 @@ def sweep_family(lesson: Lesson, held: dict) -> list[dict]:
         members = (sweep_member(lesson, held, value) for value in values)
     else:                                                # one core call for the whole family
         results = lesson.sweep.compute_many(held, values)
-        members = (member(setting, value, chart_figure(lesson, {**held, setting.name: value}, result).to_dict())
+        members = (sweep_member(lesson, held, value, result)
                    for value, result in zip(values, results) if result is not None)
     return [m for m in members if m is not None]

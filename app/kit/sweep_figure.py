@@ -1,9 +1,12 @@
-"""One chart's family over a setting's values, as one plotly figure whose own slider animates between them.
+"""A page's family over a setting's values, as plotly figures with frames: the lead chart's own slider animates
+it, and `app.kit.page_link` moves every other chart of the page to the same frame.
 
-A member is one value's figure (built by the page's own builder through `figure_style.build`) cut down to
-what moves: each trace's data and name, and the title, shapes and notes (a divergence mark follows the
-curve). The styles stay those of the figure drawn at the current value, so presenter line widths and
-colours hold while dragging.
+A member is one value of the swept setting with the page drawn at it: per chart (`chart_part`), the figure
+(built by the page's own `figures`) cut down to what moves — each trace's data and name, and the title, shapes
+and notes (a divergence mark follows the curve) — with its axis extents and trace signature; and the page's
+readouts at that value as text (`app.kit.sweep.readout_text`). Members are plain data (no plotly objects): they
+are pickled from the preview worker and kept in the byte-bounded cache. The styles stay those of the figure
+drawn at the current value, so presenter line widths and colours hold while dragging.
 
 The axes are fixed over the family (figure_style's rule for figures with frames: the picture must not jump
 while dragging): each axis spans the members' extents, except that a member reaching past `RUNAWAY` times
@@ -31,13 +34,36 @@ ANIMATE = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition
 
 
 def member(setting: Setting, value: Any, fig: dict) -> dict:
-    """What the preview keeps of the figure `fig` drawn at `value` (a plain dict: it is cached)."""
+    """What the preview keeps of the one figure `fig` drawn at `value` (a plain dict: it is cached)."""
+    return {**identity(setting, value), **chart_part(setting.encode(value), fig)}
+
+
+def page_member(setting: Setting, value: Any, figs: dict[str, dict], readouts: dict) -> dict:
+    """The whole page at `value`: every chart's moving part (`charts`, by name) and the readouts as text."""
     name = setting.encode(value)
+    return {**identity(setting, value), "charts": {chart: chart_part(name, fig) for chart, fig in figs.items()},
+            "readouts": readouts}
+
+
+def identity(setting: Setting, value: Any) -> dict:
+    order = setting.options.index(value) if setting.kind == "choice" else float(value)
+    return dict(value=value, name=setting.encode(value), label=step_label(setting, value), order=order)
+
+
+def chart_part(name: str, fig: dict) -> dict:
+    """One chart of a member: its frame (what moves), its trace signature and its axis extents."""
     data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
     layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
-    order = setting.options.index(value) if setting.kind == "choice" else float(value)
-    return dict(value=value, name=name, label=step_label(setting, value), order=order, signature=signature(fig),
-                frame=dict(name=name, data=data, layout=layout), extents=extents(fig))
+    return dict(signature=signature(fig), frame=dict(name=name, data=data, layout=layout), extents=extents(fig))
+
+
+def chart_family(family: list[dict], chart: str) -> list[dict]:
+    """The family of one chart of the page (`member`'s shape) from page members (`page_member`'s)."""
+    found = []
+    for m in family:
+        if chart in m.get("charts", {}):
+            found.append({key: m[key] for key in ("value", "name", "label", "order")} | m["charts"][chart])
+    return found
 
 
 def step_label(setting: Setting, value: Any) -> str:
@@ -102,9 +128,10 @@ def fixed_ranges(members: list[dict], current: dict) -> dict[str, list[float]]:
     return ranges
 
 
-def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str) -> dict:
-    """`current_fig` (the chart at the current value) with a frame per member, the axes fixed over them and a
-    slider under the plot, its active step at the current value; `current_fig` alone when no member fits."""
+def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str, slider: bool = True) -> dict:
+    """`current_fig` (the chart at the current value) with a frame per member, the axes fixed over them and (the
+    lead chart, `slider`) a slider under the plot, its active step at the current value; `current_fig` alone when
+    no member fits."""
     members = [m for m in family if m["signature"] == current["signature"] and m["name"] != current["name"]]
     if not members:
         return current_fig
@@ -114,6 +141,8 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
     layout = {**current_fig["layout"], "shapes": now["shapes"], "annotations": now["annotations"]}
     for key, span in fixed_ranges(members, current).items():
         layout[key] = {**layout[key], "range": span, "autorange": False}
+    if not slider:
+        return {**current_fig, "layout": layout, "frames": frames}
     margin = dict(layout.get("margin") or {})
     bottom = margin.get("b", 45)
     layout["margin"] = {**margin, "b": bottom + SLIDER_HEIGHT}
@@ -123,7 +152,8 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
         pad=dict(t=SLIDER_GAP, b=0, l=0, r=0),
         currentvalue=dict(prefix=f"drag to preview {label}: ", xanchor="left", font=dict(size=13, color="#333")),
         font=dict(size=10, color="#777"),                 # plotly labels every n-th step where they would overlap
-        steps=[dict(label=m["label"], method="animate", args=[[m["name"]], ANIMATE]) for m in members])]
+        steps=[dict(label=m["label"], value=m["name"], method="animate", args=[[m["name"]], ANIMATE])
+               for m in members])]
     return {**current_fig, "layout": layout, "frames": frames}
 
 

@@ -28,7 +28,7 @@ import pytest
 
 from app.kit.figure_style import plotly_array
 from app.kit.sweep import sweep_family
-from app.kit.sweep_figure import member, preview_figure
+from app.kit.sweep_figure import chart_family, member, preview_figure
 from app.lessons import lesson
 from app.lessons.paper_lab import accuracy_figure
 from app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
@@ -236,10 +236,14 @@ def test_every_preview_and_its_frames_are_clean(page):
         held = tuple(sorted((k, v) for k, v in values.items() if k != setting.name))
         if held not in families:
             families[held] = sweep_family(spec, dict(held))
-        current = spec.figures(values, spec.compute(values))[spec.sweep.chart].to_dict()
-        fig = preview_figure(current, member(setting, values[setting.name], current), families[held], setting.label)
-        assert fig.get("frames"), f"{page} [{name}]: drawn without its preview"
-        check_figure(fig, f"{page} [{name}] preview of {spec.sweep.chart}")
+        for chart, drawn in spec.figures(values, spec.compute(values)).items():    # every chart follows a drag
+            current = drawn.to_dict()
+            if current.get("frames") and chart != spec.sweep.chart:               # its own ▶ animation: kept
+                continue
+            fig = preview_figure(current, member(setting, values[setting.name], current),
+                                 chart_family(families[held], chart), setting.label, slider=chart == spec.sweep.chart)
+            assert fig.get("frames") or chart != spec.sweep.chart, f"{page} [{name}]: drawn without its preview"
+            check_figure(fig, f"{page} [{name}] preview of {chart}")
 
 
 # --- the live pages' builders, on synthetic runs -----------------------------------------------------

@@ -1,6 +1,6 @@
-"""Drag to preview (`Lesson.sweep`): the five closed-form pages draw one chart with a family of frames over their
-most-dragged setting. A frame is exactly the page's own chart at that value, the family stays small, and the
-pages render it (AppTest) at their defaults and after either kind of slider move.
+"""Drag to preview (`Lesson.sweep`): the five closed-form pages draw every chart with a family of frames over their
+most-dragged setting. A member is exactly the page at that value (every chart's frame, every readout), the family
+stays small, and the pages render it (AppTest) at their defaults and after either kind of slider move.
 
 The chart hygiene of the previews (finite frames, axes fixed across frames) is in test_figure_hygiene.py; the
 drag itself, in a real browser, in tests/browser/test_drag_preview.py.
@@ -13,8 +13,16 @@ import time
 import numpy as np
 import pytest
 
-from app.kit.sweep import MAX_FRAMES, sweep_family, sweep_values
-from app.kit.sweep_figure import MOVING_DATA, RUNAWAY, fixed_ranges, member, numbers, preview_figure
+from app.kit.sweep import MAX_FRAMES, readout_text, sweep_family, sweep_member, sweep_values
+from app.kit.sweep_figure import (
+    MOVING_DATA,
+    RUNAWAY,
+    chart_family,
+    fixed_ranges,
+    member,
+    numbers,
+    preview_figure,
+)
 from app.lessons import lesson
 from tests.app.pages import assert_clean, open_page
 
@@ -29,10 +37,33 @@ def held(page: str, **changes) -> dict:
 
 
 def same_data(a, b) -> bool:
-    if isinstance(a, dict) and "bdata" in a or isinstance(b, dict) and "bdata" in b:
+    """Equal as drawn: arrays within 1e-6 relatively or 1e-7 of the trace's largest value — what a chart can show
+    (plotly draws float32). A batched `compute_many` adds in another order than `compute`, and an error curve is a
+    difference of nearby numbers summed over 1000 steps: fp64 rounding there reaches 1e-9 of the scale."""
+    numeric = [isinstance(v, dict) and "bdata" in v or isinstance(v, list) and numbers(v).size == len(v) > 0
+               for v in (a, b)]
+    if any(numeric):
         x, y = numbers(a), numbers(b)
-        return x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
+        if x.shape != y.shape:
+            return False
+        finite = np.isfinite(x)
+        scale = float(np.abs(x[finite]).max()) if finite.any() else 0.0
+        # an array sent as float32 ("dtype": "f4"): values rounding apart in fp64 may round one float32 step apart
+        tol = 2.0 ** -22 if any(isinstance(v, dict) and v.get("dtype") == "f4" for v in (a, b)) else 1e-9
+        return bool(np.allclose(x, y, rtol=tol, atol=tol * scale, equal_nan=True))
     return a == b
+
+
+def same_member(found: dict, expected: dict, where: str) -> None:
+    """Two page members hold the same charts (data to fp64 rounding, marks exactly) and the same readouts."""
+    assert found["name"] == expected["name"] and set(found["charts"]) == set(expected["charts"]), where
+    for chart, part in expected["charts"].items():
+        frame = found["charts"][chart]["frame"]
+        assert len(frame["data"]) == len(part["frame"]["data"]), (where, chart)
+        for moved, trace in zip(frame["data"], part["frame"]["data"]):
+            assert set(moved) == set(trace) and all(same_data(moved[k], trace[k]) for k in moved), (where, chart)
+        assert frame["layout"] == part["frame"]["layout"], (where, chart)
+    assert found["readouts"] == expected["readouts"], where
 
 
 @pytest.mark.parametrize("page", list(SWEPT))
@@ -48,23 +79,41 @@ def test_each_closed_form_page_sweeps_its_most_dragged_setting_in_a_few_frames(p
 
 
 @pytest.mark.parametrize("page", list(SWEPT))
-def test_a_frame_is_the_pages_own_chart_at_that_value(page):
-    """The frame for c = 1.0 holds what the response chart draws at c = 1.0 (through `compute` and `figures`)."""
+def test_a_member_is_the_whole_page_at_that_value(page):
+    """The member for c = 1.0 holds, for every chart of the page, what that chart draws at c = 1.0, and the page's
+    readouts at c = 1.0 (through `compute` — or `compute_many` — `figures` and `metrics`)."""
     spec = lesson(page)
     name, value = SWEPT[page]
     family = sweep_family(spec, held(page))
     assert [m["value"] for m in family] == sweep_values(spec.settings[name], spec.sweep, spec.settings.defaults)
-    frame = next(m["frame"] for m in family if m["value"] == value)
+    found = next(m for m in family if m["value"] == value)
     values = {**spec.settings.defaults, name: value}
     result = spec.compute(values)
-    drawn = spec.figures(values, result)[spec.sweep.chart].to_dict()
-    assert spec.sweep.figure(values, result).to_dict() == drawn          # the sweep's own builder draws the same chart
-    assert len(frame["data"]) == len(drawn["data"])
-    for moved, trace in zip(frame["data"], drawn["data"]):
-        assert set(moved) == {key for key in MOVING_DATA if key in trace}
-        assert all(same_data(moved[key], trace[key]) for key in moved), trace.get("name")
-    for key in ("title", "shapes", "annotations"):
-        assert frame["layout"][key] == drawn["layout"].get(key, [] if key != "title" else {})
+    assert set(found["charts"]) == set(spec.chart_names())
+    for chart, fig in spec.figures(values, result).items():
+        drawn, frame = fig.to_dict(), found["charts"][chart]["frame"]
+        assert frame["name"] == found["name"] and len(frame["data"]) == len(drawn["data"]), chart
+        for moved, trace in zip(frame["data"], drawn["data"]):
+            assert set(moved) == {key for key in MOVING_DATA if key in trace}
+            assert all(same_data(moved[key], trace[key]) for key in moved), (chart, trace.get("name"))
+        for key in ("title", "shapes", "annotations"):
+            assert frame["layout"][key] == drawn["layout"].get(key, [] if key != "title" else {}), chart
+    assert found["readouts"] == readout_text(spec.metrics(values, result))
+    assert found["readouts"]["metrics"], "a swept page shows numbers that a drag must move"
+
+
+@pytest.mark.parametrize("page", [p for p in SWEPT if lesson(p).sweep.compute_many is not None])
+def test_a_batched_family_equals_the_page_computed_value_by_value(page):
+    """`Sweep.compute_many` (one core call for the family) gives, member by member, the page of `compute`."""
+    spec = lesson(page)
+    for changes in ({}, dict([MOVES[page]])):
+        fixed = held(page, **changes)
+        batched = sweep_family(spec, fixed)
+        one_by_one = [m for m in (sweep_member(spec, fixed, v)
+                                  for v in sweep_values(spec.settings[spec.sweep.setting], spec.sweep, fixed)) if m]
+        assert [m["name"] for m in batched] == [m["name"] for m in one_by_one], changes
+        for found, expected in zip(batched, one_by_one):
+            same_member(found, expected, f"{page} {changes} at {expected['name']}")
 
 
 def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_family():
@@ -73,7 +122,8 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     family = sweep_family(spec, held("spring"))
     values = {**spec.settings.defaults, "c": 0.2}                        # between two grid values (0 and 0.25)
     current_fig = spec.figures(values, spec.compute(values))["response"].to_dict()
-    fig = preview_figure(current_fig, member(setting, 0.2, current_fig), family, setting.label)
+    fig = preview_figure(current_fig, member(setting, 0.2, current_fig), chart_family(family, "response"),
+                         setting.label)
     names = [f["name"] for f in fig["frames"]]
     assert len(names) == len(family) + 1 == len(set(names)) and names.index("0.2") == 5   # −1, −0.75, −0.5, −0.25, 0
     slider = fig["layout"]["sliders"][-1]
@@ -106,7 +156,8 @@ def test_members_the_current_figure_cannot_share_are_left_out():
     current_fig = spec.figures(values, spec.compute(values))["eigenvalues"].to_dict()
     setting = spec.settings["r_max"]
     family = sweep_family(spec, held("rings"))
-    assert preview_figure(current_fig, member(setting, 0.0, current_fig), family, setting.label) == current_fig
+    assert preview_figure(current_fig, member(setting, 0.0, current_fig), chart_family(family, "eigenvalues"),
+                          setting.label) == current_fig
 
 
 # --- the pages, drawn -----------------------------------------------------------------------------------------

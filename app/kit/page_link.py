@@ -1,0 +1,51 @@
+"""The page link: a Streamlit v2 component that makes one drag move the whole page (`app.kit.preview`).
+
+Its JavaScript (`page_link.js`, run in the app page itself: no iframe) finds the page's charts by their
+`layout.meta.lcsm = {page, chart}` tag, listens to the lead chart's plotly slider, and on each step animates
+every other chart of the page to the frame of the same name and rewrites the metrics and notices (inside the
+readout container, `READOUT_KEY`) from that member's readouts. On release it sends the frame name back; `commit`
+(the component's callback, run before the script) writes the value into the setting's widget key, so the rerun
+draws the page, the sidebar and the URL at that value. The component draws nothing (no HTML) and is mounted
+once per page whose preview is in.
+"""
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import streamlit as st
+
+from .lesson import Lesson
+from .settings import Settings
+
+READOUT_KEY = "lcsm-readout"          # the container of the metrics and notices: CSS class st-key-lcsm-readout
+LINK_JS = (Path(__file__).with_name("page_link.js")).read_text(encoding="utf-8")
+PAGE_LINK = st.components.v2.component("lcsm_page_link", js=LINK_JS, isolate_styles=False)
+
+
+def link_key(page: str) -> str:
+    return f"{page}.page_link"
+
+
+def link_page(lesson: Lesson, link: dict) -> None:
+    """Mount the page link for `lesson` with `link` (`preview.PagePreview.link`: the lead chart, the current
+    member's name and every member's readouts)."""
+    key = link_key(lesson.page)
+    PAGE_LINK(key=key, data={**link, "readout": f"st-key-{READOUT_KEY}"}, height="content",
+              on_commit_change=partial(commit, lesson.settings, lesson.sweep.setting, key))
+
+
+def commit(settings: Settings, name: str, key: str) -> None:
+    """The released preview value becomes the setting's value (a widget callback: before the widgets are drawn).
+    A name that is not a value of the setting (a stale or forged message) changes nothing."""
+    state = st.session_state.get(key)
+    text = state.get("commit") if state is not None else None
+    if not isinstance(text, str):
+        return
+    setting = settings[name]
+    try:
+        value = setting.parse(text)
+    except ValueError:
+        return
+    if setting.valid(value):
+        st.session_state[settings.key(name)] = value

@@ -1,0 +1,153 @@
+"""One family drives the whole page during a drag (`app.kit.preview`, `app.kit.page_link`): every chart carries the
+family as frames of the same names, only the lead chart has the visible slider, every chart is tagged for the
+browser code, the link's data holds every member's readouts (the current value's included), and the release
+commits the value to the setting. The drag itself, in chromium: tests/browser/test_drag_whole_page.py.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.kit import page_link
+from app.kit.preview import PagePreview, family_key, preview_specs, store_family
+from app.kit.render import chart_specs, computed, freeze
+from app.kit.sweep import readout_text, sweep_family
+from app.lessons import lesson
+from tests.app.pages import assert_clean, open_page
+from tests.app.test_sweep import SWEPT, has_preview, held, with_preview
+
+
+def page_preview_at(page: str, **changes) -> tuple[PagePreview, dict]:
+    spec = lesson(page)
+    values = {**spec.settings.defaults, **changes}
+    frozen = freeze(values)
+    key = family_key(spec, frozen)
+    store_family(key, sweep_family(spec, dict(key[1])))
+    return preview_specs(page, frozen, False, spec, page_family(key)), values
+
+
+def page_family(key):
+    from app.kit.preview import FAMILIES
+    return FAMILIES.lookup(key)
+
+
+@pytest.mark.parametrize("page", list(SWEPT))
+def test_every_chart_carries_the_family_and_only_the_lead_has_the_slider(page):
+    spec = lesson(page)
+    preview, values = page_preview_at(page)
+    assert set(preview.charts) == set(spec.chart_names())
+    lead_names = None
+    for chart, drawn in preview.charts.items():
+        fig = json.loads(drawn.spec)
+        tag = fig["layout"]["meta"]["lcsm"]
+        assert tag == {"page": page, "chart": chart, "follows": bool(fig.get("frames")) and tag["follows"]}
+        sliders = [s for s in fig["layout"].get("sliders", [])
+                   if s.get("currentvalue", {}).get("prefix", "").startswith("drag to preview")]
+        assert len(sliders) == (chart == spec.sweep.chart), chart
+        if chart == spec.sweep.chart:
+            assert fig["frames"], "the lead chart has no frames"
+            lead_names = [step["value"] for step in sliders[0]["steps"]]
+            assert lead_names == [step["args"][0][0] for step in sliders[0]["steps"]]
+    plain = chart_specs(page, freeze(values), False, spec)
+    framed = []
+    for chart, drawn in preview.charts.items():        # a chart's frames are named as the lead's steps
+        names = [f["name"] for f in json.loads(drawn.spec).get("frames", [])]
+        if json.loads(plain[chart].spec).get("frames") and chart != spec.sweep.chart:
+            kept = json.loads(drawn.spec)
+            assert kept["layout"].pop("meta")["lcsm"]["follows"] is False
+            assert kept == json.loads(plain[chart].spec), f"{chart}: its own animation was replaced"
+            continue
+        assert set(names) <= set(lead_names), chart
+        framed += [chart] if names else []
+    animated = {c for c in plain if json.loads(plain[c].spec).get("frames") and c != spec.sweep.chart}
+    assert set(framed) == set(spec.chart_names()) - animated, f"{page}: only {framed} follow a drag"
+
+
+@pytest.mark.parametrize("page", list(SWEPT))
+def test_the_link_holds_every_members_readouts_and_the_current_ones(page):
+    spec = lesson(page)
+    name, value = SWEPT[page]
+    preview, values = page_preview_at(page)
+    link = preview.link
+    setting = spec.settings[name]
+    assert link["page"] == page and link["lead"] == spec.sweep.chart
+    assert link["current"] == setting.encode(values[name])
+    at_default = readout_text(spec.metrics(values, computed(page, freeze(values), spec)))
+    assert link["readouts"][link["current"]] == at_default
+    moved = {**values, name: value}
+    assert link["readouts"][setting.encode(value)] == readout_text(spec.metrics(moved, spec.compute(moved)))
+    for step in json.loads(preview.charts[spec.sweep.chart].spec)["layout"]["sliders"][-1]["steps"]:
+        assert step["value"] in link["readouts"]
+
+
+def test_the_presenter_view_keeps_the_frames_and_the_tags():
+    spec = lesson("spring")
+    values = spec.settings.defaults
+    frozen = freeze(values)
+    key = family_key(spec, frozen)
+    store_family(key, sweep_family(spec, held("spring")))
+    preview = preview_specs("spring", frozen, True, spec, page_family(key))
+    for chart, drawn in preview.charts.items():
+        fig = json.loads(drawn.spec)
+        assert fig["frames"] and fig["layout"]["meta"]["lcsm"]["chart"] == chart
+
+
+# --- the release commits the value ------------------------------------------------------------------------
+class FakeStreamlit:
+    def __init__(self, state):
+        self.session_state = state
+
+
+@pytest.mark.parametrize("sent, expected", [("1.25", 1.25), ("-0.75", -0.75), ("9", 0.2), ("nonsense", 0.2),
+                                            (None, 0.2), (3, 0.2)])
+def test_the_release_writes_the_value_into_the_settings_widget_key(monkeypatch, sent, expected):
+    spec = lesson("spring")
+    key = page_link.link_key("spring")
+    state = {spec.settings.key("c"): 0.2, key: {"commit": sent}}
+    monkeypatch.setattr(page_link, "st", FakeStreamlit(state))
+    page_link.commit(spec.settings, "c", key)
+    assert state[spec.settings.key("c")] == expected          # out of range, unreadable or not text: unchanged
+
+
+# --- the page, drawn ----------------------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def never_shed(monkeypatch):
+    monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
+
+
+def links(at) -> list[dict]:
+    return [json.loads(c.proto.json) for c in at.get("bidi_component")]
+
+
+def test_the_page_mounts_one_link_once_its_preview_is_in_and_none_where_a_teacher_locks_the_setting():
+    at = with_preview(open_page("spring"))
+    assert_clean(at, "spring")
+    (link,) = links(at)
+    assert link["page"] == "spring" and link["current"] == "0.2" and link["readout"] == "st-key-lcsm-readout"
+    assert all(json.loads(c.proto.spec)["layout"]["meta"]["lcsm"]["page"] == "spring" for c in at.get("plotly_chart"))
+    at.slider(key=lesson("spring").settings.key("c")).set_value(1.0).run()
+    assert_clean(at, "c=1.0")
+    assert links(at)[0]["current"] == "1"
+    locked = open_page("spring", {"lock": "1"})
+    assert not has_preview(locked) and not links(locked)
+
+
+def test_the_inline_mode_redraws_every_chart_as_its_preview(monkeypatch):
+    monkeypatch.setenv("LCSM_PREVIEW_WORKERS", "0")
+    at = open_page("spring", {"k": "3.5"})                  # a family no other test cached
+    assert_clean(at, "inline")
+    framed = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(framed) == 4 and all(f.get("frames") for f in framed)
+    assert len(links(at)) == 1
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the JS syntax check needs it")
+def test_the_link_script_parses_as_a_module(tmp_path):
+    script = tmp_path / "page_link.mjs"
+    script.write_text((Path(page_link.__file__).with_name("page_link.js")).read_text())
+    done = subprocess.run(["node", "--check", str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

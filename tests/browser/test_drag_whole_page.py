@@ -1,0 +1,179 @@
+"""Real browser, lessons 1–5: dragging the lead chart's preview slider moves EVERY chart and readout of the page to
+the same member with no Streamlit rerun (`app.kit.page_link`), and releasing it commits the value: the URL, the
+sidebar slider, the charts and the metrics Streamlit then draws at that value equal what the drag showed.
+
+Charts are found by their `layout.meta.lcsm` tag; what a chart shows is read from plotly's own `gd.data`.
+Screenshots land in tests/screenshots/ (spring mid-drag: drag-whole-page-spring.png).
+"""
+import json
+import time
+
+import pytest
+
+from app.lessons import lesson
+from tests.app.test_sweep import same_data
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.test_browser_pages import SCRIPT_STATE, wait_idle
+
+SHOTS = ROOT / "tests" / "screenshots"
+PAGES = ["spring", "discretize", "rings", "lru_stability", "propagation"]
+STOPS = (0.15, 0.6, 0.9)              # where along the lead slider's rail the drag pauses (fractions)
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+# Every tagged chart of the page: its name, its traces' moving data as JSON, and the frame names it holds; the
+# lead chart's slider's active step; the readouts as shown (metric label/value, visible notice texts).
+# plotly decodes a {dtype, bdata} array in place (adding `_inputArray`): the comparison keeps dtype and bdata only.
+PICK = "const pick = (v) => v === undefined ? null : (v && v.bdata ? {dtype: v.dtype, bdata: v.bdata} : v);"
+SNAPSHOT = """(page) => {
+  """ + PICK + """
+  const charts = {};
+  let active = null;
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const tag = gd.layout && gd.layout.meta && gd.layout.meta.lcsm;
+    if (!tag || tag.page !== page) continue;
+    const frames = tag.follows ? Object.keys((gd._transitionData && gd._transitionData._frameHash) || {}) : [];
+    const data = JSON.stringify(gd.data.map(t => ['x', 'y', 'z'].map(k => pick(t[k]))));
+    charts[tag.chart] = {data, frames};
+    const sliders = (gd._fullLayout && gd._fullLayout.sliders) || [];
+    if (sliders.length) { const s = sliders[sliders.length - 1]; active = s.steps[s.active].value; }
+  }
+  const box = document.querySelector('.st-key-lcsm-readout');
+  const text = (el) => el ? el.innerText.trim() : null;
+  const metrics = box ? [...box.querySelectorAll('[data-testid="stMetric"]')].map(m =>
+      [text(m.querySelector('[data-testid="stMetricLabel"]')), text(m.querySelector('[data-testid="stMetricValue"]'))])
+      : [];
+  const notices = box ? [...box.querySelectorAll('[data-testid="stAlert"], .lcsm-link-notice')]
+      .filter(a => a.offsetParent !== null)
+      .map(a => a.dataset.text || text(a.querySelector('[data-testid="stMarkdownContainer"]') || a)) : [];
+  return {charts, active, metrics, notices, member: box ? box.getAttribute('data-lcsm-member') : null};
+}"""
+# What the member `name` holds for chart `chart` (its frame's data, as SNAPSHOT writes it): null without one.
+FRAME_DATA = """([page, chart, name]) => {
+  """ + PICK + """
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const tag = gd.layout && gd.layout.meta && gd.layout.meta.lcsm;
+    if (!tag || tag.page !== page || tag.chart !== chart) continue;
+    const frame = gd._transitionData._frameHash[name];
+    if (!frame) return null;
+    return JSON.stringify(frame.data.map((t, i) =>
+        ['x', 'y', 'z'].map(k => pick(t[k] !== undefined ? t[k] : gd.data[i][k]))));
+  }
+  return null;
+}"""
+READOUTS = "([page, name]) => window.__lcsmPageLink[page].data.readouts[name]"
+
+
+def open_linked(page, url: str, name: str):
+    page.goto(f"{url}/{name}")
+    page.wait_for_function(
+        """(page) => { const e = (window.__lcsmPageLink || {})[page];
+                       return e && [...document.querySelectorAll('.js-plotly-plot')].some(g =>
+                         g.layout?.meta?.lcsm?.page === page && g._fullLayout?.sliders?.length
+                         && (g._ev || g).__lcsmLinked === e.onChange) }""",
+        arg=name, timeout=120_000)
+    wait_idle(page)
+
+
+def same_drawing(drawn: str, expected: str) -> bool:
+    """The traces' x, y, z as a chart shows them (tests/app/test_sweep.py's tolerance: what float32 can show)."""
+    a, b = json.loads(drawn), json.loads(expected)
+    return len(a) == len(b) and all(same_data(x, y) for ta, tb in zip(a, b) for x, y in zip(ta, tb))
+
+
+def check_drawn_member(page, name: str, shot: dict, where: str) -> None:
+    """Every chart that follows the drag (tagged `follows`: it holds the family's frames) draws the lead slider's
+    member; every metric and notice is that member's."""
+    member = shot["active"]
+    assert member is not None, where
+    followers = [chart for chart, drawn in shot["charts"].items() if drawn["frames"]]
+    for chart in followers:
+        frames = shot["charts"][chart]["frames"]
+        assert member in frames, f"{where}: {chart} has no frame {member}"
+        frame = page.evaluate(FRAME_DATA, [name, chart, member])
+        assert same_drawing(shot["charts"][chart]["data"], frame), f"{where}: {chart} not at {member}"
+    readouts = page.evaluate(READOUTS, [name, member])
+    assert shot["metrics"] == [[m["label"], m["value"]] for m in readouts["metrics"]], where
+    assert shot["notices"] == [n["text"] for n in readouts["notices"]], where
+    current = page.evaluate("(page) => window.__lcsmPageLink[page].data.current", name)
+    assert shot["member"] == (None if member == current else member), where   # the page's own value: untouched
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with running_app(tmp_path_factory.mktemp("drag-data"), SHOTS / "drag-whole-page-server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url, browser, name):
+    spec = lesson(name)
+    setting = spec.settings[spec.sweep.setting]
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        open_linked(page, app_url, name)
+        before = page.evaluate(SNAPSHOT, name)
+        assert set(before["charts"]) == set(spec.chart_names()), "a chart of the page is not tagged"
+        lead = page.locator('[data-testid="stPlotlyChart"]:has(.slider-container)', has_text="drag to preview")
+        assert lead.count() == 1, "exactly one chart carries the visible slider"
+        rail = lead.locator(".slider-rail-rect").bounding_box()
+        grip = lead.locator(".slider-grip-rect").bounding_box()
+        y = grip["y"] + grip["height"] / 2
+        page.mouse.move(grip["x"] + grip["width"] / 2, y)
+        page.mouse.down()
+        seen = set()
+        for stop in STOPS:
+            page.mouse.move(rail["x"] + stop * rail["width"], y, steps=5)
+            time.sleep(0.4)
+            assert page.evaluate(SCRIPT_STATE) == "notRunning", "a Streamlit rerun started while dragging"
+            shot = page.evaluate(SNAPSHOT, name)
+            check_drawn_member(page, name, shot, f"{name} at {stop:.0%} ({shot['active']})")
+            seen.add(shot["active"])
+            if name == "spring" and stop == STOPS[0]:
+                page.screenshot(path=str(SHOTS / "drag-whole-page-spring.png"), full_page=True)
+        assert len(seen) == len(STOPS), f"{name}: the drag did not reach {len(STOPS)} members: {seen}"
+        followers = [c for c in shot["charts"] if shot["charts"][c]["frames"]]
+        moved = [c for c in followers if not same_drawing(before["charts"][c]["data"], shot["charts"][c]["data"])]
+        assert spec.sweep.chart in moved and len(moved) >= min(2, len(followers)), f"{name}: only {moved} moved"
+        page.mouse.up()
+
+        value = shot["active"]                                      # the release commits the last member
+        page.wait_for_function("(v) => location.search.includes(v)", arg=f"{setting.name}={value}",
+                               timeout=60_000)
+        wait_idle(page)
+        after = wait_for_committed(page, name, value)
+        sidebar = page.get_by_role("slider", name=setting.label)
+        assert float(sidebar.input_value()) == float(value), "the sidebar slider does not show the released value"
+        assert after["metrics"] == shot["metrics"], "the page drawn at the value differs from what the drag showed"
+        assert after["notices"] == shot["notices"]
+        for chart, drawn in after["charts"].items():
+            if value in shot["charts"][chart]["frames"]:
+                assert same_drawing(drawn["data"], shot["charts"][chart]["data"]), f"{chart} at {value} ≠ its frame"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def wait_for_committed(page, name: str, value: str, timeout: float = 60.0) -> dict:
+    """The page's snapshot once Streamlit has redrawn it at `value` (the lead slider's active step is there)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        wait_idle(page)
+        shot = page.evaluate(SNAPSHOT, name)
+        if shot["active"] == value and shot["member"] is None:
+            return shot
+        assert time.monotonic() < deadline, f"the page never showed {value}: {shot['active']}"
+        time.sleep(0.3)
