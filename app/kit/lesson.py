@@ -60,14 +60,17 @@ class Snippet:
 
 @dataclass(frozen=True)
 class Sweep:
-    """Drag to preview: one chart drawn for a small family of values of one setting (the others held), as one
-    plotly figure with frames and a slider of its own, so that dragging it animates in the browser with no
-    server round trip (a Streamlit slider only sends its value on release). The page's own widget stays the
-    source of truth: releasing it reruns the page, which redraws everything. `app.kit.sweep` builds the family.
+    """Drag to preview: the whole page precomputed at a small family of values of one setting (the others held),
+    so that dragging animates every chart and rewrites every metric in the browser with no server round trip (a
+    Streamlit slider only sends its value on release). `chart` is the lead chart: it carries the visible slider
+    ("drag to preview <label>"); every other chart of the page follows it frame by frame (`app.kit.page_link`).
+    Releasing commits the value to the page's own setting, which stays the one source of truth: the rerun draws
+    URL, sidebar and exercises at that value. `app.kit.sweep` builds the family; `app.kit.preview` documents the
+    mechanism.
 
-    `values` (when given) are the frames' values, else `points` of them spread over the setting's range on its
-    step grid (a choice setting: its options). `figure` draws just `chart` — cheaper than every figure of the
-    page for each frame; it must equal `figures(v, result)[chart]` (tests/app/test_sweep.py checks)."""
+    `values` (when given) are the family's values, else `points` of them spread over the setting's range on its
+    step grid (a choice setting: its options). `figure` (no longer used by the preview, which draws every chart
+    through `figures`) draws just `chart`; it must equal `figures(v, result)[chart]` (tests/app/test_sweep.py)."""
 
     setting: str
     chart: str
@@ -103,7 +106,7 @@ class Lesson:
     panel: Callable[[Values, Any], None] | None = None          # draws what is not a chart (tables, cards)
     live: Callable[[Values], dict[str, float]] | None = None    # a live fragment; returns its quantities
     snippet: Snippet | None = None                              # the page as a runnable lcsm_core script
-    sweep: Sweep | None = None                                  # one chart previewed while its setting is dragged
+    sweep: Sweep | None = None                                  # the page previewed while one setting is dragged
 
     def chart_names(self) -> list[str]:
         return [name for row in self.charts if not isinstance(row, str) for name in row]
