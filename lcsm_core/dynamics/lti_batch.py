@@ -84,7 +84,7 @@ def state_readouts(A_d: np.ndarray, B_d: np.ndarray, u: np.ndarray, x0: np.ndarr
     readouts : (R, N, n): row r of system j reads r · x_t (e.g. C for the output, eye rows for the states).
     lengths : (N,) how many steps of each system are wanted (default all T): systems of very different lengths
         then run in a few scans (`length_groups`) instead of all padded to the longest.
-    form : "chunked" (blocks of CHUNK steps side by side: the fast one here) or "recurrent" (the reference).
+    form : "chunked" (blocks of about √T steps side by side: the fast one here) or "recurrent" (the reference).
 
     Returns
     -------
