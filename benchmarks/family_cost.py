@@ -1,6 +1,6 @@
 """The compute part of a preview family, per swept page: `compute` once per value vs `Sweep.compute_many`.
 
-    python benchmarks/family_cost.py [--repeats 7] [--pages spring rings ...]
+    python benchmarks/family_cost.py [--repeats 7] [--pages spring rings ...] [--whole]
 
 A "held" move (any setting but the swept one) makes the preview worker compute the page's whole family: the
 page's result at 15–25 values of the swept setting. This times that part alone, in CPU milliseconds of this
@@ -14,7 +14,8 @@ Both start from the same caches: a page's own cached step that depends on the he
 training) is cleared before each timing, as a held move finds it missing; what depends on no setting
 (propagation's single-token responses) is warm, as the server warms it at start. The two ways alternate,
 and the table gives each one's median and best of --repeats. The figures and the page text of each member
-(what H1's families add on top) are not in these numbers.
+are not in these numbers; --whole adds a second table with them: `app.kit.sweep.sweep_family` (every chart
+and readout of every member, what the preview worker makes) with and without `compute_many`.
 """
 from __future__ import annotations
 
@@ -62,8 +63,10 @@ def loop(spec, held: dict, values: list) -> list:
     return out
 
 
-def measure(page: str, changes: dict, repeats: int) -> dict:
-    from app.kit.sweep import sweep_values
+def measure(page: str, changes: dict, repeats: int, whole: bool = False) -> dict:
+    import dataclasses
+
+    from app.kit.sweep import sweep_family, sweep_values
     from app.lessons import lesson
     spec = lesson(page)
     values_all = {**spec.settings.defaults, **changes}
@@ -71,6 +74,9 @@ def measure(page: str, changes: dict, repeats: int) -> dict:
     values = sweep_values(spec.settings[spec.sweep.setting], spec.sweep, held)
     caches = page_caches(spec)
     ways = {"loop": lambda: loop(spec, held, values), "batch": lambda: spec.sweep.compute_many(held, values)}
+    if whole:                                  # the members as the preview worker makes them: charts and text too
+        one_by_one = dataclasses.replace(spec, sweep=dataclasses.replace(spec.sweep, compute_many=None))
+        ways = {"loop": lambda: sweep_family(one_by_one, held), "batch": lambda: sweep_family(spec, held)}
     for way in ways.values():                  # imports and first calls outside the timings
         way()
     times = {name: [] for name in ways}
@@ -87,20 +93,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--pages", nargs="*", default=list(PAGES))
+    parser.add_argument("--whole", action="store_true", help="time whole members (compute + every chart + text)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import logging
     logging.getLogger("streamlit").setLevel(logging.ERROR)
     import torch
     torch.set_num_threads(1)
-    print(f"family compute, CPU ms (torch threads {torch.get_num_threads()}), median / best of {args.repeats}, "
+    what = "whole family (compute + charts + text)" if args.whole else "family compute"
+    print(f"{what}, CPU ms (torch threads {torch.get_num_threads()}), median / best of {args.repeats}, "
           "loop and batch alternating")
     print(f"{'page':<15}{'held':<11}{'members':>8}{'loop med':>10}{'loop best':>10}{'batch med':>10}"
           f"{'batch best':>11}{'ratio':>8}")
     for page in args.pages:
         name, value = HELD_MOVE[page]
         for label, changes in (("defaults", {}), (f"{name}={value:g}", {name: value})):
-            r = measure(page, changes, args.repeats)
+            r = measure(page, changes, args.repeats, args.whole)
             print(f"{page:<15}{label:<11}{r['members']:>8}{r['loop median']:>10.1f}{r['loop best']:>10.1f}"
                   f"{r['batch median']:>10.1f}{r['batch best']:>11.1f}"
                   f"{r['loop median'] / max(r['batch median'], 1e-9):>7.0f}×", flush=True)
