@@ -26,8 +26,9 @@ Less CPU per figure (a swept move builds every chart of its page again; benchmar
 - the plotly template (Streamlit's "streamlit" template, the process's default: ~3.6 KB of colour scales and
   styles) is the same object in every figure built here (`TemplateSharingFigure`), where plotly deep-copies it
   into each new figure; chart_element.plain_figure writes it without walking it;
-- the arrays `build` itself puts in a trace (compacted, thinned) and its own reads of the traces' data skip
-  plotly's per-value validation (`_assign_unvalidated`, `_raw`): they are numpy arrays made here.
+- what `build` itself puts in a trace (compacted or thinned arrays, a heatmap's colour bar) and its own reads of
+  the traces skip plotly's per-value validation (`_assign_unvalidated`, `_raw`): values made here, from values
+  plotly validated when the page made the trace.
 The figure, its dict and its JSON are the same as with plain plotly calls (`go.Figure`, `trace.update`, reading
 `trace.x`): tests/app/test_figure_hygiene.py builds every lesson's charts both ways and compares the JSON.
 """
@@ -59,6 +60,9 @@ FLOAT32_SPAN = 1e-3    # float32's 1e-7 rounding stays under 1e-4 of the drawn s
 FLOAT32_LIMIT = 1e30   # magnitudes float32 holds with room (its range ends near 3.4e38; its normals near 1e-38)
 MAX_LINE_POINTS = 4000  # a line drawn with more points than this is thinned (a chart is at most ~2000 px wide)
 COMPACTED = ("x", "y", "z")
+# The trace classes looked up once: each `go.Scatter` is a lazy-module lookup (an import_module call) in plotly 7.
+SCATTER, BAR, HEATMAP, CONTOUR = go.Scatter, go.Bar, go.Heatmap, go.Contour
+COMPACTED_TRACES = (SCATTER, HEATMAP, CONTOUR, BAR)
 _TEMPLATES: dict[str, dict] = {}        # template name → its plotly JSON, shared by every figure built here
 
 
@@ -102,7 +106,8 @@ def _assign_unvalidated(trace, changes: dict) -> None:
     `BasePlotlyType.__setitem__` with `_validate` off) instead of validated value by value."""
     validate, trace._validate = trace._validate, False
     try:
-        trace.update(changes)
+        for name, value in changes.items():
+            trace[name] = value
     finally:
         trace._validate = validate
 
@@ -178,11 +183,11 @@ def decimated(x: np.ndarray, y: np.ndarray, points: int = MAX_LINE_POINTS) -> tu
 def _compacted(trace):
     """A scatter line thinned (`decimated`) and the float64 arrays of a scatter, bar, heatmap or contour (a contour
     line moves by float32 rounding, 1e-7 of a cell) sent as float32 where safe (`compact_array`)."""
-    if not isinstance(trace, go.Scatter | go.Heatmap | go.Contour | go.Bar):
+    if not isinstance(trace, COMPACTED_TRACES):
         return trace
     changes = {}
     x, y = _raw(trace, "x"), _raw(trace, "y")
-    if isinstance(trace, go.Scatter) and "markers" not in str(_raw(trace, "mode") or "lines") and y is not None \
+    if isinstance(trace, SCATTER) and "markers" not in str(_raw(trace, "mode") or "lines") and y is not None \
             and x is not None and len(y) > MAX_LINE_POINTS and _raw(trace, "customdata") is None \
             and _raw(trace, "text") is None:
         x, y = np.asarray(x), np.asarray(y)
@@ -241,8 +246,8 @@ def _title_lines(title: str, limit: int = TITLE_LINE_CHARS) -> list[str]:
 
 def _with_colorbar(trace):
     """A heatmap draws its colour bar (in the house number format); other traces pass unchanged."""
-    if isinstance(trace, go.Heatmap):
-        trace.update(showscale=True, colorbar={**COLORBAR, **trace.colorbar.to_plotly_json()})
+    if isinstance(trace, HEATMAP):
+        ASSIGN(trace, {"showscale": True, "colorbar": {**COLORBAR, **(_raw(trace, "colorbar") or {})}})
     return trace
 
 
@@ -251,7 +256,7 @@ def _flat_range(traces, axis_name: str, spec: dict) -> dict:
     if "range" in spec or spec.get("type") in ("log", "category", "date"):
         return {}
     letter, ref = axis_name[0], axis_name[0] + axis_name[5:]            # "yaxis2" → "y", "y2"
-    values = [np.asarray(_raw(t, letter)) for t in traces if isinstance(t, go.Scatter | go.Bar)
+    values = [np.asarray(_raw(t, letter)) for t in traces if isinstance(t, SCATTER | BAR)
               and (_raw(t, f"{letter}axis") or letter) == ref and _raw(t, letter) is not None]
     values = [v[np.isfinite(v)] for v in values if v.dtype.kind in "fiu"]
     values = np.concatenate(values) if values else np.zeros(0)
