@@ -64,8 +64,8 @@ FRAME_DATA = """([page, chart, name]) => {
 READOUTS = "([page, name]) => window.__lcsmPageLink[page].data.readouts[name]"
 
 
-def open_linked(page, url: str, name: str):
-    page.goto(f"{url}/{name}")
+def open_linked(page, url: str, name: str, query: str = ""):
+    page.goto(f"{url}/{name}{query}")
     page.wait_for_function(
         """(page) => { const e = (window.__lcsmPageLink || {})[page];
                        return e && [...document.querySelectorAll('.js-plotly-plot')].some(g =>
@@ -115,15 +115,16 @@ def browser():
         chromium.close()
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url, browser, name):
+@pytest.mark.parametrize("name, query", [(name, "") for name in PAGES] + [("spring", "?present=1")])
+def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url, browser, name, query):
+    """Lessons 1–5, and spring in the presenter view (its controls on the page, larger fonts)."""
     spec = lesson(name)
     setting = spec.settings[spec.sweep.setting]
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
     errors = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     try:
-        open_linked(page, app_url, name)
+        open_linked(page, app_url, name, query)
         before = page.evaluate(SNAPSHOT, name)
         assert set(before["charts"]) == set(spec.chart_names()), "a chart of the page is not tagged"
         lead = page.locator('[data-testid="stPlotlyChart"]:has(.slider-container)', has_text="drag to preview")
