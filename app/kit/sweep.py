@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .chart_element import plain_figure
 from .lesson import Lesson, Metric, Notice, Sweep
 from .settings import Setting
 from .sweep_figure import page_member
@@ -53,7 +54,7 @@ def readout_text(items: list) -> dict:
 
 def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, dict], dict]:
     """Every chart of the page (as figure dicts) and its readouts, drawn from `result` at `values`."""
-    figs = {name: fig.to_dict() for name, fig in lesson.figures(values, result).items()}
+    figs = {name: plain_figure(fig) for name, fig in lesson.figures(values, result).items()}
     readouts = readout_text(lesson.metrics(values, result) if lesson.metrics is not None else [])
     return figs, readouts
 
