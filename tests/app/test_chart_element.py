@@ -95,3 +95,26 @@ def test_chart_spec_writes_the_reference_spec_for_every_lesson_chart():
                 continue
             for chart, fig in spec.figures(values, SHORT_COMPUTE.get(page, spec.compute)(values)).items():
                 assert chart_spec(fig) == reference_chart_spec(fig), f"{page} [{name}] {chart}"
+
+
+ID_SCRIPT = '''
+import streamlit as st
+import numpy as np
+import plotly.graph_objects as go
+from app.kit.chart_element import chart_spec, emit_chart
+from app.kit.figure_style import build
+
+amplitude = st.session_state.get("amplitude", 1.0)
+x = np.linspace(0, 1, 50)
+emit_chart(chart_spec(build([go.Scatter(x=x, y=amplitude * x)], "a chart")), {}, key="chart")
+'''
+
+
+def test_the_element_id_follows_the_spec():
+    """The id is computed from the spec's identity: the same spec keeps its id across reruns, a new one gets a new
+    id (as with st.plotly_chart, which hashes the whole spec)."""
+    at = AppTest.from_string(ID_SCRIPT, default_timeout=60).run()
+    first = at.get("plotly_chart")[0].proto.id
+    assert at.run().get("plotly_chart")[0].proto.id == first
+    at.session_state["amplitude"] = 2.0
+    assert at.run().get("plotly_chart")[0].proto.id != first
