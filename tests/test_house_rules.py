@@ -133,3 +133,14 @@ def test_the_import_graph_sees_the_edges_it_should():
     assert "lcsm_core.scan" in edges["lcsm_core.variants"]
     assert "kernels" in edges["lcsm_core.scan"]
     assert "lcsm_core.scan" in edges["lcsm_core.training"]
+
+
+def test_test_modules_have_unique_names():
+    """The tests/ folders are not packages (only tests/core is), so pytest imports each test module by its bare
+    name: two `test_x.py` in different folders stop the whole collection in a fresh clone."""
+    seen: dict[str, Path] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if (path.parent / "__init__.py").exists():
+            continue
+        assert path.name not in seen, f"{path.relative_to(ROOT)} and {seen[path.name].relative_to(ROOT)}: rename one"
+        seen[path.name] = path
