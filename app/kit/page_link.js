@@ -1,10 +1,16 @@
 // The page link (app/kit/page_link.py): one drag of the lead chart's preview slider moves every chart and
 // readout of the page in the browser; the release sends the value to Python, which commits it to the setting.
 //
-// State lives on window.__lcsmPageLink[page] (the latest data from Python and the handlers), so that attaching
-// is idempotent: Streamlit re-renders charts and calls this function again on every rerun, and a listener is
-// only added where the chart does not already hold this page's handler. Nothing here throws when a chart is
-// missing (a teacher's link may hide one) or when plotly is not loaded yet.
+// The family (every chart's frames, every member's readouts) comes once, in this component's data, which does not
+// depend on the current value: the charts Streamlit draws hold the current value's picture only, each tagged
+// `layout.meta.lcsm = {page, chart, follows, family, current, signature[, frame][, readouts]}`. A scan adds the
+// family's frames to every following chart that lacks them (a chart Streamlit has re-drawn, a new family), so the
+// drag animates as soon as they are in and simply waits until then; the current value comes from the charts' tags.
+//
+// State lives on window.__lcsmPageLink[page] (the latest data from Python, the parsed family and the handlers), so
+// that attaching is idempotent: Streamlit re-renders charts and calls this function again on every rerun, and a
+// listener is only added where the chart does not already hold this page's handler. Nothing here throws when a
+// chart is missing (a teacher's link may hide one) or when plotly is not loaded yet.
 const SCAN_MS = 250;
 const ANIMATE = { mode: "immediate", frame: { duration: 0, redraw: true }, transition: { duration: 0 } };
 
@@ -12,7 +18,7 @@ function taggedCharts(page) {
   const found = [];
   for (const gd of document.querySelectorAll(".js-plotly-plot")) {
     const tag = gd.layout && gd.layout.meta && gd.layout.meta.lcsm;
-    if (tag && tag.page === page) found.push({ gd, chart: tag.chart, follows: tag.follows });
+    if (tag && tag.page === page) found.push({ gd, chart: tag.chart, follows: tag.follows, tag });
   }
   return found;
 }
@@ -59,8 +65,25 @@ function resetReadouts(entry) {
   box.removeAttribute("data-lcsm-member");
 }
 
+// The lead chart's tag: the value the page is drawn at (`current`) and its readouts.
+function leadTag(entry) {
+  const lead = taggedCharts(entry.data.page).find((c) => c.chart === entry.data.lead);
+  return lead ? lead.tag : null;
+}
+
+function currentName(entry) {
+  const tag = leadTag(entry);
+  return tag ? tag.current : null;
+}
+
+function readoutsOf(entry, name) {
+  const tag = leadTag(entry);
+  if (tag && tag.current === name && tag.readouts) return tag.readouts;
+  return (entry.family && entry.family.readouts[name]) || null;
+}
+
 function showReadouts(entry, name) {
-  const readouts = entry.data.readouts && entry.data.readouts[name];
+  const readouts = readoutsOf(entry, name);
   const box = readoutBox(entry);
   if (!readouts || !box) return;
   const metrics = box.querySelectorAll('[data-testid="stMetric"]');
@@ -113,8 +136,48 @@ function follow(entry, name) {
   } catch (err) { console.error("lcsm page link: readouts not rewritten", err); }
 }
 
+// The frames a following chart should hold: its family's frames of its own trace signature, and the current
+// value's own frame where that value is no member.
+function framesFor(entry, tag) {
+  const groups = (entry.family && entry.family.charts[tag.chart]) || [];
+  const sig = JSON.stringify(tag.signature);
+  const group = groups.find((g) => JSON.stringify(g.signature) === sig);
+  const frames = group ? group.frames : [];
+  return tag.frame ? [...frames, tag.frame] : frames;
+}
+
+// Give every following chart its frames, once per (family, current value, drawing): plotly keeps the frames of a
+// chart Streamlit re-plots with a new spec, so stale ones are deleted first.
+function addFrames(entry) {
+  const Plotly = window.Plotly;
+  if (!Plotly || !entry.family) return;
+  for (const { gd, follows, tag } of taggedCharts(entry.data.page)) {
+    if (!follows || tag.family !== entry.data.family_id || !gd._transitionData) continue;
+    const want = `${tag.family}|${tag.current}|${JSON.stringify(tag.signature)}`;
+    const held = gd._transitionData._frames || [];
+    if (gd.__lcsmFrames === want && held.length === gd.__lcsmFrameCount) continue;
+    const frames = framesFor(entry, tag);
+    try {
+      if (held.length) Plotly.deleteFrames(gd, held.map((_, i) => i));
+      const done = Plotly.addFrames(gd, structuredClone(frames));   // plotly decodes arrays in place
+      if (done && done.catch) done.catch(() => {});
+      gd.__lcsmFrames = want;
+      gd.__lcsmFrameCount = frames.length;
+    } catch (err) { /* a chart being redrawn by Streamlit: the next scan catches up */ }
+  }
+}
+
+// A drag's readouts undone once the page is drawn at a new value (Streamlit redraws them at the committed one).
+function watchCurrent(entry) {
+  const now = currentName(entry);
+  if (now !== null && entry.seen !== undefined && entry.seen !== now) resetReadouts(entry);
+  if (now !== null) entry.seen = now;
+}
+
 function attach(page) {
   const entry = window.__lcsmPageLink[page];
+  watchCurrent(entry);
+  addFrames(entry);
   for (const { gd, chart } of taggedCharts(page)) {
     if (chart !== entry.data.lead || typeof gd.on !== "function") continue;
     const emitter = gd._ev || gd;           // plotly's event emitter: a new one whenever the chart is re-plotted
@@ -130,9 +193,11 @@ export default function (component) {
   if (!data || !data.page) return undefined;
   const links = (window.__lcsmPageLink = window.__lcsmPageLink || {});
   const entry = (links[data.page] = links[data.page] || {});
-  const moved = entry.data && entry.data.current !== data.current;
+  if (!entry.data || entry.data.family_id !== data.family_id) entry.family = JSON.parse(data.family);
   entry.data = data;
   entry.send = setTriggerValue;
+  entry.current = () => currentName(links[data.page]);
+  entry.readoutsOf = (name) => readoutsOf(links[data.page], name);
   if (!entry.onChange) {
     entry.onChange = (event) => {
       const name = stepName(event);
@@ -141,10 +206,9 @@ export default function (component) {
     entry.onEnd = (event) => {
       const now = links[data.page];
       const name = stepName(event);
-      if (name !== null && name !== now.data.current) now.send("commit", name);
+      if (name !== null && name !== currentName(now)) now.send("commit", name);
     };
   }
-  if (moved) resetReadouts(entry);
   attach(data.page);
   const timer = setInterval(() => attach(data.page), SCAN_MS);
   return () => clearInterval(timer);

@@ -1,12 +1,16 @@
 """The page link: a Streamlit v2 component that makes one drag move the whole page (`app.kit.preview`).
 
-Its JavaScript (`page_link.js`, run in the app page itself: no iframe) finds the page's charts by their
-`layout.meta.lcsm = {page, chart}` tag, listens to the lead chart's plotly slider, and on each step animates
-every other chart of the page to the frame of the same name and rewrites the metrics and notices (inside the
-readout container, `READOUT_KEY`) from that member's readouts. On release it sends the frame name back; `commit`
-(the component's callback, run before the script) writes the value into the setting's widget key, so the rerun
-draws the page, the sidebar and the URL at that value. The component draws nothing (no HTML) and is mounted
-once per page whose preview is in.
+Its data is the family (`preview.family_link`: every chart's frames and every member's readouts, one JSON text)
+and nothing that depends on the current value, so across swept moves of one family it is the same message, byte for
+byte, and Streamlit's message cache sends the browser a reference instead of the family again. Its JavaScript
+(`page_link.js`, run in the app page itself: no iframe) finds the page's charts by their `layout.meta.lcsm` tag
+(page, chart, family, current value, trace signature), adds the family's frames to every following chart that
+lacks them (after any re-render), listens to the lead chart's plotly slider, and on each step animates every other
+chart of the page to the frame of the same name and rewrites the metrics and notices (inside the readout
+container, `READOUT_KEY`) from that member's readouts (the current value's from the lead chart's tag). On release
+it sends the frame name back; `commit` (the component's callback, run before the script) writes the value into
+the setting's widget key, so the rerun draws the page, the sidebar and the URL at that value. The component
+draws nothing (no HTML) and is mounted once per page whose preview is in.
 """
 from __future__ import annotations
 
@@ -28,8 +32,8 @@ def link_key(page: str) -> str:
 
 
 def link_page(lesson: Lesson, link: dict) -> None:
-    """Mount the page link for `lesson` with `link` (`preview.PagePreview.link`: the lead chart, the current
-    member's name and every member's readouts)."""
+    """Mount the page link for `lesson` with `link` (`preview.PagePreview.link`: the lead chart and the family's
+    frames and readouts; its key fixes the element id, so the same family is the same message)."""
     key = link_key(lesson.page)
     PAGE_LINK(key=key, data={**link, "readout": f"st-key-{READOUT_KEY}"}, height="content",
               on_commit_change=partial(commit, lesson.settings, lesson.sweep.setting, key))

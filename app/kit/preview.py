@@ -9,15 +9,19 @@ The mechanism:
   (`app.kit.preview_pool`: a lowest-priority worker process; `Sweep.compute_many` where a page declares it, else
   `compute` per value, always through the page's own `figures`) and kept in the byte-bounded cache
   (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process.
-- Family cached: EVERY chart of the page is drawn with the family as plotly frames and its axes fixed over the
-  family (`sweep_figure.fixed_ranges`: runaways leave the picture); only the lead chart (`Sweep.chart`) carries
-  the visible plotly slider ("drag to preview <label>"). Each figure is tagged `layout.meta.lcsm = {page, chart,
-  follows}` (follows: it holds the family's frames). A chart with an animation of its own (LRU stability's
-  eigenvalues over training, ▶ play) keeps its frames and does not follow a drag; a chart whose traces differ
-  in kind at some value has no frame there. The specs and the link's data are cached per (page, settings,
-  presenter view) (`preview_specs`): a swept move rebuilds no member, a rerun at known settings re-sends cached
-  strings.
-- `app.kit.page_link` (a Streamlit v2 component, JS in the page itself, mounted once per page) listens to the
+- Family cached: EVERY chart of the page is drawn at the current value (its picture only, no frames) with its
+  axes fixed over the family (`sweep_figure.fixed_ranges`: runaways leave the picture); only the lead chart
+  (`Sweep.chart`) carries the visible plotly slider ("drag to preview <label>"). Each figure is tagged
+  `layout.meta.lcsm = {page, chart, follows, family, current, signature}` (follows: the family's frames apply to
+  it; the lead's tag also holds the current readouts, and a current value that is no member its own frame). The
+  family's frames and readouts go apart, in the page link's data (`family_link`, cached per family): it does not
+  depend on the swept value, so a swept move re-sends small charts and a reference to the family (Streamlit's
+  ForwardMsg cache), not the family (0.4–1.4 MiB before). A chart with an animation of its own (LRU stability's
+  eigenvalues over training, ▶ play) keeps its frames and does not follow a drag; a chart whose traces differ in
+  kind at some value has no frame there. The specs are cached per (page, settings, presenter view)
+  (`preview_specs`): a swept move rebuilds no member, a rerun at known settings re-sends cached strings.
+- `app.kit.page_link` (a Streamlit v2 component, JS in the page itself, mounted once per page) adds the family's
+  frames to each following chart (until then the page shows the current value and a drag waits), listens to the
   lead chart's `plotly_sliderchange` and animates every other tagged chart of the page to the same frame name
   and rewrites the metrics and notices from the member's readouts — in the browser, no server round trip. On
   `plotly_sliderend` it sends the frame name to Python; the component's callback writes that value into the
@@ -33,6 +37,7 @@ With `LCSM_PREVIEW_WORKERS=0` the family is computed in the session itself after
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Callable
@@ -40,6 +45,7 @@ from dataclasses import dataclass
 
 import plotly.io
 import streamlit as st
+from plotly.utils import PlotlyJSONEncoder
 
 from .cache import STORES, cached
 from .chart_element import ChartSpec
@@ -47,7 +53,7 @@ from .classroom import presenter_figure
 from .lesson import Lesson
 from .preview_pool import WARM, PreviewPool, worker_count
 from .sweep import readout_text, sweep_family
-from .sweep_figure import chart_family, member, preview_figure
+from .sweep_figure import chart_family, family_frames, member, preview_figure
 from .widgets import show_chart
 
 FAMILIES = STORES["previews"]              # (page, held settings) → Family, shared by every session
@@ -179,30 +185,46 @@ def waiting_chart(lesson: Lesson, plain: ChartSpec, filename: str, key: tuple, s
 
 @cached(store="charts")
 def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> PagePreview:
-    """Every chart at these settings with its family as frames, as the JSON the browser receives, and the data
-    the page link needs (the readouts of every member, the current one included)."""
+    """Every chart at these settings as the JSON the browser receives: the current value's picture only, its axes
+    fixed over the family, the lead chart with the slider; each following chart tagged with the family it takes
+    its frames from (`family_link`, the link's data: the same for every value of the swept setting)."""
     from .render import chart_specs, computed
     values = dict(frozen)
     setting = _lesson.settings[_lesson.sweep.setting]
+    link = family_link(page, _family.held, _lesson, _family)
     specs = chart_specs(page, frozen, False, _lesson)
     members = list(_family.members)
+    lead = _lesson.sweep.chart
     charts = {}
     for chart, plain in specs.items():
         current = json.loads(plain.spec)
-        lead = chart == _lesson.sweep.chart
-        if current.get("frames") and not lead:         # an animation of its own (▶ play): it keeps its frames
+        if current.get("frames") and chart != lead:    # an animation of its own (▶ play): it keeps its frames
             fig = current
         else:
             fig = preview_figure(current, member(setting, values[setting.name], current),
-                                 chart_family(members, chart), setting.label, slider=lead)
-        fig["layout"]["meta"] = {"lcsm": {"page": page, "chart": chart, "follows": fig is not current}}
+                                 chart_family(members, chart), setting.label, slider=chart == lead)
+        tag = (fig["layout"].get("meta") or {}).get("lcsm") or {"follows": False}
+        tag = {**tag, "page": page, "chart": chart, "family": link["family_id"]}
+        if chart == lead and tag["follows"]:           # the readouts at the current value (it may be no member)
+            result = computed(page, frozen, _lesson)
+            tag["readouts"] = readout_text(_lesson.metrics(values, result) if _lesson.metrics is not None else [])
+        fig["layout"] = {**fig["layout"], "meta": {**(fig["layout"].get("meta") or {}), "lcsm": tag}}
         if present:
             fig = presenter_figure(fig)
         charts[chart] = ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))
-    result = computed(page, frozen, _lesson)
-    now = readout_text(_lesson.metrics(values, result) if _lesson.metrics is not None else [])
-    readouts = {m["name"]: m["readouts"] for m in members}
-    readouts[setting.encode(values[setting.name])] = now
-    link = dict(page=page, lead=_lesson.sweep.chart, current=setting.encode(values[setting.name]),
-                readouts=readouts)
     return PagePreview(charts, link)
+
+
+@cached(store="charts")
+def family_link(page: str, held: tuple, _lesson: Lesson, _family: Family) -> dict:
+    """The page link's data for one family: every chart's frames (`sweep_figure.family_frames`) and every member's
+    readouts, as one JSON text (`family`) and its digest (`family_id`, also in every chart's tag). Nothing in it
+    depends on the current value of the swept setting: across swept moves the component's message is the same,
+    byte for byte, and Streamlit sends the browser a reference to it instead of the family again."""
+    members = list(_family.members)
+    charts = {chart: [{key: group[key] for key in ("signature", "frames")}
+                      for group in family_frames(chart_family(members, chart))] for chart in _lesson.chart_names()}
+    readouts = {m["name"]: m["readouts"] for m in members}
+    text = json.dumps({"charts": charts, "readouts": readouts}, cls=PlotlyJSONEncoder)   # NaN → null, as to_json
+    digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    return dict(page=page, lead=_lesson.sweep.chart, family_id=digest, family=text)

@@ -1,5 +1,10 @@
-"""A page's family over a setting's values, as plotly figures with frames: the lead chart's own slider animates
-it, and `app.kit.page_link` moves every other chart of the page to the same frame.
+"""A page's family over a setting's values, as plotly frames: the lead chart's own slider animates it, and
+`app.kit.page_link` moves every other chart of the page to the same frame.
+
+Two parts, sent apart: the chart drawn at the current value (`preview_figure`: its picture only, the axes fixed
+over the family, the lead's slider), which changes with every swept move, and the family's frames
+(`family_frames`), which depend on the held settings only and reach the browser once, in the page link's data;
+the page link adds them to each chart there (`held_frames` is that figure, for tests).
 
 A member is one value of the swept setting with the page drawn at it: per chart (`chart_part`), the figure
 (built by the page's own `figures`) cut down to what moves — each trace's data and name, and the title, shapes
@@ -128,41 +133,103 @@ def fixed_ranges(members: list[dict], current: dict) -> dict[str, list[float]]:
     return ranges
 
 
+def family_frames(family: list[dict]) -> list[dict]:
+    """One chart's family as the browser keeps it (`app.kit.page_link` adds these frames to the drawn chart): per
+    trace signature, its members' frames in order, aligned and cut to what moves among them, and what is the same
+    in all of them (`constants`, to check a drawing against). Independent of the current value, so the page sends
+    it once per family (Streamlit's message cache)."""
+    groups: dict[tuple, list[dict]] = {}
+    for m in sorted(family, key=lambda m: m["order"]):
+        groups.setdefault(m["signature"], []).append(m)
+    found = []
+    for sig, members in groups.items():
+        frames = aligned([m["frame"] for m in members])
+        found.append(dict(signature=[list(s) for s in sig], frames=moving_only(frames), constants=constants(frames)))
+    return found
+
+
+def same_signature(group: dict, current: dict) -> bool:
+    return [list(s) for s in current["signature"]] == group["signature"]
+
+
 def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str, slider: bool = True) -> dict:
-    """`current_fig` (the chart at the current value) with a frame per member, the axes fixed over them and (the
-    lead chart, `slider`) a slider under the plot, its active step at the current value; `current_fig` alone when
-    no member fits."""
+    """`current_fig` (the chart at the current value, its picture only: no frames) with its axes fixed over the
+    members like it, its shapes and notes padded as their frames are (`aligned`) and (the lead chart, `slider`) a
+    slider under the plot whose steps name every member, its active step at the current value. Where the current
+    value is no member, its own frame rides in `layout.meta.lcsm.frame` for the browser to add (tagged
+    `meta.lcsm = {follows, current, signature[, frame]}`). `current_fig` alone (untagged) when no member fits:
+    that chart does not follow a drag."""
+    group = next((g for g in family_frames(family) if same_signature(g, current)), None)
     members = [m for m in family if m["signature"] == current["signature"] and m["name"] != current["name"]]
-    if not members:
+    if group is None or not members or not fits(group, current):
         return current_fig
-    members = sorted(members + [current], key=lambda m: m["order"])
-    frames = moving_only(aligned([m["frame"] for m in members]))
-    now = frames[members.index(current)]["layout"]
-    layout = {**current_fig["layout"], "shapes": now["shapes"], "annotations": now["annotations"]}
+    names = [f["name"] for f in group["frames"]]
+    own = aligned_to(current["frame"], group["frames"])
+    layout = {**current_fig["layout"], "shapes": own["layout"]["shapes"], "annotations": own["layout"]["annotations"]}
     for key, span in fixed_ranges(members, current).items():
         layout[key] = {**layout[key], "range": span, "autorange": False}
+    tag = {"follows": True, "current": current["name"], "signature": group["signature"]}
+    if current["name"] not in names:
+        tag["frame"] = own
+    layout["meta"] = {**(layout.get("meta") or {}), "lcsm": tag}
+    fig = {key: value for key, value in current_fig.items() if key != "frames"}
     if not slider:
-        return {**current_fig, "layout": layout, "frames": frames}
+        return {**fig, "layout": layout}
+    steps = sorted(members + [current], key=lambda m: m["order"])
     margin = dict(layout.get("margin") or {})
     bottom = margin.get("b", 45)
     layout["margin"] = {**margin, "b": bottom + SLIDER_HEIGHT}
     layout["height"] = layout.get("height", 340) + SLIDER_HEIGHT
     layout["sliders"] = [*layout.get("sliders", []), dict(
-        active=members.index(current), x=0, len=1, xanchor="left", y=0, yanchor="top",
+        active=steps.index(current), x=0, len=1, xanchor="left", y=0, yanchor="top",
         pad=dict(t=SLIDER_GAP, b=0, l=0, r=0),
         currentvalue=dict(prefix=f"drag to preview {label}: ", xanchor="left", font=dict(size=13, color="#333")),
         font=dict(size=10, color="#777"),                 # plotly labels every n-th step where they would overlap
         steps=[dict(label=m["label"], value=m["name"], method="animate", args=[[m["name"]], ANIMATE])
-               for m in members])]
-    return {**current_fig, "layout": layout, "frames": frames}
+               for m in steps])]
+    return {**fig, "layout": layout}
+
+
+def held_frames(fig: dict, family: list[dict]) -> dict:
+    """`fig` (`preview_figure`'s) with the frames the page link gives it in the browser: its family's frames of its
+    trace signature and, where the current value is no member, its own (what tests check a drag against)."""
+    tag = (fig["layout"].get("meta") or {}).get("lcsm") or {}
+    if not tag.get("follows"):
+        return fig
+    group = next(g for g in family_frames(family) if g["signature"] == tag["signature"])
+    return {**fig, "frames": group["frames"] + ([tag["frame"]] if "frame" in tag else [])}
+
+
+def constants(frames: list[dict]) -> dict:
+    """(trace index, key) → the value that every frame has there (none with fewer than two frames)."""
+    if len(frames) < 2:
+        return {}
+    return {(n, key): value for n, trace in enumerate(frames[0]["data"]) for key, value in trace.items()
+            if all(n < len(f["data"]) and f["data"][n].get(key) == value for f in frames[1:])}
+
+
+def fits(group: dict, current: dict) -> bool:
+    """Whether the current drawing keeps what the group's frames leave out (their common data): a frame does not
+    name it, so plotly keeps the drawn one, which must then be the family's."""
+    data = current["frame"]["data"]
+    return all(n < len(data) and data[n].get(key) == value for (n, key), value in group["constants"].items())
+
+
+def aligned_to(frame: dict, frames: list[dict]) -> dict:
+    """`frame` with as many shapes and notes as `frames` have (hidden ones added; `aligned`)."""
+    counts = {key: len(frames[0]["layout"][key]) for key in ("shapes", "annotations")}
+    layout = dict(frame["layout"])
+    for key, count in counts.items():
+        marks = [{**mark, "visible": mark.get("visible", True)} for mark in layout[key]]
+        layout[key] = marks + [dict(visible=False)] * (count - len(marks))
+    return {**frame, "layout": layout}
 
 
 def moving_only(frames: list[dict]) -> list[dict]:
     """The frames without the trace data that is the same in every one of them (a time axis, a unit circle, a
     reference grid): plotly keeps a trace's data that a frame does not name, so it stays drawn as it is — and the
     page does not send it once per member (propagation's family: 2.7 MiB → 0.13 MiB)."""
-    same = {(n, key) for n, trace in enumerate(frames[0]["data"]) for key in trace
-            if all(n < len(f["data"]) and f["data"][n].get(key) == trace[key] for f in frames[1:])}
+    same = set(constants(frames))
     if not same:
         return frames
     return [{**f, "data": [{key: value for key, value in trace.items() if (n, key) not in same}

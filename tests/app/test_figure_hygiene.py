@@ -28,7 +28,7 @@ import pytest
 
 from app.kit.figure_style import plotly_array
 from app.kit.sweep import sweep_family
-from app.kit.sweep_figure import chart_family, member, preview_figure
+from app.kit.sweep_figure import chart_family, held_frames, member, preview_figure
 from app.lessons import lesson
 from app.lessons.paper_lab import accuracy_figure
 from app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
@@ -240,8 +240,9 @@ def test_every_preview_and_its_frames_are_clean(page):
             current = drawn.to_dict()
             if current.get("frames") and chart != spec.sweep.chart:               # its own ▶ animation: kept
                 continue
-            fig = preview_figure(current, member(setting, values[setting.name], current),
-                                 chart_family(families[held], chart), setting.label, slider=chart == spec.sweep.chart)
+            family = chart_family(families[held], chart)     # the chart as the browser holds it once linked
+            fig = held_frames(preview_figure(current, member(setting, values[setting.name], current), family,
+                                             setting.label, slider=chart == spec.sweep.chart), family)
             assert fig.get("frames") or chart != spec.sweep.chart, f"{page} [{name}]: drawn without its preview"
             check_figure(fig, f"{page} [{name}] preview of {chart}")
 

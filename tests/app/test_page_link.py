@@ -1,7 +1,8 @@
-"""One family drives the whole page during a drag (`app.kit.preview`, `app.kit.page_link`): every chart carries the
-family as frames of the same names, only the lead chart has the visible slider, every chart is tagged for the
-browser code, the link's data holds every member's readouts (the current value's included), and the release
-commits the value to the setting. The drag itself, in chromium: tests/browser/test_drag_whole_page.py.
+"""One family drives the whole page during a drag (`app.kit.preview`, `app.kit.page_link`): the link's data holds
+every chart's frames and every member's readouts and does not change with the swept value (sent once per family);
+every chart is drawn at the current value and tagged for the browser code (the lead's tag with the current
+readouts), only the lead chart has the visible slider, and the release commits the value to the setting.
+The drag itself, in chromium: tests/browser/test_drag_whole_page.py.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from app.kit.render import chart_specs, computed, freeze
 from app.kit.sweep import readout_text, sweep_family
 from app.lessons import lesson
 from tests.app.pages import assert_clean, open_page
-from tests.app.test_sweep import SWEPT, has_preview, held, with_preview
+from tests.app.test_sweep import SWEPT, has_preview, held, preview_of, with_preview
 
 
 def page_preview_at(page: str, **changes) -> tuple[PagePreview, dict]:
@@ -35,8 +36,19 @@ def page_family(key):
     return FAMILIES.lookup(key)
 
 
+def link_family(preview: PagePreview) -> dict:
+    return json.loads(preview.link["family"])
+
+
+def held_by(preview: PagePreview, chart: str) -> list[str]:
+    """The frame names a chart holds once the page link has added them (`page_link.js` framesFor)."""
+    tag = json.loads(preview.charts[chart].spec)["layout"]["meta"]["lcsm"]
+    groups = [g for g in link_family(preview)["charts"][chart] if g["signature"] == tag["signature"]]
+    return [f["name"] for g in groups for f in g["frames"]] + ([tag["frame"]["name"]] if "frame" in tag else [])
+
+
 @pytest.mark.parametrize("page", list(SWEPT))
-def test_every_chart_carries_the_family_and_only_the_lead_has_the_slider(page):
+def test_every_chart_follows_the_family_and_only_the_lead_has_the_slider(page):
     spec = lesson(page)
     preview, values = page_preview_at(page)
     assert set(preview.charts) == set(spec.chart_names())
@@ -44,56 +56,78 @@ def test_every_chart_carries_the_family_and_only_the_lead_has_the_slider(page):
     for chart, drawn in preview.charts.items():
         fig = json.loads(drawn.spec)
         tag = fig["layout"]["meta"]["lcsm"]
-        assert tag == {"page": page, "chart": chart, "follows": bool(fig.get("frames")) and tag["follows"]}
+        assert (tag["page"], tag["chart"], tag["family"]) == (page, chart, preview.link["family_id"])
         sliders = [s for s in fig["layout"].get("sliders", [])
                    if s.get("currentvalue", {}).get("prefix", "").startswith("drag to preview")]
         assert len(sliders) == (chart == spec.sweep.chart), chart
         if chart == spec.sweep.chart:
-            assert fig["frames"], "the lead chart has no frames"
+            assert tag["follows"] and "frames" not in fig, "the lead chart carries frames of its own"
             lead_names = [step["value"] for step in sliders[0]["steps"]]
             assert lead_names == [step["args"][0][0] for step in sliders[0]["steps"]]
     plain = chart_specs(page, freeze(values), False, spec)
     framed = []
     for chart, drawn in preview.charts.items():        # a chart's frames are named as the lead's steps
-        names = [f["name"] for f in json.loads(drawn.spec).get("frames", [])]
+        fig = json.loads(drawn.spec)
         if json.loads(plain[chart].spec).get("frames") and chart != spec.sweep.chart:
-            kept = json.loads(drawn.spec)
-            assert kept["layout"].pop("meta")["lcsm"]["follows"] is False
-            assert kept == json.loads(plain[chart].spec), f"{chart}: its own animation was replaced"
+            assert fig["layout"].pop("meta")["lcsm"]["follows"] is False
+            assert fig == json.loads(plain[chart].spec), f"{chart}: its own animation was replaced"
             continue
-        assert set(names) <= set(lead_names), chart
-        framed += [chart] if names else []
+        assert fig["layout"]["meta"]["lcsm"]["follows"] and "frames" not in fig, chart
+        names = held_by(preview, chart)
+        assert names and set(names) <= set(lead_names), chart
+        framed.append(chart)
     animated = {c for c in plain if json.loads(plain[c].spec).get("frames") and c != spec.sweep.chart}
     assert set(framed) == set(spec.chart_names()) - animated, f"{page}: only {framed} follow a drag"
 
 
 @pytest.mark.parametrize("page", list(SWEPT))
-def test_the_link_holds_every_members_readouts_and_the_current_ones(page):
+def test_the_link_holds_every_members_readouts_and_the_lead_chart_the_current_ones(page):
     spec = lesson(page)
     name, value = SWEPT[page]
     preview, values = page_preview_at(page)
     link = preview.link
     setting = spec.settings[name]
-    assert link["page"] == page and link["lead"] == spec.sweep.chart
-    assert link["current"] == setting.encode(values[name])
+    assert link["page"] == page and link["lead"] == spec.sweep.chart and "current" not in link
+    tag = json.loads(preview.charts[spec.sweep.chart].spec)["layout"]["meta"]["lcsm"]
+    assert tag["current"] == setting.encode(values[name])
     at_default = readout_text(spec.metrics(values, computed(page, freeze(values), spec)))
-    assert link["readouts"][link["current"]] == at_default
+    assert tag["readouts"] == at_default
     moved = {**values, name: value}
-    assert link["readouts"][setting.encode(value)] == readout_text(spec.metrics(moved, spec.compute(moved)))
+    readouts = link_family(preview)["readouts"]
+    assert readouts[setting.encode(value)] == readout_text(spec.metrics(moved, spec.compute(moved)))
     for step in json.loads(preview.charts[spec.sweep.chart].spec)["layout"]["sliders"][-1]["steps"]:
-        assert step["value"] in link["readouts"]
+        assert step["value"] in readouts or step["value"] == tag["current"]
 
 
-def test_the_presenter_view_keeps_the_frames_and_the_tags():
+@pytest.mark.parametrize("page", list(SWEPT))
+def test_a_swept_move_changes_the_charts_but_not_the_links_data(page):
+    """The family goes to the browser once: the link's data is the same, byte for byte, at every value of the swept
+    setting (so Streamlit sends a reference to it), while the charts show each value's picture."""
+    spec = lesson(page)
+    name, value = SWEPT[page]
+    here, _ = page_preview_at(page)
+    there, _ = page_preview_at(page, **{name: value})
+    assert here.link == there.link
+    lead = spec.sweep.chart
+    assert here.charts[lead].spec != there.charts[lead].spec
+    tag = json.loads(there.charts[lead].spec)["layout"]["meta"]["lcsm"]
+    assert tag["current"] == spec.settings[name].encode(value) and "frame" not in tag   # a member: no frame of its own
+    family = sum(len(g["frames"]) for groups in link_family(here)["charts"].values() for g in groups)
+    assert family >= 10 * len(here.charts) - 10                     # the frames are in the link, not the charts
+
+
+def test_the_presenter_view_keeps_the_tags():
     spec = lesson("spring")
     values = spec.settings.defaults
     frozen = freeze(values)
     key = family_key(spec, frozen)
     store_family(key, sweep_family(spec, held("spring")))
     preview = preview_specs("spring", frozen, True, spec, page_family(key))
+    plain = preview_specs("spring", frozen, False, spec, page_family(key))
+    assert preview.link == plain.link                                 # one family's frames for both views
     for chart, drawn in preview.charts.items():
-        fig = json.loads(drawn.spec)
-        assert fig["frames"] and fig["layout"]["meta"]["lcsm"]["chart"] == chart
+        tag = json.loads(drawn.spec)["layout"]["meta"]["lcsm"]
+        assert tag["follows"] and tag["chart"] == chart and held_by(preview, chart)
 
 
 # --- the release commits the value ------------------------------------------------------------------------
@@ -127,11 +161,14 @@ def test_the_page_mounts_one_link_once_its_preview_is_in_and_none_where_a_teache
     at = with_preview(open_page("spring"))
     assert_clean(at, "spring")
     (link,) = links(at)
-    assert link["page"] == "spring" and link["current"] == "0.2" and link["readout"] == "st-key-lcsm-readout"
+    assert link["page"] == "spring" and link["readout"] == "st-key-lcsm-readout"
     assert all(json.loads(c.proto.spec)["layout"]["meta"]["lcsm"]["page"] == "spring" for c in at.get("plotly_chart"))
+    (sent,) = at.get("bidi_component")
     at.slider(key=lesson("spring").settings.key("c")).set_value(1.0).run()
     assert_clean(at, "c=1.0")
-    assert links(at)[0]["current"] == "1"
+    (again,) = at.get("bidi_component")
+    assert again.proto.SerializeToString() == sent.proto.SerializeToString()   # the same message: sent as a reference
+    assert json.loads(preview_of(at)["layout"]["meta"]["lcsm"]["current"]) == 1
     locked = open_page("spring", {"lock": "1"})
     assert not has_preview(locked) and not links(locked)
 
@@ -141,7 +178,7 @@ def test_the_inline_mode_redraws_every_chart_as_its_preview(monkeypatch):
     at = open_page("spring", {"k": "3.5"})                  # a family no other test cached
     assert_clean(at, "inline")
     framed = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(framed) == 4 and all(f.get("frames") for f in framed)
+    assert len(framed) == 4 and all(f["layout"]["meta"]["lcsm"]["follows"] for f in framed)
     assert len(links(at)) == 1
 
 

@@ -18,7 +18,9 @@ from app.kit.sweep_figure import (
     MOVING_DATA,
     RUNAWAY,
     chart_family,
+    family_frames,
     fixed_ranges,
+    held_frames,
     member,
     numbers,
     preview_figure,
@@ -124,13 +126,19 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     family = sweep_family(spec, held("spring"))
     values = {**spec.settings.defaults, "c": 0.2}                        # between two grid values (0 and 0.25)
     current_fig = spec.figures(values, spec.compute(values))["response"].to_dict()
-    fig = preview_figure(current_fig, member(setting, 0.2, current_fig), chart_family(family, "response"),
-                         setting.label)
+    drawn = preview_figure(current_fig, member(setting, 0.2, current_fig), chart_family(family, "response"),
+                           setting.label)
+    assert "frames" not in drawn                                         # the picture at 0.2 only: frames come apart
+    tag = drawn["layout"]["meta"]["lcsm"]
+    assert tag["follows"] and tag["current"] == "0.2" and tag["frame"]["name"] == "0.2"   # no member: its own frame
+    fig = held_frames(drawn, chart_family(family, "response"))           # what the browser holds once linked
     names = [f["name"] for f in fig["frames"]]
-    assert len(names) == len(family) + 1 == len(set(names)) and names.index("0.2") == 5   # −1, −0.75, −0.5, −0.25, 0
+    assert len(names) == len(family) + 1 == len(set(names))
     slider = fig["layout"]["sliders"][-1]
-    assert slider["active"] == 5 and slider["currentvalue"]["prefix"] == "drag to preview damping c: "
-    assert [s["args"][0] for s in slider["steps"]] == [[n] for n in names]
+    steps = [s["value"] for s in slider["steps"]]
+    assert sorted(steps) == sorted(names) and steps.index("0.2") == 5 == slider["active"]   # −1 … −0.25, 0
+    assert slider["currentvalue"]["prefix"] == "drag to preview damping c: "
+    assert [s["args"][0] for s in slider["steps"]] == [[n] for n in steps]
     assert fig["data"] == current_fig["data"]                            # drawn as the page draws it, styles and all
     for key in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
         assert fig["layout"][key]["autorange"] is False and len(fig["layout"][key]["range"]) == 2
@@ -139,6 +147,22 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     assert -1.2 < low < -1 and 1 < high < 1.2
     marks = {len(f["layout"]["annotations"]) for f in fig["frames"]} | {len(fig["layout"]["annotations"])}
     assert len(marks) == 1                                               # a divergence note cannot outstay its frame
+    on_grid = preview_figure(current_fig, member(setting, 0.25, current_fig), chart_family(family, "response"),
+                             setting.label)
+    assert "frame" not in on_grid["layout"]["meta"]["lcsm"]              # a member: the family holds its frame
+
+
+def test_the_family_frames_do_not_depend_on_the_current_value_and_keep_what_moves():
+    spec = lesson("spring")
+    family = sweep_family(spec, held("spring"))
+    (group,) = family_frames(chart_family(family, "response"))
+    assert [f["name"] for f in group["frames"]] == [m["name"] for m in family]
+    for frame, m in zip(group["frames"], family):                        # only what is the same in all is left out
+        for n, trace in enumerate(m["charts"]["response"]["frame"]["data"]):
+            for key, value in trace.items():
+                assert frame["data"][n].get(key, group["constants"].get((n, key))) == value, (m["name"], n, key)
+    (alone,) = family_frames(chart_family(family[:1], "response"))      # one member: nothing is "the same"
+    assert alone["frames"][0]["data"] == family[0]["charts"]["response"]["frame"]["data"]
 
 
 def test_a_runaway_member_leaves_the_picture_but_the_current_one_never_does():
@@ -188,10 +212,12 @@ def has_preview(at) -> bool:
 
 
 def preview_of(at) -> dict:
+    """The lead chart of a page whose preview is in (tagged as following the family, with the slider)."""
     for chart in at.get("plotly_chart"):
         fig = json.loads(chart.proto.spec)
         sliders = fig.get("layout", {}).get("sliders", [])
-        if fig.get("frames") and any(s["currentvalue"]["prefix"].startswith("drag to preview") for s in sliders):
+        follows = fig.get("layout", {}).get("meta", {}).get("lcsm", {}).get("follows")
+        if follows and any(s["currentvalue"]["prefix"].startswith("drag to preview") for s in sliders):
             return fig
     raise AssertionError("no preview chart on the page")
 
@@ -222,13 +248,14 @@ def test_each_page_renders_its_preview_and_keeps_it_through_slider_moves(page):
     other, moved = MOVES[page]
     at.slider(key=spec.settings.key(other)).set_value(moved).run()      # a held slider: a new family, drawn when in
     assert_clean(at, f"{page} {other}={moved}")
-    assert len(preview_of(with_preview(at))["frames"]) >= 10
+    assert len(preview_of(with_preview(at))["layout"]["sliders"][-1]["steps"]) >= 10
 
 
 def test_a_teacher_link_that_hides_or_locks_the_swept_setting_draws_the_plain_chart():
     for query in ({"show": "k"}, {"lock": "1"}):
         at = open_page("spring", query)
         assert_clean(at, str(query))
-        assert not any(json.loads(c.proto.spec).get("frames") for c in at.get("plotly_chart")), query
+        assert not any(json.loads(c.proto.spec)["layout"].get("meta") for c in at.get("plotly_chart")), query
+        assert not has_preview(at)
     at = with_preview(open_page("spring", {"show": "c", "lock": "1"}))   # c left to the students: it previews
-    assert preview_of(at)["frames"]
+    assert preview_of(at)["layout"]["sliders"]

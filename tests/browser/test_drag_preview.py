@@ -17,6 +17,10 @@ LINE_D = f"""() => {{ const p = document.querySelector('{PREVIEW} .scatterlayer 
 # the slider's "drag to preview damping c: 0.2" line (plotly draws it as the group's own label)
 CURRENT_VALUE = f"() => document.querySelector('{PREVIEW} .slider-group > text.slider-label')?.textContent"
 
+# the lead chart holds frames: the page link adds the family's (sent apart from the chart, once per family)
+FRAMES_IN = f"""() => {{ const gd = document.querySelector('{PREVIEW} .js-plotly-plot');
+                         return Boolean(gd && gd._transitionData && gd._transitionData._frames.length > 1) }}"""
+
 pytestmark = [pytest.mark.browser, needs_chromium]
 
 
@@ -30,6 +34,7 @@ def test_dragging_the_spring_preview_redraws_the_curve_without_a_rerun(tmp_path)
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(f"{url}/spring")
             page.wait_for_selector(f"{PREVIEW} .slider-rail-rect", timeout=90_000)   # the preview is in place
+            page.wait_for_function(FRAMES_IN, timeout=30_000)     # and the page link has given it the family's frames
             wait_idle(page)
             page.screenshot(path=str(SHOTS / "spring-preview.png"))
             url_before, line_before = page.url, page.evaluate(LINE_D)

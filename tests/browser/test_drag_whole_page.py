@@ -1,6 +1,7 @@
 """Real browser, lessons 1–5: dragging the lead chart's preview slider moves EVERY chart and readout of the page to
-the same member with no Streamlit rerun (`app.kit.page_link`), and releasing it commits the value: the URL, the
-sidebar slider, the charts and the metrics Streamlit then draws at that value equal what the drag showed.
+the same member with no Streamlit rerun (`app.kit.page_link`, which adds the family's frames to every chart), and
+releasing it commits the value: the URL, the sidebar slider, the charts and the metrics Streamlit then draws at
+that value equal what the drag showed, and the family itself is not sent again (a reference to the cached message).
 
 Charts are found by their `layout.meta.lcsm` tag; what a chart shows is read from plotly's own `gd.data`.
 Screenshots land in tests/screenshots/ (spring mid-drag: drag-whole-page-spring.png).
@@ -61,7 +62,8 @@ FRAME_DATA = """([page, chart, name]) => {
   }
   return null;
 }"""
-READOUTS = "([page, name]) => window.__lcsmPageLink[page].data.readouts[name]"
+READOUTS = "([page, name]) => window.__lcsmPageLink[page].readoutsOf(name)"
+FAMILY_MARK = b'"family_id"'          # in the page link's data only: a websocket frame holding it re-sent the family
 
 
 def open_linked(page, url: str, name: str, query: str = ""):
@@ -70,7 +72,7 @@ def open_linked(page, url: str, name: str, query: str = ""):
         """(page) => { const e = (window.__lcsmPageLink || {})[page];
                        return e && [...document.querySelectorAll('.js-plotly-plot')].some(g =>
                          g.layout?.meta?.lcsm?.page === page && g._fullLayout?.sliders?.length
-                         && (g._ev || g).__lcsmLinked === e.onChange) }""",
+                         && (g._ev || g).__lcsmLinked === e.onChange && g._transitionData?._frames?.length) }""",
         arg=name, timeout=120_000)
     wait_idle(page)
 
@@ -95,7 +97,7 @@ def check_drawn_member(page, name: str, shot: dict, where: str) -> None:
     readouts = page.evaluate(READOUTS, [name, member])
     assert shot["metrics"] == [[m["label"], m["value"]] for m in readouts["metrics"]], where
     assert shot["notices"] == [n["text"] for n in readouts["notices"]], where
-    current = page.evaluate("(page) => window.__lcsmPageLink[page].data.current", name)
+    current = page.evaluate("(page) => window.__lcsmPageLink[page].current()", name)
     assert shot["member"] == (None if member == current else member), where   # the page's own value: untouched
 
 
@@ -121,10 +123,13 @@ def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url
     spec = lesson(name)
     setting = spec.settings[spec.sweep.setting]
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
-    errors = []
+    errors, received = [], []
     page.on("pageerror", lambda err: errors.append(str(err)))
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.append(
+        frame if isinstance(frame, bytes) else frame.encode("utf-8", "replace"))))
     try:
         open_linked(page, app_url, name, query)
+        assert any(FAMILY_MARK in frame for frame in received), "the page link's family never arrived"
         before = page.evaluate(SNAPSHOT, name)
         assert set(before["charts"]) == set(spec.chart_names()), "a chart of the page is not tagged"
         lead = page.locator('[data-testid="stPlotlyChart"]:has(.slider-container)', has_text="drag to preview")
@@ -148,6 +153,7 @@ def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url
         followers = [c for c in shot["charts"] if shot["charts"][c]["frames"]]
         moved = [c for c in followers if not same_drawing(before["charts"][c]["data"], shot["charts"][c]["data"])]
         assert spec.sweep.chart in moved and len(moved) >= min(2, len(followers)), f"{name}: only {moved} moved"
+        sent_before = len(received)
         page.mouse.up()
 
         value = shot["active"]                                      # the release commits the last member
@@ -164,6 +170,8 @@ def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url
                 assert same_drawing(drawn["data"], shot["charts"][chart]["data"]), f"{chart} at {value} ≠ its frame"
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not errors, errors
+        # the commit's rerun redrew the charts at the value but sent the family as a reference (the same message)
+        assert not any(FAMILY_MARK in frame for frame in received[sent_before:]), "the family was sent again"
     finally:
         page.close()
 
