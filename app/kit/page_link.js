@@ -3,7 +3,7 @@
 //
 // The family (every chart's frames, every member's readouts) comes once, in this component's data, which does not
 // depend on the current value: the charts Streamlit draws hold the current value's picture only, each tagged
-// `layout.meta.lcsm = {page, chart, follows, family, current, signature[, frame][, readouts]}`. A scan adds the
+// `layout.meta.lcsm = {page, chart, follows, family, current, signature[, readouts]}`. A scan adds the
 // family's frames to every following chart that lacks them (a chart Streamlit has re-drawn, a new family), so the
 // drag animates as soon as they are in and simply waits until then; the current value comes from the charts' tags.
 //
@@ -119,7 +119,8 @@ function showReadouts(entry, name) {
     alert.style.display = "none";
     alert.setAttribute("data-lcsm-hidden", "1");
   });
-  box.setAttribute("data-lcsm-member", name);
+  if (name === currentName(entry)) box.removeAttribute("data-lcsm-member");   // back at the page's own value
+  else box.setAttribute("data-lcsm-member", name);
 }
 
 function follow(entry, name) {
@@ -136,14 +137,40 @@ function follow(entry, name) {
   } catch (err) { console.error("lcsm page link: readouts not rewritten", err); }
 }
 
+const MOVING_DATA = ["x", "y", "z", "customdata", "text", "name"];   // sweep_figure.MOVING_DATA
+const MOVING_LAYOUT = ["title", "shapes", "annotations"];               // sweep_figure.MOVING_LAYOUT
+
+// An array as the chart's spec gave it (plotly decodes {dtype, bdata} in place, adding its own fields).
+function asSent(value) {
+  if (value && typeof value === "object" && value.bdata !== undefined) {
+    const sent = { dtype: value.dtype, bdata: value.bdata };
+    if (value.shape !== undefined) sent.shape = value.shape;
+    return sent;
+  }
+  return value;
+}
+
+// The frame of the value the chart is drawn at, made from the drawing itself (sweep_figure.own_frame): a value
+// that is no member of the family has no frame there, and dragging back to it must find one.
+function ownFrame(gd, name) {
+  const data = gd.data.map((trace) => {
+    const moving = {};
+    for (const key of MOVING_DATA) if (trace[key] !== undefined) moving[key] = asSent(trace[key]);
+    return moving;
+  });
+  const layout = {};
+  for (const key of MOVING_LAYOUT) layout[key] = gd.layout[key] !== undefined ? gd.layout[key] : (key === "title" ? {} : []);
+  return structuredClone({ name, data, layout });
+}
+
 // The frames a following chart should hold: its family's frames of its own trace signature, and the current
 // value's own frame where that value is no member.
-function framesFor(entry, tag) {
+function framesFor(entry, tag, gd) {
   const groups = (entry.family && entry.family.charts[tag.chart]) || [];
   const sig = JSON.stringify(tag.signature);
   const group = groups.find((g) => JSON.stringify(g.signature) === sig);
-  const frames = group ? group.frames : [];
-  return tag.frame ? [...frames, tag.frame] : frames;
+  const frames = structuredClone(group ? group.frames : []);   // plotly decodes arrays in place
+  return frames.some((f) => f.name === tag.current) ? frames : [...frames, ownFrame(gd, tag.current)];
 }
 
 // Give every following chart its frames, once per (family, current value, drawing): plotly keeps the frames of a
@@ -156,10 +183,10 @@ function addFrames(entry) {
     const want = `${tag.family}|${tag.current}|${JSON.stringify(tag.signature)}`;
     const held = gd._transitionData._frames || [];
     if (gd.__lcsmFrames === want && held.length === gd.__lcsmFrameCount) continue;
-    const frames = framesFor(entry, tag);
     try {
+      const frames = framesFor(entry, tag, gd);
       if (held.length) Plotly.deleteFrames(gd, held.map((_, i) => i));
-      const done = Plotly.addFrames(gd, structuredClone(frames));   // plotly decodes arrays in place
+      const done = Plotly.addFrames(gd, frames);
       if (done && done.catch) done.catch(() => {});
       gd.__lcsmFrames = want;
       gd.__lcsmFrameCount = frames.length;

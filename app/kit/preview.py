@@ -13,7 +13,7 @@ The mechanism:
   axes fixed over the family (`sweep_figure.fixed_ranges`: runaways leave the picture); only the lead chart
   (`Sweep.chart`) carries the visible plotly slider ("drag to preview <label>"). Each figure is tagged
   `layout.meta.lcsm = {page, chart, follows, family, current, signature}` (follows: the family's frames apply to
-  it; the lead's tag also holds the current readouts, and a current value that is no member its own frame). The
+  it; the lead's tag also holds the current readouts; the browser makes a frame of a value off the grid). The
   family's frames and readouts go apart, in the page link's data (`family_link`, cached per family): it does not
   depend on the swept value, so a swept move re-sends small charts and a reference to the family (Streamlit's
   ForwardMsg cache), not the family (0.4–1.4 MiB before). A chart with an animation of its own (LRU stability's
@@ -222,9 +222,14 @@ def family_link(page: str, held: tuple, _lesson: Lesson, _family: Family) -> dic
     depends on the current value of the swept setting: across swept moves the component's message is the same,
     byte for byte, and Streamlit sends the browser a reference to it instead of the family again."""
     members = list(_family.members)
-    charts = {chart: [{key: group[key] for key in ("signature", "frames")}
-                      for group in family_frames(chart_family(members, chart))] for chart in _lesson.chart_names()}
+    charts = {}
+    for chart in _lesson.chart_names():
+        family = chart_family(members, chart)
+        if any(m.get("own_frames") for m in family) and chart != _lesson.sweep.chart:   # ▶ play: never follows
+            continue
+        charts[chart] = [{key: group[key] for key in ("signature", "frames")} for group in family_frames(family)]
     readouts = {m["name"]: m["readouts"] for m in members}
-    text = json.dumps({"charts": charts, "readouts": readouts}, cls=PlotlyJSONEncoder)   # NaN → null, as to_json
+    text = json.dumps({"charts": charts, "readouts": readouts}, cls=PlotlyJSONEncoder,   # NaN → null, as to_json
+                      separators=(",", ":"))
     digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
     return dict(page=page, lead=_lesson.sweep.chart, family_id=digest, family=text)

@@ -56,10 +56,12 @@ def identity(setting: Setting, value: Any) -> dict:
 
 
 def chart_part(name: str, fig: dict) -> dict:
-    """One chart of a member: its frame (what moves), its trace signature and its axis extents."""
+    """One chart of a member: its frame (what moves), its trace signature, its axis extents and whether it has an
+    animation of its own (`own_frames`: such a chart does not follow a drag)."""
     data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
     layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
-    return dict(signature=signature(fig), frame=dict(name=name, data=data, layout=layout), extents=extents(fig))
+    return dict(signature=signature(fig), frame=dict(name=name, data=data, layout=layout), extents=extents(fig),
+                own_frames=bool(fig.get("frames")))
 
 
 def chart_family(family: list[dict], chart: str) -> list[dict]:
@@ -155,22 +157,19 @@ def same_signature(group: dict, current: dict) -> bool:
 def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str, slider: bool = True) -> dict:
     """`current_fig` (the chart at the current value, its picture only: no frames) with its axes fixed over the
     members like it, its shapes and notes padded as their frames are (`aligned`) and (the lead chart, `slider`) a
-    slider under the plot whose steps name every member, its active step at the current value. Where the current
-    value is no member, its own frame rides in `layout.meta.lcsm.frame` for the browser to add (tagged
-    `meta.lcsm = {follows, current, signature[, frame]}`). `current_fig` alone (untagged) when no member fits:
-    that chart does not follow a drag."""
+    slider under the plot whose steps name every member, its active step at the current value; tagged
+    `layout.meta.lcsm = {follows, current, signature}`. Where the current value is no member, the browser makes its
+    frame from the drawing itself (`own_frame`). `current_fig` alone (untagged) when no member fits: that chart
+    does not follow a drag."""
     group = next((g for g in family_frames(family) if same_signature(g, current)), None)
     members = [m for m in family if m["signature"] == current["signature"] and m["name"] != current["name"]]
     if group is None or not members or not fits(group, current):
         return current_fig
-    names = [f["name"] for f in group["frames"]]
     own = aligned_to(current["frame"], group["frames"])
     layout = {**current_fig["layout"], "shapes": own["layout"]["shapes"], "annotations": own["layout"]["annotations"]}
     for key, span in fixed_ranges(members, current).items():
         layout[key] = {**layout[key], "range": span, "autorange": False}
     tag = {"follows": True, "current": current["name"], "signature": group["signature"]}
-    if current["name"] not in names:
-        tag["frame"] = own
     layout["meta"] = {**(layout.get("meta") or {}), "lcsm": tag}
     fig = {key: value for key, value in current_fig.items() if key != "frames"}
     if not slider:
@@ -197,7 +196,17 @@ def held_frames(fig: dict, family: list[dict]) -> dict:
     if not tag.get("follows"):
         return fig
     group = next(g for g in family_frames(family) if g["signature"] == tag["signature"])
-    return {**fig, "frames": group["frames"] + ([tag["frame"]] if "frame" in tag else [])}
+    names = [f["name"] for f in group["frames"]]
+    return {**fig, "frames": group["frames"] + ([own_frame(fig, tag["current"])] if tag["current"] not in names
+                                                 else [])}
+
+
+def own_frame(fig: dict, name: str) -> dict:
+    """The frame of the value `fig` is drawn at, made from the drawing (as `page_link.js` makes it in the browser
+    for a value that is no member: its moving data and marks, nothing sent twice)."""
+    data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
+    layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
+    return dict(name=name, data=data, layout=layout)
 
 
 def constants(frames: list[dict]) -> dict:

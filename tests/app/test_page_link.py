@@ -41,10 +41,12 @@ def link_family(preview: PagePreview) -> dict:
 
 
 def held_by(preview: PagePreview, chart: str) -> list[str]:
-    """The frame names a chart holds once the page link has added them (`page_link.js` framesFor)."""
+    """The frame names a chart holds once the page link has added them (`page_link.js` framesFor: the family's of
+    its signature, and the current value's own, made from the drawing, where it is no member)."""
     tag = json.loads(preview.charts[chart].spec)["layout"]["meta"]["lcsm"]
     groups = [g for g in link_family(preview)["charts"][chart] if g["signature"] == tag["signature"]]
-    return [f["name"] for g in groups for f in g["frames"]] + ([tag["frame"]["name"]] if "frame" in tag else [])
+    names = [f["name"] for g in groups for f in g["frames"]]
+    return names + ([tag["current"]] if tag["current"] not in names else [])
 
 
 @pytest.mark.parametrize("page", list(SWEPT))
@@ -73,11 +75,13 @@ def test_every_chart_follows_the_family_and_only_the_lead_has_the_slider(page):
             assert fig == json.loads(plain[chart].spec), f"{chart}: its own animation was replaced"
             continue
         assert fig["layout"]["meta"]["lcsm"]["follows"] and "frames" not in fig, chart
+        assert drawn.nbytes < plain[chart].nbytes + 16 * 1024, f"{chart}: more than the picture at the value"
         names = held_by(preview, chart)
         assert names and set(names) <= set(lead_names), chart
         framed.append(chart)
     animated = {c for c in plain if json.loads(plain[c].spec).get("frames") and c != spec.sweep.chart}
     assert set(framed) == set(spec.chart_names()) - animated, f"{page}: only {framed} follow a drag"
+    assert set(link_family(preview)["charts"]) == set(framed), "the link carries frames no chart takes"
 
 
 @pytest.mark.parametrize("page", list(SWEPT))
@@ -111,7 +115,7 @@ def test_a_swept_move_changes_the_charts_but_not_the_links_data(page):
     lead = spec.sweep.chart
     assert here.charts[lead].spec != there.charts[lead].spec
     tag = json.loads(there.charts[lead].spec)["layout"]["meta"]["lcsm"]
-    assert tag["current"] == spec.settings[name].encode(value) and "frame" not in tag   # a member: no frame of its own
+    assert tag["current"] == spec.settings[name].encode(value)
     family = sum(len(g["frames"]) for groups in link_family(here)["charts"].values() for g in groups)
     assert family >= 10 * len(here.charts) - 10                     # the frames are in the link, not the charts
 

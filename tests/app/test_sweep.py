@@ -130,7 +130,7 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
                            setting.label)
     assert "frames" not in drawn                                         # the picture at 0.2 only: frames come apart
     tag = drawn["layout"]["meta"]["lcsm"]
-    assert tag["follows"] and tag["current"] == "0.2" and tag["frame"]["name"] == "0.2"   # no member: its own frame
+    assert tag == {"follows": True, "current": "0.2", "signature": [["scatter", "x", "y"], ["scatter", "x2", "y2"]]}
     fig = held_frames(drawn, chart_family(family, "response"))           # what the browser holds once linked
     names = [f["name"] for f in fig["frames"]]
     assert len(names) == len(family) + 1 == len(set(names))
@@ -149,7 +149,11 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     assert len(marks) == 1                                               # a divergence note cannot outstay its frame
     on_grid = preview_figure(current_fig, member(setting, 0.25, current_fig), chart_family(family, "response"),
                              setting.label)
-    assert "frame" not in on_grid["layout"]["meta"]["lcsm"]              # a member: the family holds its frame
+    assert on_grid["layout"]["meta"]["lcsm"]["current"] == "0.25"
+    held_on_grid = held_frames(on_grid, chart_family(family, "response"))  # a member: the family holds its frame
+    assert [f["name"] for f in held_on_grid["frames"]] == [m["name"] for m in family]
+    own = fig["frames"][-1]                                              # 0.2, no member: made from the drawing
+    assert own["name"] == "0.2" and [t["y"] for t in own["data"]] == [t["y"] for t in current_fig["data"]]
 
 
 def test_the_family_frames_do_not_depend_on_the_current_value_and_keep_what_moves():

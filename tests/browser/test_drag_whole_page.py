@@ -149,6 +149,15 @@ def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url
             seen.add(shot["active"])
             if name == "spring" and stop == STOPS[0]:
                 page.screenshot(path=str(SHOTS / "drag-whole-page-spring.png"), full_page=True)
+            if stop == STOPS[1]:                 # back to where the drag began: the page's own value and picture
+                page.mouse.move(grip["x"] + grip["width"] / 2, y, steps=5)
+                time.sleep(0.4)
+                back = page.evaluate(SNAPSHOT, name)
+                assert back["active"] == page.evaluate("(page) => window.__lcsmPageLink[page].current()", name)
+                check_drawn_member(page, name, back, f"{name} back at {back['active']}")
+                assert back["metrics"] == before["metrics"] and back["notices"] == before["notices"]
+                for chart in back["charts"]:
+                    assert same_drawing(back["charts"][chart]["data"], before["charts"][chart]["data"]), chart
         assert len(seen) == len(STOPS), f"{name}: the drag did not reach {len(STOPS)} members: {seen}"
         followers = [c for c in shot["charts"] if shot["charts"][c]["frames"]]
         moved = [c for c in followers if not same_drawing(before["charts"][c]["data"], shot["charts"][c]["data"])]
