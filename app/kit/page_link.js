@@ -216,11 +216,13 @@ function attach(page) {
 }
 
 export default function (component) {
-  const { data, setTriggerValue } = component;
+  const { setTriggerValue } = component;
+  let data = component.data;                 // JSON bytes (page_link.link_payload): the family is an object in it
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer) data = JSON.parse(new TextDecoder().decode(data));
   if (!data || !data.page) return undefined;
   const links = (window.__lcsmPageLink = window.__lcsmPageLink || {});
   const entry = (links[data.page] = links[data.page] || {});
-  if (!entry.data || entry.data.family_id !== data.family_id) entry.family = JSON.parse(data.family);
+  if (!entry.data || entry.data.family_id !== data.family_id) entry.family = data.family;
   entry.data = data;
   entry.send = setTriggerValue;
   entry.current = () => currentName(links[data.page]);

@@ -14,6 +14,7 @@ draws nothing (no HTML) and is mounted once per page whose preview is in.
 """
 from __future__ import annotations
 
+import json
 from functools import partial
 from pathlib import Path
 
@@ -35,8 +36,16 @@ def link_page(lesson: Lesson, link: dict) -> None:
     """Mount the page link for `lesson` with `link` (`preview.PagePreview.link`: the lead chart and the family's
     frames and readouts; its key fixes the element id, so the same family is the same message)."""
     key = link_key(lesson.page)
-    PAGE_LINK(key=key, data={**link, "readout": f"st-key-{READOUT_KEY}"}, height="content",
+    PAGE_LINK(key=key, data=link_payload(link), height="content",
               on_commit_change=partial(commit, lesson.settings, lesson.sweep.setting, key))
+
+
+def link_payload(link: dict) -> bytes:
+    """The component's data as JSON bytes, the family's JSON text (`link["family"]`) spliced in as an object: sent
+    as bytes, Streamlit hashes them once for the element's identity instead of writing the ~1 MiB family twice
+    more as JSON on every rerun (a dict's way: its JSON, and again with sorted keys). `page_link.js` parses it."""
+    head = {key: value for key, value in link.items() if key != "family"} | {"readout": f"st-key-{READOUT_KEY}"}
+    return (json.dumps(head)[:-1] + ', "family": ' + link["family"] + "}").encode("utf-8")
 
 
 def commit(settings: Settings, name: str, key: str) -> None:

@@ -158,7 +158,14 @@ def never_shed(monkeypatch):
 
 
 def links(at) -> list[dict]:
-    return [json.loads(c.proto.json) for c in at.get("bidi_component")]
+    return [json.loads(c.proto.bytes) for c in at.get("bidi_component")]
+
+
+def test_the_links_payload_is_its_data_with_the_family_as_an_object():
+    preview, _ = page_preview_at("rings")
+    sent = json.loads(page_link.link_payload(preview.link))
+    assert sent["family"] == json.loads(preview.link["family"]) and sent["family_id"] == preview.link["family_id"]
+    assert (sent["page"], sent["lead"], sent["readout"]) == ("rings", "eigenvalues", "st-key-lcsm-readout")
 
 
 def test_the_page_mounts_one_link_once_its_preview_is_in_and_none_where_a_teacher_locks_the_setting():
