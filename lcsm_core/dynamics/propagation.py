@@ -251,6 +251,17 @@ def superposed_distance_maps(responses: TokenResponses, gap: int, length: int,
     return (DistanceMap(NU_GRID, lengths, *by_length), DistanceMap(NU_GRID, THETA_DEG_GRID, *by_theta))
 
 
+def setting_parts(gap: int, length: int, theta_deg: float, bound: float, responses: TokenResponses | None
+                  ) -> tuple[list, DistanceMap, DistanceMap]:
+    """What a propagation experiment shares across ν: the spring traces and the distance grid's two cuts (sums of
+    shifted single-pulse responses when `responses` covers the run, else new scans)."""
+    if responses is not None and responses.covers(gap, length):
+        return (superposed_spring_traces(responses, gap, length, bound),
+                *superposed_distance_maps(responses, gap, length, theta_deg))
+    grid = distinguishability_grid(gap, length)
+    return spring_traces(gap, length, bound), grid.length_map(theta_deg), grid.theta_map(length)
+
+
 def propagation_experiment(gap: int, length: int, nu: float, theta_deg: float, bound: float = DIVERGENCE_BOUND,
                            *, responses: TokenResponses | None = None) -> PropagationExperiment:
     """Springs and one LRU eigenvalue fed "aa"/"ab", plus the (ν, θ, length) distance grid's cuts; θ in degrees.
@@ -258,13 +269,7 @@ def propagation_experiment(gap: int, length: int, nu: float, theta_deg: float, b
     responses: `token_responses(steps)` with steps ≥ gap + length + 1, when the caller keeps one (it depends on
     no setting): the springs and the grid are then sums of shifted single-pulse responses, not new scans.
     """
-    if responses is not None and responses.covers(gap, length):
-        springs = superposed_spring_traces(responses, gap, length, bound)
-        by_length, by_theta = superposed_distance_maps(responses, gap, length, theta_deg)
-    else:
-        springs = spring_traces(gap, length, bound)
-        grid = distinguishability_grid(gap, length)
-        by_length, by_theta = grid.length_map(theta_deg), grid.theta_map(length)
+    springs, by_length, by_theta = setting_parts(gap, length, theta_deg, bound, responses)
     return PropagationExperiment(traces=springs + [lru_trace(gap, length, nu, theta_deg, bound)],
                                  by_length=by_length, by_theta=by_theta,
                                  gap=gap, length=length, nu=nu, theta_deg=theta_deg)

@@ -16,12 +16,9 @@ from .propagation import (
     PropagationExperiment,
     TokenResponses,
     _trace,
-    distinguishability_grid,
     lru_exponent,
-    spring_traces,
+    setting_parts,
     superposed,
-    superposed_distance_maps,
-    superposed_spring_traces,
 )
 
 
@@ -38,13 +35,7 @@ def lru_traces(gap: int, length: int, nus, theta_deg: float, bound: float = DIVE
 def propagation_family(gap: int, length: int, nus, theta_deg: float, bound: float = DIVERGENCE_BOUND, *,
                        responses: TokenResponses | None = None) -> list[PropagationExperiment]:
     """[`propagation_experiment(gap, length, ν, theta_deg, bound, responses=responses)` for ν in nus]."""
-    if responses is not None and responses.covers(gap, length):
-        springs = superposed_spring_traces(responses, gap, length, bound)
-        by_length, by_theta = superposed_distance_maps(responses, gap, length, theta_deg)
-    else:
-        springs = spring_traces(gap, length, bound)
-        grid = distinguishability_grid(gap, length)
-        by_length, by_theta = grid.length_map(theta_deg), grid.theta_map(length)
+    springs, by_length, by_theta = setting_parts(gap, length, theta_deg, bound, responses)
     return [PropagationExperiment(traces=springs + [trace], by_length=by_length, by_theta=by_theta, gap=gap,
                                   length=length, nu=float(nu), theta_deg=theta_deg)
             for nu, trace in zip(nus, lru_traces(gap, length, nus, theta_deg, bound))]
