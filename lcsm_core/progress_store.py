@@ -11,12 +11,10 @@ mode with its own tables, so one backup holds runs and progress together and sev
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
-from pathlib import Path
 
-from lcsm_core.training.store import default_db_path, owner_hash
+from lcsm_core.training.store import open_store_file, owner_hash
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS progress (
@@ -47,13 +45,8 @@ class StoreFile:
     """One thread-safe connection to the shared SQLite file, with the progress and class tables created."""
 
     def __init__(self, path: str | os.PathLike | None = None):
-        self.path = Path(path) if path else default_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.db = open_store_file(path)
         self.lock = threading.RLock()
-        self.db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=30000")
         with self.lock:
             self.db.executescript(SCHEMA)
 

@@ -126,6 +126,19 @@ def default_db_path(data_dir: str | os.PathLike | None = None) -> Path:
     return Path(base) / DB_NAME
 
 
+def open_store_file(path: str | os.PathLike | None = None) -> tuple[Path, sqlite3.Connection]:
+    """The store file (`path`, else `default_db_path()`; its folder made) and one connection to it as every user of
+    the file opens it: autocommit, shared across threads (the caller holds its own lock), WAL, waiting up to 30 s
+    for a writer in another process."""
+    path = Path(path) if path else default_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA busy_timeout=30000")
+    return path, db
+
+
 def process_owner(pid: int | None = None) -> str:
     """"host:pid:start-ticks" — tells a live process from a later one that reused its pid."""
     pid = os.getpid() if pid is None else pid
@@ -195,13 +208,8 @@ class RunStore:
     on another host sharing the file — no heartbeat for STALE_AFTER_S)."""
 
     def __init__(self, path: str | os.PathLike | None = None):
-        self.path = Path(path) if path else default_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self._db = open_store_file(path)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=30000")
         self._create_schema()
         self.mark_interrupted()
 
