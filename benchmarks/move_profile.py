@@ -174,8 +174,6 @@ def install(ledger: CpuLedger) -> list[str]:
         found = original_lesson(page)
         changes = {name: ledger.wrap(name, getattr(found, name)) for name in ("compute", "figures")
                    if getattr(found, name) is not None}
-        if found.sweep is not None and found.sweep.figure is not None:
-            changes["sweep"] = dataclasses.replace(found.sweep, figure=ledger.wrap("figures", found.sweep.figure))
         return dataclasses.replace(found, **changes)
     lessons.lesson = measured_lesson
     return missing

@@ -10,7 +10,7 @@ without one), each "other" row another setting. Per move it times, in CPU millis
     compute    lesson.compute(values)
     figures    lesson.figures(values, result), each figure `.to_dict()` (what the renderer caches)
     text       lesson.metrics + lesson.quantities
-    member     one preview member: compute + the swept chart's figure `.to_dict()` (app.kit.sweep)
+    member     one preview member: compute + every chart and readout of the page at that value (app.kit.sweep.page_at)
 
 and prints the medians. "move" = compute + figures + text: the page's share of a move's CPU (the
 renderer's own work, the script run and the websocket send come on top, H4's side). The preview family of
@@ -60,7 +60,7 @@ def with_value(values: dict, name: str, value) -> dict:
 
 
 def measure(page: str, which: int, moves: int) -> dict[str, float]:
-    from app.kit.sweep import chart_figure
+    from app.kit.sweep import page_at
     from app.lessons import lesson
     les = lesson(page)
     name, values = MOVES[page][which]
@@ -76,7 +76,7 @@ def measure(page: str, which: int, moves: int) -> dict[str, float]:
         rows["figures"].append(f)
         rows["text"].append(t)
         if les.sweep is not None:
-            m, _ = cpu_ms(lambda v=v: chart_figure(les, v, les.compute(v)).to_dict())
+            m, _ = cpu_ms(lambda v=v: page_at(les, v, les.compute(v)))
             rows["member"].append(m)
     out = {k: statistics.median(x) if x else float("nan") for k, x in rows.items()}
     out["move"] = out["compute"] + out["figures"] + out["text"]

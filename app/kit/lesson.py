@@ -69,14 +69,12 @@ class Sweep:
     mechanism.
 
     `values` (when given) are the family's values, else `points` of them spread over the setting's range on its
-    step grid (a choice setting: its options). `figure` (no longer used by the preview, which draws every chart
-    through `figures`) draws just `chart`; it must equal `figures(v, result)[chart]` (tests/app/test_sweep.py)."""
+    step grid (a choice setting: its options)."""
 
     setting: str
     chart: str
     points: int = 21
     values: tuple = ()
-    figure: Callable[[Values, Any], Any] | None = None
     # The page's `compute` at every value of the family in one core call (a batch instead of a loop):
     # compute_many(held, values) -> [result or None (the core refuses that value)], equal member by member to
     # `compute({**held, setting: value})` (tests/app/test_sweep.py checks). None: `compute` once per value.

@@ -39,13 +39,6 @@ def sweep_values(setting: Setting, sweep: Sweep, values: dict) -> list:
     return found[:MAX_FRAMES]
 
 
-def chart_figure(lesson: Lesson, values: dict, result: Any):
-    """The swept chart alone at these settings (its own builder when the sweep names one): what benchmarks time as
-    one chart's share of a member (a member itself now holds every chart: `page_at`)."""
-    sweep = lesson.sweep
-    return sweep.figure(values, result) if sweep.figure else lesson.figures(values, result)[sweep.chart]
-
-
 def readout_text(items: list) -> dict:
     """The page's metrics and notices as the text `st.metric` and the banners show (what a drag rewrites)."""
     return dict(metrics=[dict(label=m.label, value=m.value, delta=m.delta) for m in items if isinstance(m, Metric)],

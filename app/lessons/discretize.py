@@ -210,7 +210,7 @@ LESSON = Lesson(
     # values are dense below 0.3 s. The responses, not the z-plane: its square axes would have to hold Euler's
     # poles at Δ = 2 (|z| ≈ 2.1), leaving the unit circle a dot in its third of the row.
     sweep=Sweep("dt", "responses", values=(0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2,
-                                           1.4, 1.6, 1.8, 2.0), figure=lambda v, cmp: responses_figure(cmp),
+                                           1.4, 1.6, 1.8, 2.0),
                 compute_many=compute_family),
     caption="All four curves (the exact one too) are computed by the EOS scan on diagonalized discrete systems; "
             "the exact samples come from ZOH of the spring together with the signal generator of its input.",

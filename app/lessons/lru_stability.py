@@ -235,8 +235,7 @@ LESSON = Lesson(
     metrics=metrics, quantities=quantities, equations=equations,
     # "gradient steps", not the learning rate: a family over lr trains 7 runs (seconds each on a 2-core CPU) on
     # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150)
-    sweep=Sweep("steps", "loss", points=15, figure=lambda v, study: loss_figure(study.runs),
-                compute_many=compute_family),
+    sweep=Sweep("steps", "loss", points=15, compute_many=compute_family),
     caption="Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
             "Both students start from the same ring; their gradients are written out by hand and checked against "
             "torch autograd through the EOS scan.",

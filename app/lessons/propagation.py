@@ -212,7 +212,7 @@ LESSON = Lesson(
     # The distance, not the readout panels: their linear axes would have to span ±10⁶ (ν < 0) and 10⁻⁹.
     sweep=Sweep("nu", "distance", values=(-0.05, -0.03, -0.02, -0.01, -0.005, 0.0, 0.002, 0.005, 0.01, 0.015, 0.02,
                                           0.03, 0.04, 0.05, 0.07, 0.1),
-                figure=lambda v, exp: distance_figure(exp.traces), compute_many=compute_family),
+                compute_many=compute_family),
     caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid), "
             "as the sum of the responses to the two tokens.",
     snippet=Snippet(

@@ -163,8 +163,7 @@ LESSON = Lesson(
     compute=compute, figures=figures, charts=(("response", "phase"), ("energy", "poles")),
     metrics=metrics, quantities=quantities, equations=equations,
     # c is what learners drag (ringing → critical → creeping → exploding); -1 to 5 in steps of 0.25
-    sweep=Sweep("c", "response", points=25, figure=lambda v, sim: time_response_figure(sim),
-                compute_many=compute_family),
+    sweep=Sweep("c", "response", points=25, compute_many=compute_family),
     caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s, finer when a "
             "pole is fast: at least five samples per time constant), "
             "mₜ = λ ⊙ mₜ₋₁ + eₜ iₜᵀ with complex λ = exp(pΔ).",
