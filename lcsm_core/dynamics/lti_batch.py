@@ -53,14 +53,6 @@ def gbt_many(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray, dt: np.
     return A_d, B_d, C_d, D_d
 
 
-def pad_states(M: np.ndarray, n: int, axes: tuple[int, ...]) -> np.ndarray:
-    """M with zeros appended along `axes` up to size n (a smaller system inside a larger one's layer)."""
-    widths = [(0, 0)] * M.ndim
-    for axis in axes:
-        widths[axis] = (0, n - M.shape[axis])
-    return np.pad(M, widths)
-
-
 def length_groups(lengths, ratio: float = GROUP_RATIO) -> list[np.ndarray]:
     """Indices of the systems in groups of similar length (longest ≤ ratio × shortest), longest first: each group
     is one scan, padded only to its own longest (Δ from 0.02 to 2 s is 1001 to 11 steps)."""
