@@ -108,7 +108,7 @@ def warm(lessons) -> None:
         if lesson.sweep is None:
             continue
         for values in [lesson.settings.defaults, *(p.state(lesson.settings) for p in lesson.presets)]:
-            key = (lesson.page, held_settings(lesson, tuple(sorted(values.items()))))
+            key = family_key(lesson, tuple(sorted(values.items())))
             if key not in FAMILIES:
                 queue.request(key, priority=WARM)
 
