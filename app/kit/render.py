@@ -3,7 +3,7 @@
 Order on the page: title and objectives, lesson notes, (sidebar: widgets, presets), metrics and
 notices, the panel, the charts (with any in-page widgets at their place), the live equations,
 the caption, the live fragment, the exercises, the challenges (a teacher link's `?challenge=N` draws that one
-at the top instead), and this session's score (sidebar; a caption at the bottom in the presenter view).
+at the top instead), and this tab's score (sidebar; a caption at the bottom in the presenter view).
 Settings travel in the URL both ways.
 
 One cache convention (`app.kit.cache`, bounded by bytes, shared by every session): `compute` is cached on
@@ -85,13 +85,13 @@ def render_lesson(lesson: Lesson) -> None:
 
 
 def show_score(slot, text, present: bool) -> None:
-    """This session's score across lessons (drawn last, so a Check pressed in this run counts)."""
+    """This tab's score across lessons (drawn last, so a Check pressed in this run counts)."""
     rows = every_lesson_progress()
     here = next((r for r in rows if r.page == text.page), None)
     if present:
         slot.caption(score_line(rows))
         return
-    lines = [f"**Your score this session**  \n{score_line(rows)}"]
+    lines = [f"**Your score in this tab**  \n{score_line(rows)}"]
     if here is not None and here.readable:
         lines.append(f"This lesson: {here.challenges_solved} of {here.challenges} challenges · "
                      f"{here.exercises_solved} of {here.exercises} exercises")
