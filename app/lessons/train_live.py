@@ -10,7 +10,6 @@ poll and rebuilding no figure when no step arrived. The run shown travels in the
 from __future__ import annotations
 
 import re
-import uuid
 
 import numpy as np
 import plotly.graph_objects as go
@@ -30,6 +29,7 @@ from app.kit.figure_style import (
 )
 from app.kit.lesson import Lesson, Snippet
 from app.kit.literal import literal
+from app.kit.owner import owner_token
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
@@ -44,28 +44,12 @@ from lcsm_core.variants import VARIANTS
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
 LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
 POLL_S = 1.0
-RUN_KEY, SESSION_KEY = "train_live_run", "train_live_session"
+RUN_KEY = "train_live_run"
 ERROR_KEY, POLLING_KEY = "train_live_error", "train_live_polling"
 
 
 # --- the shown run (`?run=ID`) and who may drive it (`?owner=TOKEN`) ---------------------------
 RUN_ID = re.compile(r"[0-9]{1,18}")          # ASCII digits within SQLite's INTEGER range
-OWNER_TOKEN = re.compile(r"[0-9a-f]{32}")
-
-
-def owner_token() -> str:
-    """This browser tab's owner token: a run belongs to the token that started it. It lives in the URL
-    (`?owner=`), so a reload of the tab keeps driving its run; the share link leaves it out, so whoever
-    opens a shared run only reads it."""
-    if SESSION_KEY not in st.session_state:
-        value = st.query_params.get("owner", "")
-        st.session_state[SESSION_KEY] = value if OWNER_TOKEN.fullmatch(value) else uuid.uuid4().hex
-    token = st.session_state[SESSION_KEY]
-    if st.query_params.get("owner") != token:
-        st.query_params["owner"] = token
-    return token
-
-
 def run_id_of(value: str) -> int | None:
     """The run id a link's `?run=` text names, or None. Strict: "²".isdigit() is true and int() takes "١٢",
     "1_000" and 5000 digits (then SQLite or int()'s digit limit raises), so only 1–18 ASCII digits pass."""

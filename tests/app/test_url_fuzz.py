@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from app.kit.classroom import VIEW_PARAMS, read_view
 from app.kit.literal import literal
+from app.kit.owner import OWNER_TOKEN
 from app.kit.settings import NUMBER
 from app.lessons import PAGES, lesson
-from app.lessons.train_live import OWNER_TOKEN, run_id_of
+from app.lessons.train_live import run_id_of
 from tests.app.pages import assert_clean, link_notes, open_page
 
 LINK = "[evil link](https://evil.example/phish)"
