@@ -33,6 +33,7 @@ from app.kit.owner import owner_token
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.snippet import keyword_arguments
 from app.kit.url_state import current_settings
+from app.kit.visitor import visitor_key
 from app.kit.widgets import PRESENTING_KEY, show_chart
 from lcsm_core.tasks import TASK_NAMES
 from lcsm_core.training import RunConfig, RunRow, RunStore, run_config, shared_client
@@ -159,7 +160,8 @@ def command(action: str) -> None:
     try:
         if action in ("play", "step"):
             if not driving:
-                run_id = client.submit(config_of(current_settings(SETTINGS)), me, start_paused=action == "step")
+                run_id = client.submit(config_of(current_settings(SETTINGS)), me, start_paused=action == "step",
+                                       visitor=visitor_key())
                 show_run(run_id)
             if action == "step":
                 client.command(run_id, me, "step", 1)

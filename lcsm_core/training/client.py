@@ -76,9 +76,10 @@ class TrainerClient:
         return _sharing_policy_of(self._service_policy())
 
     # --- submitting and driving ---------------------------------------------
-    def submit(self, config: RunConfig, owner: str, start_paused: bool = False) -> int:
+    def submit(self, config: RunConfig, owner: str, start_paused: bool = False, visitor: str = "") -> int:
         """Store a job for the service; its run id. ValueError with a message for the learner (bad config,
-        over a cap, this owner already holds a place, the queue is full)."""
+        over a cap, this owner already holds a place, the queue is full). `visitor`: who asks, as the server sees
+        them (`app.kit.visitor.visitor_key`), for the admission policy's per-visitor quota."""
         self.ensure_service()
         p = self._service_policy()
         config.validate()

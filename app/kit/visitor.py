@@ -1,0 +1,18 @@
+"""Who is asking, as the server sees them: the key the admission policy counts a visitor's work under.
+
+A fresh owner token is free to mint, so quotas are tied to what a visitor cannot mint for free: the client address
+the web process sees (`st.context.ip_address`); behind the project's HAProxy, the address HAProxy forwards, and only
+from HAProxy (issue 24).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+
+def visitor_key() -> str:
+    """The visitor's address as the server sees it; "local" when Streamlit does not know it (AppTest, scripts)."""
+    try:
+        address = st.context.ip_address
+    except Exception:                     # outside a script run (AppTest without a websocket)
+        address = None
+    return address or "local"
