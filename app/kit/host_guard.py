@@ -16,6 +16,10 @@ path from a base path (`server.baseUrlPath`), so it pings the link's own path fi
 first retry delay (measured in chromium: the 404s, then the root's pings 100 ms later). The 404 is
 Streamlit's answer and the right one (answering 200 would make `/spring` the base path of every later
 request); the guard passes both pings, as tests/app/test_host_guard.py checks.
+
+No framing (issue 24, item 8): every HTTP response the guard lets through or refuses carries
+`X-Frame-Options: DENY` and `Content-Security-Policy: frame-ancestors 'none'`, so a foreign page cannot load
+the app in an (invisible) iframe with a live websocket and click its buttons for the visitor.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ ENV_ALLOWED_HOSTS = "LCSM_ALLOWED_HOSTS"
 DEFAULT_ALLOWED_HOSTS = ("127.0.0.1", "localhost")
 ANY_ADDRESS = ("", "0.0.0.0", "::")            # listen addresses, not names a browser uses
 DEFAULT_PORTS = {"http": 80, "https": 443}
+NO_FRAMING = ((b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"))
 
 
 def allowed_hosts(environ=os.environ, server_address: str | None = None) -> frozenset[str]:
@@ -99,16 +104,28 @@ class HostGuard:
     async def __call__(self, scope, receive, send):
         reason = refusal(scope, self.allowed) if scope["type"] in ("http", "websocket") else None
         if reason is None:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, without_framing(send) if scope["type"] == "http" else send)
         elif scope["type"] == "http":
             body = f"403 Forbidden: {reason}\n".encode()
             await send({"type": "http.response.start", "status": 403,
                         "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                    (b"content-length", str(len(body)).encode())]})
+                                    (b"content-length", str(len(body)).encode()), *NO_FRAMING]})
             await send({"type": "http.response.body", "body": body})
         else:
             await receive()                                         # websocket.connect
             await send({"type": "websocket.close", "code": 1008})   # before accept: the server answers 403
+
+
+def without_framing(send):
+    """`send` with the no-framing headers added to the response's start (replacing any the app set)."""
+    names = {name for name, _ in NO_FRAMING}
+
+    async def send_unframed(message):
+        if message["type"] == "http.response.start":
+            kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+            message = {**message, "headers": [*kept, *NO_FRAMING]}
+        await send(message)
+    return send_unframed
 
 
 def configured_address() -> str | None:

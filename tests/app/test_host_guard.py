@@ -1,5 +1,6 @@
 """The host guard (issue 13, item 5): the app started as the README does refuses a forged Host (DNS
 rebinding) and a foreign Origin, on HTTP and on the websocket, and still serves its own host. Loopback only."""
+import asyncio
 import base64
 import os
 import socket
@@ -9,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app.kit.host_guard import allowed_hosts, refusal, same_origin, split_host
+from app.kit.host_guard import HostGuard, allowed_hosts, refusal, same_origin, split_host
 from tests.browser.app_server import running_app
 
 
@@ -24,12 +25,18 @@ def port_of(url: str) -> int:
 
 
 def get(url: str, path: str = "/", **headers) -> tuple[int, bytes]:
+    status, body, _ = get_with_headers(url, path, **headers)
+    return status, body
+
+
+def get_with_headers(url: str, path: str = "/", **headers):
+    """(status, body, response headers) of a GET."""
     request = urllib.request.Request(url + path, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
+            return response.status, response.read(), response.headers
     except urllib.error.HTTPError as err:
-        return err.code, err.read()
+        return err.code, err.read(), err.headers
 
 
 def websocket_upgrade(port: int, host: str, origin: str | None = None) -> str:
@@ -75,6 +82,36 @@ def test_a_foreign_origin_is_refused_on_the_websocket_and_on_http(app_url, origi
     origin = origin.format(port=port, other=port + 1)
     assert " 403 " in websocket_upgrade(port, f"127.0.0.1:{port}", origin)
     assert get(app_url, "/", Origin=origin)[0] == 403
+
+
+@pytest.mark.parametrize("path, host", [("/", None), ("/paper_lab", None), ("/_stcore/health", None),
+                                        ("/_stcore/host-config", None), ("/spring/_stcore/health", None),
+                                        ("/", "evil.example")])
+def test_every_response_forbids_framing(app_url, path, host):
+    """Issue 24, item 8: a foreign page loaded /paper_lab in an invisible iframe with a live websocket. Every
+    answer (the page, the endpoints, a 404, a refusal) now tells the browser not to frame it."""
+    status, _, headers = get_with_headers(app_url, path, **({"Host": host} if host else {}))
+    assert headers["X-Frame-Options"] == "DENY", (path, status)
+    assert headers["Content-Security-Policy"] == "frame-ancestors 'none'", (path, status)
+
+
+def test_the_guard_replaces_framing_headers_the_app_set():
+    """One X-Frame-Options, ours, whatever the app behind the guard sent."""
+    sent = []
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"X-Frame-Options", b"SAMEORIGIN"), (b"content-type", b"text/html")]})
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "headers": [(b"host", b"localhost:8501")]}
+    asyncio.run(HostGuard(app, frozenset({"localhost"}))(scope, None, send))
+    headers = [(k.lower(), v) for k, v in sent[0]["headers"]]
+    assert [v for k, v in headers if k == b"x-frame-options"] == [b"DENY"]
+    assert (b"content-security-policy", b"frame-ancestors 'none'") in headers
+    assert (b"content-type", b"text/html") in headers
 
 
 # -- the rules, without a server -------------------------------------------------------------------------
