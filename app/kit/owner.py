@@ -2,24 +2,55 @@
 
 It lives in the URL, so a reload of the tab keeps driving its run; share links leave it out, so whoever opens a
 shared run only reads it. Every live page (Train live, and any page that starts runs) asks `owner_token()`.
+
+The server issues the token, signed (`lcsm_core.tokens`): a link's `?owner=` is honoured only when this server
+signed it, so a crafted link cannot hand a learner a token someone else knows (issue 24, item 3). A token the
+server did not sign is ignored with a note; the tab gets a fresh one. `issued_token` does the same for the
+learner token of progress (app/kit/progress.py).
 """
 from __future__ import annotations
 
-import re
-import uuid
+import secrets
 
 import streamlit as st
 
-OWNER_TOKEN = re.compile(r"[0-9a-f]{32}")
+from lcsm_core import tokens
+from lcsm_core.training.store_faults import store_fault_message
+
+from .literal import literal
+
+OWNER_TOKEN = tokens.TOKEN_SHAPE
 SESSION_KEY = "train_live_session"
+NOT_ISSUED = {
+    "owner": "so this tab got its own: it can read the runs a link shows, but drives only the runs it starts.",
+    "learner": "so this tab keeps a score of its own (a score link works only in the tab that made it).",
+}
 
 
 def owner_token() -> str:
-    """The tab's token: the link's `?owner=` when well formed, else a fresh one, written back to the URL."""
-    if SESSION_KEY not in st.session_state:
-        value = st.query_params.get("owner", "")
-        st.session_state[SESSION_KEY] = value if OWNER_TOKEN.fullmatch(value) else uuid.uuid4().hex
-    token = st.session_state[SESSION_KEY]
-    if st.query_params.get("owner") != token:
-        st.query_params["owner"] = token
+    """The tab's token: the link's `?owner=` when this server signed it, else a fresh one, written back to the URL."""
+    return issued_token("owner", SESSION_KEY, "owner")
+
+
+def issued_token(param: str, session_key: str, purpose: str) -> str:
+    """The tab's token for `purpose`, kept in `st.session_state[session_key]` and in the URL's `?param=` on every
+    run: the link's when the server signed it for `purpose`; else a fresh signed one, with a note on the page
+    when the link carried a token the server did not sign. A server that cannot keep its key (a store fault)
+    gives a tab-only token and says so."""
+    if session_key not in st.session_state:
+        value = st.query_params.get(param, "")
+        try:
+            token = value if tokens.verify(value, purpose) else tokens.mint(purpose)
+        except OSError as why:
+            token = secrets.token_hex(32)                 # the shape of a signed one, signed by nobody
+            st.warning(f"{store_fault_message(why) or why} This tab's {purpose} token lasts until it is closed.",
+                       icon="💾")
+        else:
+            if value and token != value:
+                st.info(f"This link's {purpose} token {literal(value)} was not issued by this server, "
+                        + NOT_ISSUED[purpose], icon="🔑")
+        st.session_state[session_key] = token
+    token = st.session_state[session_key]
+    if st.query_params.get(param) != token:
+        st.query_params[param] = token
     return token

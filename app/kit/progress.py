@@ -1,30 +1,30 @@
 """A tab's score: which exercises and challenges the learner solved, per lesson and across lessons.
 
-What was solved belongs to the tab's learner token (`?learner=` in the URL, made on the tab's first page, as
-Train live's `?owner=`): each right answer is written to the run store's file (`lcsm_core.progress_store`) and
-read back when a session starts, so a reload, a typed link carrying the token or a reconnect to another web
-process finds the score again. A teacher's link carries no token: whoever opens it gets a fresh one (its own
-score). `?class=CODE` joins the tab to a teacher's class (`app.kit.class_join`). The counts are against the
-lesson files as they are now: an exercise a teacher removed no longer counts.
+What was solved belongs to the tab's learner token (`?learner=` in the URL, made and signed by the server on the
+tab's first page, as Train live's `?owner=`): each right answer is written to the run store's file
+(`lcsm_core.progress_store`) and read back when a session starts, so a reload, a typed link carrying the token
+or a reconnect to another web process finds the score again. A teacher's link carries no token: whoever opens
+it gets a fresh one (its own score). `?class=CODE` joins the tab to a teacher's class (`app.kit.class_join`).
+The counts are against the lesson files as they are now: an exercise a teacher removed no longer counts.
 """
 from __future__ import annotations
 
-import re
 import sqlite3
-import uuid
 from dataclasses import dataclass
 
 import streamlit as st
 
 from lcsm_core.progress_store import ProgressStore, StoreFile
+from lcsm_core.tokens import TOKEN_SHAPE
 from lcsm_core.training.store import default_db_path
 
 from .class_join import CLASS_KEY, keep_class
 from .lesson_text import LessonText
+from .owner import issued_token
 
 KINDS = ("exercise", "challenge")
 LEARNER_PARAM, LEARNER_KEY, LOADED_KEY = "learner", "progress.learner", "progress.loaded"
-LEARNER_TOKEN = re.compile(r"[0-9a-f]{32}")
+LEARNER_TOKEN = TOKEN_SHAPE
 _FILES: dict[str, StoreFile] = {}                       # one connection per store file per process
 
 
@@ -37,14 +37,10 @@ def store_file() -> StoreFile:
 
 
 def learner_token() -> str:
-    """This tab's learner token: from the link when it carries a well-formed one, else a fresh one; kept in the
-    session and put back in the URL on every run (the navigation drops a page's query)."""
-    if LEARNER_KEY not in st.session_state:
-        value = st.query_params.get(LEARNER_PARAM, "")
-        st.session_state[LEARNER_KEY] = value if LEARNER_TOKEN.fullmatch(value) else uuid.uuid4().hex
-    token = st.session_state[LEARNER_KEY]
-    if st.query_params.get(LEARNER_PARAM) != token:
-        st.query_params[LEARNER_PARAM] = token
+    """This tab's learner token: from the link when the server signed it, else a fresh signed one (a forged one
+    must not read or write someone else's score); kept in the session and put back in the URL on every run (the
+    navigation drops a page's query)."""
+    token = issued_token(LEARNER_PARAM, LEARNER_KEY, "learner")     # signed by the server: a link cannot pick one
     try:
         keep_class(token, store_file)
     except (sqlite3.Error, OSError):                     # no store file: the tab keeps its score alone

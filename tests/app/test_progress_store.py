@@ -5,6 +5,7 @@ import sqlite3
 
 import pytest
 
+from lcsm_core import tokens
 from lcsm_core.class_store import CLASS_CODE, ClassStore
 from lcsm_core.progress_store import ProgressStore, StoreFile
 from lcsm_core.training.store import owner_hash
@@ -74,7 +75,7 @@ def exercises_heading(at) -> str:
 def test_a_reload_or_a_typed_link_with_the_token_keeps_what_was_solved(data_dir):
     at = open_page("spring")
     token = url_value(at, "learner")
-    assert len(token) == 32 and "0 of 3 solved" in exercises_heading(at)
+    assert tokens.verify(token, "learner") and "0 of 3 solved" in exercises_heading(at)
     solve_spring_exercise(at)
     assert "1 of 3 solved" in exercises_heading(at)
     reloaded = open_page("spring", {"learner": token, "m": "2"})                # a fresh session, the tab's URL

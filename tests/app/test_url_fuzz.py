@@ -148,10 +148,10 @@ def test_classroom_parameters_fall_back_with_literal_notes(page, query, challeng
 
 @settings(max_examples=1500, deadline=None)
 @given(VALUES)
-def test_run_ids_are_1_to_18_ascii_digits_and_owner_tokens_32_hex(raw):
+def test_run_ids_are_1_to_18_ascii_digits_and_owner_tokens_64_hex(raw):
     run = run_id_of(raw)
     assert run is None or (re.fullmatch(r"[0-9]{1,18}", raw) and 0 <= run < 2 ** 63)
-    assert not OWNER_TOKEN.fullmatch(raw) or re.fullmatch(r"[0-9a-f]{32}", raw)
+    assert not OWNER_TOKEN.fullmatch(raw) or re.fullmatch(r"[0-9a-f]{64}", raw)
 
 
 # --- the pages: every parameter hostile at once ------------------------------------------------------------
