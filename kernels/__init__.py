@@ -9,10 +9,11 @@ On CPU the kernels run only under Triton's interpreter: set TRITON_INTERPRET=1 b
 this package is first imported.
 """
 from .chunk import chunk_eligible, run_chunk
+from .delta import run_delta
 from .fused_recurrent import run_fused_recurrent
 from .fused_recurrent_matrix import run_fused_recurrent_matrix
 from .scan import eos_kernel_scan
 from .utils import INTERPRET, Flat
 
-__all__ = ["INTERPRET", "Flat", "chunk_eligible", "eos_kernel_scan", "run_chunk", "run_fused_recurrent",
+__all__ = ["INTERPRET", "Flat", "chunk_eligible", "eos_kernel_scan", "run_chunk", "run_delta", "run_fused_recurrent",
            "run_fused_recurrent_matrix"]

@@ -20,6 +20,14 @@ INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 DOT_PRECISION = "ieee" if INTERPRET else "tf32x3"
 
 
+def operand_dtype(dot_dtype):
+    """The type tl.dot's operands are handed in: the 16-bit tensor-core type on a GPU. The interpreter's
+    bf16 dot multiplies the raw bit patterns, so there the operands are rounded to dot_dtype and widened
+    back to fp32 (same rounding, fp32 products; the interpreter's cast truncates where a GPU rounds)."""
+    import triton.language as tl
+    return tl.float32 if INTERPRET else dot_dtype
+
+
 def num_warps(tile_elements: int) -> int:
     """4 warps for small tiles, 8 from 2048 fp32 elements per tile (keeps k=128 tiles in registers,
     per tests/kernels/compile_check.py on sm_90)."""

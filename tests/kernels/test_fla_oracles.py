@@ -93,3 +93,28 @@ def test_hgrn_matches_fla():
     assert_close(m, m_ref.double(), "m_T", precision=torch.float32)
     for name, a, b in zip(("x", "g"), grads(y, m, [x, gate]), g_ref):
         assert_close(a, b.double(), f"grad {name}", precision=torch.float32)
+
+
+@pytest.mark.parametrize("impl", ["chunk", "fused_recurrent"])
+def test_structured_delta_rule_matches_fla(impl):
+    """DeltaNet given as (w, β) to the structured kernels: w = k, β, e = β k, i = v, s = q / sqrt(K)."""
+    from kernels.delta import run_delta
+    naive = fla_naive("delta_rule").delta_rule_recurrence
+    B, H, T, K, V = 1, 2, 70, 5, 7
+    g = torch.Generator().manual_seed(4)
+    q, v = torch.randn(B, H, T, K, generator=g), torch.randn(B, H, T, V, generator=g)
+    k = torch.nn.functional.normalize(torch.randn(B, H, T, K, generator=g), dim=-1)
+    beta = torch.rand(B, H, T, generator=g)
+    leaves = [x.requires_grad_() for x in (q, k, v, beta)]
+    y_ref, m_ref = naive(q, k, v, beta, output_final_state=True)
+    g_ref = grads(y_ref, m_ref, leaves)
+
+    def flat(x):
+        return x.reshape(B * H, T, *x.shape[3:])
+
+    y, m = run_delta(flat(v), flat(beta[..., None] * k), flat(k), flat(beta), flat(q * K ** -0.5), impl=impl)
+    y, m = y.reshape(B, H, T, V), m.reshape(B, H, K, V)
+    assert_close(y, y_ref.double(), "y", precision=torch.float32)
+    assert_close(m, m_ref.double(), "m_T", precision=torch.float32)
+    for name, a, b in zip(("q", "k", "v", "beta"), grads(y, m, leaves), g_ref):
+        assert_close(a, b.double(), f"grad {name}", precision=torch.float32)

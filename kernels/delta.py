@@ -1,0 +1,305 @@
+"""Structured delta rule (DeltaNet / FWP, M1, M2): the oscillation o_t = I − β_t w_t w_tᵀ arrives as its
+parts (w_t, β_t), never as a k×k matrix per step.
+
+    m_t = m_{t−1} − β_t w_t (w_tᵀ m_{t−1}) + e_t i_tᵀ          y_t = m_tᵀ s_t
+
+(DeltaNet: w = key, e = β key, i = value, s = query.) Two forward kernels, one backward:
+
+- fused recurrent: one program holds a (k, BV) slice of m in fp32 registers and walks the sequence once;
+  per step it reads four k-vectors and a scalar instead of a k×k matrix (inference, short sequences).
+- chunked (WY/UT form, training): inside a chunk of C steps starting from memory H, unrolling the step gives
+  m_t = H + Σ_{j≤t} (w_j x_jᵀ + e_j i_jᵀ) with x_j = −β_j m_{j−1}ᵀ w_j, i.e. for the chunk's rows
+      (I + diag(β) tril₋(W Wᵀ)) X = −diag(β) (W H + tril₋(W Eᵀ) V)
+  (tril₋: strictly lower). With Tinv the inverse of the unit lower-triangular matrix on the left,
+      X = −(P H + G V),  P = Tinv diag(β) W  (C×k),  G = Tinv diag(β) tril₋(W Eᵀ)  (C×C)
+      Y = S H + tril(S Wᵀ) X + tril(S Eᵀ) V,       H' = H + Wᵀ X + Eᵀ V.
+  `_prep` builds P, G and the two score matrices for every chunk in parallel (they do not depend on the
+  values, so once per chunk, shared by every value block); `_state` walks the chunks in order holding a
+  (k, BV) slice of H, every line a tensor-core matmul (operands in the inputs' 16-bit dtype with fp32
+  accumulation; fp32 inputs use DOT_PRECISION).
+- backward (both forwards): the forwards save the memory every CK steps (the chunked one at every chunk
+  start); the backward recomputes a segment's memories into a per-program scratch buffer, then runs the
+  adjoint step, last step first (o_t is symmetric, so dm_{t−1} = dm_t − β_t w_t (w_tᵀ dm_t)):
+      dβ_t = −Σ_d (w_tᵀ dm_t)(w_tᵀ m_{t−1}),  dw_t = −β_t (dm_t (m_{t−1}ᵀ w_t) + m_{t−1} (dm_tᵀ w_t)).
+  A chunked WY backward of the chunked forward's shape is the next step (benchmarks/results/kernels-design.md).
+"""
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+from torch.autograd.function import once_differentiable
+
+from .utils import DOT_PRECISION, check_checkpoint, check_device, next_pow2, num_warps, operand_dtype
+
+CHUNK = 64   # the chunked form's C: four 16-row tensor-core tiles
+
+
+@triton.jit
+def delta_fused_fwd_kernel(
+    i, e, w, beta, s, m0, y, mT, ck,
+    T, K, D, NC,
+    BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr, HAS_M0: tl.constexpr, SAVE: tl.constexpr,
+):
+    # batch on grid dim 0 (no 65535 cap); int64 offsets for long sequences of wide states
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    ok = tl.arange(0, BK)
+    ov = i_v * BV + tl.arange(0, BV)
+    mk, mv = ok < K, ov < D
+    mkv = mk[:, None] & mv[None, :]
+    p_kv = ok[:, None] * D + ov[None, :]
+    b_m = tl.zeros([BK, BV], dtype=tl.float32)
+    if HAS_M0:
+        b_m += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
+    for t in range(T):
+        if SAVE:
+            if t % CK == 0:   # memory before step t: where the backward restarts
+                tl.store(ck + (i_b * NC + t // CK) * K * D + p_kv, b_m, mask=mkv)
+        b_w = tl.load(w + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+        b_e = tl.load(e + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+        b_s = tl.load(s + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+        b_i = tl.load(i + (i_b * T + t) * D + ov, mask=mv, other=0.).to(tl.float32)
+        b_beta = tl.load(beta + i_b * T + t).to(tl.float32)
+        b_u = tl.sum(b_w[:, None] * b_m, 0)                                   # wᵀ m   (BV)
+        b_m = b_m - (b_beta * b_w)[:, None] * b_u[None, :] + b_e[:, None] * b_i[None, :]
+        tl.store(y + (i_b * T + t) * D + ov, tl.sum(b_m * b_s[:, None], 0), mask=mv)
+    tl.store(mT + i_b * K * D + p_kv, b_m, mask=mkv)
+
+
+@triton.jit
+def delta_bwd_kernel(
+    i, e, w, beta, s, ck, dy, dmT, sc,
+    di, de, dw, dbeta, ds, dm0,
+    T, K, D, B, NC,
+    BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr, HAS_M0: tl.constexpr,
+):
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    NV = tl.num_programs(1)
+    ok = tl.arange(0, BK)
+    ov = i_v * BV + tl.arange(0, BV)
+    mk, mv = ok < K, ov < D
+    mkv = mk[:, None] & mv[None, :]
+    p_kv = ok[:, None] * D + ov[None, :]
+    p_sc = (i_b * NV + i_v) * (CK + 1) * BK * BV + ok[:, None] * BV + tl.arange(0, BV)[None, :]
+
+    b_dm = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
+    for i_c in range(NC):
+        c = NC - 1 - i_c
+        t0 = c * CK
+        L = tl.minimum(CK, T - t0)
+        tl.debug_barrier()   # the previous segment's reads of the scratch are done before it is rewritten
+        b_m = tl.load(ck + (i_b * NC + c) * K * D + p_kv, mask=mkv, other=0.)
+        tl.store(sc + p_sc, b_m)
+        for j in range(L):   # recompute m_{t0+1}, ..., m_{t0+L} into slots 1..L
+            t = t0 + j
+            b_w = tl.load(w + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+            b_e = tl.load(e + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+            b_i = tl.load(i + (i_b * T + t) * D + ov, mask=mv, other=0.).to(tl.float32)
+            b_beta = tl.load(beta + i_b * T + t).to(tl.float32)
+            b_u = tl.sum(b_w[:, None] * b_m, 0)
+            b_m = b_m - (b_beta * b_w)[:, None] * b_u[None, :] + b_e[:, None] * b_i[None, :]
+            tl.store(sc + p_sc + (j + 1) * BK * BV, b_m)
+        tl.debug_barrier()   # each thread reads back its own writes; the barrier keeps that true
+        for jj in range(L):  # the adjoint step, last step first; b_m holds m_t
+            j = L - 1 - jj
+            t = t0 + j
+            b_w = tl.load(w + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+            b_e = tl.load(e + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+            b_s = tl.load(s + (i_b * T + t) * K + ok, mask=mk, other=0.).to(tl.float32)
+            b_i = tl.load(i + (i_b * T + t) * D + ov, mask=mv, other=0.).to(tl.float32)
+            b_dy = tl.load(dy + (i_b * T + t) * D + ov, mask=mv, other=0.).to(tl.float32)
+            b_beta = tl.load(beta + i_b * T + t).to(tl.float32)
+            b_p = tl.load(sc + p_sc + j * BK * BV)                   # m_{t-1}
+            p_gk = ((i_v * B + i_b) * T + t) * K + ok                  # partial over d-blocks
+            b_dm += b_s[:, None] * b_dy[None, :]                       # y_t = m_tᵀ s_t
+            tl.store(ds + p_gk, tl.sum(b_m * b_dy[None, :], 1), mask=mk)
+            tl.store(de + p_gk, tl.sum(b_dm * b_i[None, :], 1), mask=mk)
+            tl.store(di + (i_b * T + t) * D + ov, tl.sum(b_dm * b_e[:, None], 0), mask=mv)
+            b_u = tl.sum(b_w[:, None] * b_p, 0)                        # wᵀ m_{t-1}
+            b_g = tl.sum(b_w[:, None] * b_dm, 0)                       # wᵀ dm_t
+            tl.store(dbeta + (i_v * B + i_b) * T + t, -tl.sum(b_g * b_u, 0))
+            tl.store(dw + p_gk, -b_beta * (tl.sum(b_dm * b_u[None, :], 1) + tl.sum(b_p * b_g[None, :], 1)),
+                     mask=mk)
+            b_dm = b_dm - (b_beta * b_w)[:, None] * b_g[None, :]        # oᵀ dm, o symmetric
+            b_m = b_p
+    if HAS_M0:
+        tl.store(dm0 + i_b * K * D + p_kv, b_dm, mask=mkv)
+
+
+@triton.jit
+def delta_chunk_prep_kernel(
+    e, w, beta, s, P, G, Asw, Ase, T, K,
+    C: tl.constexpr, BK: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
+):
+    # One program per (batch, chunk), all in parallel: the value-independent parts of the WY form.
+    i_b, c = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    ok = tl.arange(0, BK)
+    oc = tl.arange(0, C)
+    ot = c * C + oc
+    mt = ot < T
+    m_tk = mt[:, None] & (ok < K)[None, :]
+    p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
+    p_tc = (i_b * T + ot[:, None]) * C + oc[None, :]
+    b_w = tl.load(w + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+    b_e = tl.load(e + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+    b_s = tl.load(s + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+    b_beta = tl.load(beta + i_b * T + ot, mask=mt, other=0.).to(tl.float32)
+    strict = oc[:, None] > oc[None, :]
+    b_N = -b_beta[:, None] * tl.where(strict, tl.dot(b_w, tl.trans(b_w), input_precision=PREC), 0.)
+    # Tinv = (I − N)⁻¹ by forward substitution: row r of Tinv − I is N_r + N_r (Tinv − I), rows < r final
+    for r in range(1, C):
+        b_row = tl.sum(tl.where(oc[:, None] == r, b_N, 0.), 0)
+        b_row += tl.sum(b_row[:, None] * b_N, 0) * (oc < r)
+        b_N = tl.where(oc[:, None] == r, b_row[None, :], b_N)
+    b_Tb = (b_N + tl.where(oc[:, None] == oc[None, :], 1., 0.)) * b_beta[None, :]   # Tinv diag(β)
+    b_Awe = tl.where(strict, tl.dot(b_w, tl.trans(b_e), input_precision=PREC), 0.)
+    b_P = tl.dot(b_Tb.to(DT).to(OP), b_w, input_precision=PREC)
+    b_G = tl.dot(b_Tb.to(DT).to(OP), b_Awe.to(DT).to(OP), input_precision=PREC)
+    lower = oc[:, None] >= oc[None, :]
+    tl.store(P + p_tk, b_P, mask=m_tk)
+    tl.store(G + p_tc, b_G, mask=mt[:, None])
+    tl.store(Asw + p_tc, tl.where(lower, tl.dot(b_s, tl.trans(b_w), input_precision=PREC), 0.), mask=mt[:, None])
+    tl.store(Ase + p_tc, tl.where(lower, tl.dot(b_s, tl.trans(b_e), input_precision=PREC), 0.), mask=mt[:, None])
+
+
+@triton.jit
+def delta_chunk_state_kernel(
+    i, e, w, s, P, G, Asw, Ase, m0, y, mT, ck,
+    T, K, D, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr,
+    PREC: tl.constexpr,
+    HAS_M0: tl.constexpr, SAVE: tl.constexpr,
+):
+    # One program per (batch, value block) walks the chunks in order with H in fp32 registers.
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    ok = tl.arange(0, BK)
+    ov = i_v * BV + tl.arange(0, BV)
+    oc = tl.arange(0, C)
+    mk, mv = ok < K, ov < D
+    mkv = mk[:, None] & mv[None, :]
+    p_kv = ok[:, None] * D + ov[None, :]
+    b_h = tl.zeros([BK, BV], dtype=tl.float32)
+    if HAS_M0:
+        b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
+    for c in range(NC):
+        if SAVE:
+            tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)
+        ot = c * C + oc
+        mt = ot < T
+        m_tk = mt[:, None] & mk[None, :]
+        m_tv = mt[:, None] & mv[None, :]
+        p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
+        p_tc = (i_b * T + ot[:, None]) * C + oc[None, :]
+        p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+        b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
+        b_w = tl.load(w + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+        b_e = tl.load(e + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+        b_s = tl.load(s + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+        b_P = tl.load(P + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+        b_G = tl.load(G + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP)
+        b_hd = b_h.to(DT).to(OP)
+        b_x = -(tl.dot(b_P, b_hd, input_precision=PREC) + tl.dot(b_G, b_v, input_precision=PREC))
+        b_xd = b_x.to(DT).to(OP)
+        b_y = (tl.dot(b_s, b_hd, input_precision=PREC)
+               + tl.dot(tl.load(Asw + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP), b_xd, input_precision=PREC)
+               + tl.dot(tl.load(Ase + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP), b_v, input_precision=PREC))
+        tl.store(y + p_tv, b_y, mask=m_tv)
+        b_h += tl.dot(tl.trans(b_w), b_xd, input_precision=PREC) + tl.dot(tl.trans(b_e), b_v, input_precision=PREC)
+    tl.store(mT + i_b * K * D + p_kv, b_h, mask=mkv)
+
+
+def _blocks(K: int, D: int):
+    BK = max(16, next_pow2(K))   # tl.dot needs every dim >= 16
+    BV = 16                      # k = 128: a 128×16 slice of m per program stays in registers
+    return BK, BV, triton.cdiv(D, BV)
+
+
+def dot_dtype(x: torch.Tensor):
+    """The tensor-core operand type: the inputs' 16-bit type, else fp32 (matmuls at DOT_PRECISION)."""
+    return {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16}.get(x.dtype, tl.float32)
+
+
+def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: bool):
+    """i (B, T, d), e/w/s (B, T, k), beta (B, T), m0 (B, k, d) or None; contiguous.
+    Returns fp32 y (B, T, d), m_T (B, k, d), the saved memories (B, NC, k, d) and their interval."""
+    B, T, D = i.shape
+    K = e.shape[-1]
+    BK, BV, NV = _blocks(K, D)
+    CK = CHUNK if chunked else checkpoint
+    NC = triton.cdiv(T, CK)
+    f32 = dict(dtype=torch.float32, device=i.device)
+    y = torch.empty(B, T, D, **f32)
+    mT = torch.empty(B, K, D, **f32)
+    ck = torch.empty(B, NC, K, D, **f32) if save else mT
+    if B == 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        return y, mT, ck, CK
+    m0_arg = m0 if m0 is not None else mT
+    if not chunked:
+        delta_fused_fwd_kernel[(B, NV)](i, e, w, beta, s, m0_arg, y, mT, ck, T, K, D, NC, BK=BK, BV=BV, CK=CK,
+                                        HAS_M0=m0 is not None, SAVE=save, num_warps=num_warps(BK * BV))
+        return y, mT, ck, CK
+    DT = dot_dtype(i)
+    OP = operand_dtype(DT)
+    P = torch.empty(B, T, K, **f32)
+    G, Asw, Ase = (torch.empty(B, T, CHUNK, **f32) for _ in range(3))
+    delta_chunk_prep_kernel[(B, NC)](e, w, beta, s, P, G, Asw, Ase, T, K, C=CHUNK, BK=BK, DT=DT, OP=OP,
+                                     PREC=DOT_PRECISION, num_warps=4)
+    delta_chunk_state_kernel[(B, NV)](i, e, w, s, P, G, Asw, Ase, m0_arg, y, mT, ck, T, K, D, NC,
+                                      C=CHUNK, BK=BK, BV=BV, DT=DT, OP=OP, PREC=DOT_PRECISION,
+                                      HAS_M0=m0 is not None, SAVE=save, num_warps=4)
+    return y, mT, ck, CK
+
+
+def delta_bwd(i, e, w, beta, s, has_m0: bool, ck, CK: int, dy, dmT):
+    """fp32 gradients (di, de, dw, dbeta, ds, dm0) from the memories saved every CK steps."""
+    B, T, D = i.shape
+    K = e.shape[-1]
+    BK, BV, NV = _blocks(K, D)
+    NC = triton.cdiv(T, CK)
+    f32 = dict(dtype=torch.float32, device=i.device)
+    di = torch.empty(B, T, D, **f32)
+    de, dw, ds = (torch.empty(NV, B, T, K, **f32) for _ in range(3))
+    dbeta = torch.empty(NV, B, T, **f32)
+    dm0 = torch.empty(B, K, D, **f32)
+    sc = torch.empty(B * NV, CK + 1, BK, BV, **f32)
+    if B > 0:
+        delta_bwd_kernel[(B, NV)](i, e, w, beta, s, ck, dy, dmT, sc, di, de, dw, dbeta, ds, dm0,
+                                  T, K, D, B, NC, BK=BK, BV=BV, CK=CK, HAS_M0=has_m0,
+                                  num_warps=num_warps(BK * BV))
+    return di, de.sum(0), dw.sum(0), dbeta.sum(0), ds.sum(0), (dm0 if has_m0 else None)
+
+
+class DeltaRuleFunction(torch.autograd.Function):
+    """(i, e, w, beta, s, m0) → fp32 (y, m_T); backward through delta_bwd."""
+
+    @staticmethod
+    def forward(ctx, i, e, w, beta, s, m0, chunked, checkpoint):
+        save = any(ctx.needs_input_grad)
+        y, mT, ck, CK = delta_fwd(i, e, w, beta, s, m0, chunked=chunked, checkpoint=checkpoint, save=save)
+        ctx.save_for_backward(i, e, w, beta, s, ck)
+        ctx.CK = CK
+        ctx.m0_dtype = None if m0 is None else m0.dtype
+        return y, mT
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dy, dmT):
+        i, e, w, beta, s, ck = ctx.saved_tensors
+        di, de, dw, dbeta, ds, dm0 = delta_bwd(i, e, w, beta, s, ctx.m0_dtype is not None, ck, ctx.CK,
+                                               dy.float().contiguous(), dmT.float().contiguous())
+        return (di.to(i.dtype), de.to(e.dtype), dw.to(w.dtype), dbeta.to(beta.dtype), ds.to(s.dtype),
+                None if dm0 is None else dm0.to(ctx.m0_dtype), None, None)
+
+
+def run_delta(i, e, w, beta, s, m0=None, *, impl: str = "chunk", checkpoint: int = 32):
+    """Flattened real states: i (B, T, d), e/w/s (B, T, k), beta (B, T), m0 (B, k, d) or None
+    → fp32 y (B, T, d), m_T (B, k, d). impl "chunk" (WY form, training) or "fused_recurrent"."""
+    if impl not in ("chunk", "fused_recurrent"):
+        raise ValueError(f"impl must be 'chunk' or 'fused_recurrent', got {impl!r}")
+    check_device(i, e, w, beta, s, m0)
+    check_checkpoint(checkpoint)
+    if any(x is not None and x.is_complex() for x in (i, e, w, beta, s, m0)):
+        raise ValueError("the delta-rule kernels take real states only")
+    m0 = None if m0 is None else m0.contiguous()
+    return DeltaRuleFunction.apply(i.contiguous(), e.contiguous(), w.contiguous(), beta.contiguous(),
+                                   s.contiguous(), m0, impl == "chunk", checkpoint)
