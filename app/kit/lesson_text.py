@@ -201,10 +201,25 @@ def load_lesson(page: str, directory: Path | None = None) -> LessonText:
     """The lesson whose front matter says `page: <page>`; parses that file alone (LessonFormatError for its
     mistakes — another file's mistakes never reach this page)."""
     path = lesson_file(page, directory)
-    lesson = parse_lesson(path.read_text(encoding="utf-8"))
+    lesson = parse_lesson(_lesson_source(path))
     if lesson.page != page:
         raise LessonFormatError(f"{path.name} says 'page: {lesson.page}', not 'page: {page}'")
     return lesson
+
+
+def _lesson_source(path: Path) -> str:
+    """A lesson file's text; LessonFormatError, in a teacher's words, for a file that is not UTF-8 text or not a
+    file at all (a folder named like one, a dangling link): only its own page says so (issue 24, item 5)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as why:
+        line = why.object[:why.start].count(b"\n") + 1
+        raise LessonFormatError(f"{path.name} is not UTF-8 text (byte 0x{why.object[why.start]:02x} on line {line}): "
+                                "save it as UTF-8 in the editor") from None
+    except IsADirectoryError:
+        raise LessonFormatError(f"{path.name} is a folder, not a lesson file: rename or remove it") from None
+    except OSError as why:
+        raise LessonFormatError(f"{path.name} cannot be read ({why.strerror or why})") from None
 
 
 def lesson_pages(directory: Path | None = None) -> list[str]:

@@ -30,7 +30,7 @@ def cached_lesson(page: str, fallback_title: str = "") -> LessonText:
     """
     try:
         return read_lesson(page)
-    except (LessonFormatError, FileNotFoundError) as why:
+    except (LessonFormatError, OSError, UnicodeError) as why:     # not UTF-8, a folder: this page alone says so
         st.error(f"The lesson text for this page could not be read: {why}", icon="📄")
         return LessonText(page=page, title=fallback_title or page, objectives=(), body="", exercises=())
 
@@ -44,7 +44,15 @@ def read_lesson(page: str, stamp: int | None = None) -> LessonText:
 
 def files_stamp() -> int:
     """The newest modification time of the lesson files: a cache key that changes with any teacher's edit."""
-    return max((f.stat().st_mtime_ns for f in lesson_text.lesson_files(lesson_text.LESSONS_DIR)), default=0)
+    return max((_modified_ns(f) for f in lesson_text.lesson_files(lesson_text.LESSONS_DIR)), default=0)
+
+
+def _modified_ns(path: Path) -> int:
+    """A lesson file's modification time; a dangling link's own (its page says it cannot be read, no other)."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return path.lstat().st_mtime_ns
 
 
 @cached(store="small")
@@ -65,7 +73,7 @@ def every_lesson_progress() -> list[LessonProgress]:
     for page in _pages(str(lesson_text.LESSONS_DIR), stamp):
         try:
             rows.append(lesson_progress(page, read_lesson(page, stamp)))
-        except (LessonFormatError, FileNotFoundError):
+        except (LessonFormatError, OSError, UnicodeError):
             rows.append(lesson_progress(page, None))
     return rows
 
