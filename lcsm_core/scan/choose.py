@@ -45,12 +45,17 @@ class ScanShape:
     sequences: int = 1
     growing: bool = False
     cuda: bool = False
+    structure: str = "dense"     # "outer" / "delta": a structured o (structured.py), given by its factors
 
 
 def shape_of(inp: ScanInputs) -> ScanShape:
     """The chooser's view of validated inputs. Reads o's values (one |o| > 1 check) only for a small static
     o on a CPU, where it costs microseconds."""
     o = inp.o
+    if inp.structure != "dense":
+        rows, cols = (inp.k, inp.d) if inp.structure == "outer" else (inp.k, inp.k)
+        return ScanShape(psi=inp.psi, T=inp.T, k=inp.k, d=inp.d, o_rows=rows, o_cols=cols,
+                         sequences=math.prod(inp.batch), cuda=inp.i.is_cuda, structure=inp.structure)
     small_static = o.shape[-3] == 1 and not o.is_cuda and o.numel() <= SMALL_STEP
     growing = small_static and bool((o.abs() > 1).any())
     rows, cols = (o.shape[-2], o.shape[-1]) if inp.psi == "elementwise" else (inp.k, inp.k)

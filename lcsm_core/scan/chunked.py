@@ -51,6 +51,8 @@ def join_blocks(y: torch.Tensor, T: int) -> torch.Tensor:
 
 
 def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
+    if inp.structure != "dense":
+        inp = inp.densified()
     C = min(chunk_size, inp.T)
     i, e, o, s = common_dtype(inp)
     batch = inp.batch

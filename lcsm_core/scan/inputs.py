@@ -5,9 +5,12 @@ bad shape gets the same clear message whichever form was asked for.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
+
+from . import structured
+from .structured import is_structured
 
 PSI_CHOICES = ("elementwise", "matrix")
 
@@ -18,6 +21,7 @@ class ScanInputs:
 
     i (..., T, d)   e (..., T, k)   s (..., T, k)
     o elementwise: (..., T|1, k|1, d|1)   matrix: (..., T|1, k, k)
+      or a structured o (structured.py: Outer, DeltaRule) in the layout `structured.normalize` gives.
     batch: the broadcast leading shape `...`.
     """
 
@@ -33,9 +37,20 @@ class ScanInputs:
 
     @property
     def state_dtype(self) -> torch.dtype:
-        dt = torch.promote_types(torch.promote_types(self.i.dtype, self.e.dtype),
-                                 torch.promote_types(self.o.dtype, self.s.dtype))
+        dt = torch.promote_types(self.i.dtype, torch.promote_types(self.e.dtype, self.s.dtype))
+        for factor in structured.factors(self.o):
+            dt = torch.promote_types(dt, factor.dtype)
         return dt
+
+    @property
+    def structure(self) -> str:
+        """"dense", "outer" or "delta"."""
+        return {structured.Outer: "outer", structured.DeltaRule: "delta"}.get(type(self.o), "dense")
+
+    def densified(self) -> "ScanInputs":
+        """The same scan with a structured o built as its dense tensor (what a form without a structured path
+        runs)."""
+        return replace(self, o=structured.dense(self.o)) if is_structured(self.o) else self
 
 
 def _check_tensor(name: str, x, min_ndim: int, expected: str) -> torch.Tensor:
@@ -72,9 +87,10 @@ def prepare(i, e, o, s, psi: str) -> ScanInputs:
     i = _check_tensor("i", i, 2, "(..., T, d)")
     e = _check_tensor("e", e, 2, "(..., T, k)")
     s = _check_tensor("s", s, 2, "(..., T, k)")
-    o = _check_tensor("o", _oscillation_tensor(o, i), 0, "(..., T, k, d)")
     T, d = i.shape[-2], i.shape[-1]
     k = e.shape[-1]
+    if not is_structured(o):
+        o = _check_tensor("o", _oscillation_tensor(o, i), 0, "(..., T, k, d)")
     if T < 1:
         raise ValueError(f"i must have at least one time step, got shape {tuple(i.shape)}")
     if e.shape[-2] != T or s.shape[-2] != T:
@@ -83,11 +99,15 @@ def prepare(i, e, o, s, psi: str) -> ScanInputs:
         raise ValueError(f"s must have shape (..., T, k) with k={k} (from e), got {tuple(s.shape)}")
     if d < 1 or k < 1:
         raise ValueError(f"k and d must be at least 1, got k={k}, d={d}")
-    devices = {t.device for t in (i, e, o, s)}
+    devices = {t.device for t in (i, e, s)}
     if len(devices) > 1:
         raise ValueError(f"i, e, o, s must be on one device, got {sorted(map(str, devices))}")
 
-    if psi == "elementwise":
+    if is_structured(o):
+        o = structured.normalize(o, psi, i, T, k, d)
+    elif o.device != i.device:
+        raise ValueError(f"i, e, o, s must be on one device, got {sorted(map(str, devices | {o.device}))}")
+    elif psi == "elementwise":
         if o.ndim <= 2:  # static parameter: scalar, (k, d), (k, 1), (1, d)
             o = o.reshape((1, 1) if o.ndim == 0 else (1,) * (2 - o.ndim) + tuple(o.shape))
             o = o.unsqueeze(0)  # (1, k|1, d|1)
@@ -102,12 +122,29 @@ def prepare(i, e, o, s, psi: str) -> ScanInputs:
             raise ValueError(f"with psi='matrix', o must have shape (..., T, k, k) = (..., {T}, {k}, {k}) "
                              f"or a static (k, k), got {tuple(o.shape)}")
     try:
-        batch = torch.broadcast_shapes(i.shape[:-2], e.shape[:-2], s.shape[:-2], o.shape[:-3])
+        batch = torch.broadcast_shapes(i.shape[:-2], e.shape[:-2], s.shape[:-2], structured.leading_shape(o))
     except RuntimeError:
+        o_shapes = " x ".join(str(tuple(f.shape)) for f in structured.factors(o))
         raise ValueError(
             f"leading (batch/head) dims do not broadcast: i {tuple(i.shape)}, e {tuple(e.shape)}, "
-            f"o {tuple(o.shape)}, s {tuple(s.shape)}") from None
+            f"o {o_shapes}, s {tuple(s.shape)}") from None
+    check_finite({"i": i, "e": e, "o": o, "s": s})
     return ScanInputs(i=i, e=e, o=o, s=s, psi=psi, batch=tuple(batch), T=T, k=k, d=d)
+
+
+def check_finite(named: dict) -> None:
+    """The NaN/inf policy: refused, naming the state. A NaN or inf state would make every later output and
+    memory NaN with nothing saying where it came from. One reduction per tensor and a single sync. (Outputs
+    can still overflow from finite inputs when |o| > 1: that growth is the model's, and shows as inf.)"""
+    tensors = [(name, t) for name, value in named.items() for t in structured.factors(value)]
+    flags = [torch.isfinite(t).all() for _, t in tensors if t.numel()]
+    if not flags or bool(torch.stack(flags).all()):
+        return
+    for name, t in tensors:
+        if t.numel() and not bool(torch.isfinite(t).all()):
+            bad = "NaN" if bool(torch.isnan(t).any()) else "inf"
+            raise ValueError(f"{name} holds {bad} values: every output after the first such step would be "
+                             f"NaN; check what produced {name}")
 
 
 def check_initial_state(m0, inp: ScanInputs) -> torch.Tensor | None:
@@ -122,6 +159,14 @@ def check_initial_state(m0, inp: ScanInputs) -> torch.Tensor | None:
     except RuntimeError:
         raise ValueError(f"initial_state leading dims {tuple(m0.shape[:-2])} "
                          f"do not broadcast with {inp.batch}") from None
+    state = inp.state_dtype
+    if not (m0.is_floating_point() or m0.is_complex()) or torch.promote_types(m0.dtype, state) != state:
+        # A complex m0 with real states would lose its imaginary part, a float64 one its precision: refuse.
+        raise ValueError(f"initial_state has dtype {m0.dtype}, which the memory's dtype {state} (from i, e, o, s) "
+                         f"cannot hold without loss; pass initial_state.to({state}) or states of dtype {m0.dtype}")
+    if m0.device != inp.i.device:
+        raise ValueError(f"initial_state must be on the device of i ({inp.i.device}), got {m0.device}")
+    check_finite({"initial_state": m0})
     return m0
 
 

@@ -12,14 +12,14 @@ from typing import Literal
 import torch
 from torch import nn
 
-from ..scan import eos_scan
+from ..scan import eos_scan, prepare
+from ..scan.structured import is_structured
 from .oscillation import OscillationShape
 from .sizes import check_layer_size
 
 Layout = Literal["sequence", "channels"]
 
 
-@dataclass
 class EOSStates:
     """The four EOS states of a layer for one input batch.
 
@@ -27,14 +27,26 @@ class EOSStates:
     layout "channels": one small system per channel (or output head) c as a leading
     dim: i (B|1, C, T, d), e/s (B|1, C, T, k), o (B|1, C, T|1, ...); y (B, C, T, 1)
     is read back as (B, T, C).
+
+    A layer may declare o structured (`lcsm_core.scan.structured`: Outer, DeltaRule): `scan_o` is what it
+    declared and what `eos_scan` gets, unexpanded; `o` is the dense tensor it stands for, built only when a
+    reader asks (the EOS view, eigenvalues), never on the training path.
     """
 
-    i: torch.Tensor
-    e: torch.Tensor
-    o: torch.Tensor
-    s: torch.Tensor
-    psi: str = "elementwise"
-    layout: Layout = "sequence"
+    def __init__(self, i: torch.Tensor, e: torch.Tensor, o, s: torch.Tensor, psi: str = "elementwise",
+                 layout: Layout = "sequence"):
+        self.i, self.e, self.s, self.psi, self.layout = i, e, s, psi, layout
+        self.scan_o = o
+        self._dense_o = None if is_structured(o) else o
+
+    @property
+    def o(self) -> torch.Tensor:
+        if self._dense_o is None:
+            self._dense_o = prepare(self.i, self.e, self.scan_o, self.s, self.psi).densified().o
+        return self._dense_o
+
+    def __repr__(self) -> str:
+        return f"EOSStates(psi={self.psi!r}, layout={self.layout!r}, o={type(self.scan_o).__name__})"
 
 
 @dataclass(frozen=True)
@@ -78,7 +90,7 @@ class EOSLayer(nn.Module):
     def mix(self, x: torch.Tensor, st: EOSStates | None = None) -> torch.Tensor:
         """The EOS part alone: y (B, T, d)."""
         st = self.states(x) if st is None else st
-        y = eos_scan(st.i, st.e, st.o, st.s, psi=st.psi, form=self.form, chunk_size=self.chunk_size)
+        y = eos_scan(st.i, st.e, st.scan_o, st.s, psi=st.psi, form=self.form, chunk_size=self.chunk_size)
         if st.layout == "channels":
             y = y.squeeze(-1).transpose(-1, -2)                # (B, C, T, 1) -> (B, T, C)
         return y
@@ -88,6 +100,9 @@ class EOSLayer(nn.Module):
         silent cast would drop the precision the caller asked for (use layer.double() for float64)."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"x must have shape (B, T, d_model={self.d_model}), got {tuple(getattr(x, 'shape', ()))}")
+        if x.shape[1] < 1:
+            raise ValueError(f"x must have at least one time step: shape (B, T ≥ 1, d_model={self.d_model}), "
+                             f"got {tuple(x.shape)}")
         if not x.is_floating_point():
             hint = "" if x.is_complex() else "; an EOS layer reads embeddings, not token ids (embed them first)"
             raise ValueError(f"x must be a real floating tensor (B, T, d_model), got dtype {x.dtype}{hint}")

@@ -12,6 +12,7 @@ from torch import nn
 
 from ..activations import activation
 from ..codes import ModelCode, parse_code
+from ..scan.structured import Outer
 from .base import EOSLayer, EOSStates, VariantInfo, alibi_decays, check_tau, data_dependent_decay, linear
 from .oscillation import Oscillation, OscillationShape
 from .registry import VARIANT_CLASSES
@@ -115,8 +116,9 @@ class CodedLayer(EOSLayer):
             else None
         init_gates(self, parts)
 
-    def oscillation(self, x: torch.Tensor) -> torch.Tensor:
-        """o broadcastable to (B, T, k, d)."""
+    def oscillation(self, x: torch.Tensor):
+        """o broadcastable to (B, T, k, d): a tensor, or `Outer(k_part, d_part)` when both axes carry a gate
+        (codes 1, 8, 9), so the scan gets two vectors per step instead of a (B, T, k, d) tensor."""
         k, d = self.expand_dim, self.d_model
         if self.code.o == 10:
             return torch.ones(1, 1, dtype=x.dtype, device=x.device)
@@ -124,19 +126,28 @@ class CodedLayer(EOSLayer):
             theta = self.phase.to(x.dtype)
             return torch.polar(torch.ones_like(theta), theta).unsqueeze(-1)        # (k, 1) complex
         static = lambda r: torch.exp(-torch.exp(r)).to(x.dtype)
-        o = torch.ones(1, 1, dtype=x.dtype, device=x.device)
-        if self.rate_kd is not None:
-            o = o * static(self.rate_kd)                                           # (k, d)
+        along_k, along_d = None, None                                              # (k,) / (B, T, k); (d,) / ...
+        times = lambda a, b: b if a is None else a * b
         if self.rate_k is not None:
-            o = o * static(self.rate_k).unsqueeze(-1)                              # (k, 1)
-        if self.rate_d is not None:
-            o = o * static(self.rate_d).unsqueeze(0)                               # (1, d)
+            along_k = static(self.rate_k)
         if self.gate_k is not None:
-            o = o * data_dependent_decay(self.gate_k(x), self.tau).unsqueeze(-1)   # (B, T, k, 1)
+            along_k = times(along_k, data_dependent_decay(self.gate_k(x), self.tau))
+        if self.rate_d is not None:
+            along_d = static(self.rate_d)
         if self.gate_d is not None:
-            o = o * data_dependent_decay(self.gate_d(x), self.tau).unsqueeze(-2)   # (B, T, 1, d)
+            along_d = times(along_d, data_dependent_decay(self.gate_d(x), self.tau))
+        full = None                                                                # (k, d) / (B, T, k, d)
+        if self.rate_kd is not None:
+            full = static(self.rate_kd)
         if self.gate_kd is not None:
-            o = o * data_dependent_decay(self.gate_kd(x), self.tau).unflatten(-1, (k, d))
+            full = times(full, data_dependent_decay(self.gate_kd(x), self.tau).unflatten(-1, (k, d)))
+        if full is None and along_k is not None and along_d is not None:
+            return Outer(along_k, along_d)
+        o = torch.ones(1, 1, dtype=x.dtype, device=x.device) if full is None else full
+        if along_k is not None:
+            o = o * along_k.unsqueeze(-1)                                          # (…, k, 1)
+        if along_d is not None:
+            o = o * along_d.unsqueeze(-2)                                          # (…, 1, d)
         return o
 
     def states(self, x):

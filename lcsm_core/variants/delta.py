@@ -4,16 +4,11 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from ..scan.structured import DeltaRule
 from .attention import QKVLayer
 from .base import EOSStates, VariantInfo, linear
 from .oscillation import cols_d, qkv, rows_k
 from .registry import register
-
-
-def householder_like(k: torch.Tensor, beta: torch.Tensor | float = 1.0) -> torch.Tensor:
-    """I − β k kᵀ. k (..., n), beta (..., 1) or scalar -> (..., n, n)."""
-    eye = torch.eye(k.shape[-1], dtype=k.dtype, device=k.device)
-    return eye - (beta if isinstance(beta, float) else beta.unsqueeze(-1)) * k.unsqueeze(-1) * k.unsqueeze(-2)
 
 
 @register
@@ -36,7 +31,7 @@ class DeltaNet(QKVLayer):
 
     def states(self, x):
         q, k, v, beta = self.keys(x)
-        return EOSStates(i=v, e=beta * k, o=householder_like(k, beta), s=q, psi="matrix")
+        return EOSStates(i=v, e=beta * k, o=DeltaRule(k, beta), s=q, psi="matrix")     # I − β k kᵀ, unexpanded
 
 
 @register
@@ -47,7 +42,7 @@ class M1(QKVLayer):
 
     def states(self, x):
         q, k, v = self.qkv(x)
-        return EOSStates(i=v, e=k, o=householder_like(k), s=q, psi="matrix")
+        return EOSStates(i=v, e=k, o=DeltaRule(k), s=q, psi="matrix")                  # I − k kᵀ
 
 
 @register
@@ -59,7 +54,7 @@ class M2(QKVLayer):
     def states(self, x):
         q, k, v = self.qkv(x)
         k = F.normalize(k, dim=-1)
-        return EOSStates(i=v, e=k, o=householder_like(k), s=q, psi="matrix")
+        return EOSStates(i=v, e=k, o=DeltaRule(k), s=q, psi="matrix")                  # I − k̂ k̂ᵀ
 
 
 @register

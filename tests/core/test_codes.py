@@ -89,7 +89,7 @@ def test_data_dependent_gates_start_at_the_alibi_decays(code, carrier):
         for gate in (layer.gate_k, layer.gate_d):
             if gate is not None:
                 gate.weight.zero_()
-        o = layer.oscillation(torch.zeros(1, 1, d))[0, 0]                   # (k|1, d|1)
+        o = layer.states(torch.zeros(1, 1, d)).o[0, 0]                      # (k|1, d|1), dense
     if carrier == "k":
         torch.testing.assert_close(o[:, 0], alibi["k"] * (0.999 if code == "1-1-1-0" else 1.0), rtol=1e-4, atol=1e-5)
     elif carrier == "d":
@@ -101,6 +101,6 @@ def test_data_dependent_gates_start_at_the_alibi_decays(code, carrier):
 def test_data_dependent_gates_start_leaning_on_the_input_a_little():
     """The gate weights are scaled down, not zeroed: o still varies with x (the EOS view shows it), a little."""
     layer = build_layer_from_code("1-1-1-0", 16, 8)
-    o = layer.oscillation(torch.randn(2, 5, 16))                         # (B, T, k, d)
+    o = layer.states(torch.randn(2, 5, 16)).o                            # (B, T, k, d), dense
     spread = (o.amax(dim=(0, 1)) - o.amin(dim=(0, 1))).max().item()
     assert 0 < spread < 0.05
