@@ -24,6 +24,13 @@ A lesson file is Markdown a teacher edits without Python:
     field above it (until a blank line)
     ## Quantities
     - half_life: envelope half-life t½ [s]      ← how feedback names a live quantity, and its unit
+    ## Try this
+    - [chart: response] Drag c below 0. Look for: the swings growing instead of dying out.
+    - Press a preset first (no chart named: the step sits at the top, under the story).
+
+A `## Try this` list is the lesson's reading order: 3–5 steps, each drawn under the chart it names (the
+chart names of the page's declaration), each saying what to do and, after `Look for:`, what to see. A step
+naming a chart the page does not have is a mistake reported on that page only (`check_steps`).
 
 Check lines: `NAME OP VALUE [± TOL[%]]` with OP one of = < > <= >=, or `NAME between A and B`;
 VALUE/A/B are numbers or names of live quantities the page provides (listed on the page).
@@ -49,6 +56,7 @@ LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
 FIELDS = ("check", "target", "answer", "hint", "explain")
 PROSE_FIELDS = ("hint", "explain")                           # fields whose text may go on over several lines
 QUANTITIES = "Quantities"                                    # the section naming the page's live quantities
+TRY_THIS = "Try this"                                        # the section of reading-order steps
 FLAG_UNIT = "yes/no"
 CONDITION = {"Exercise": "check", "Challenge": "target"}     # the settings-condition line of each section kind
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -57,6 +65,7 @@ _COMPARE = re.compile(rf"^\s*(\w+)\s*(<=|>=|=|<|>)\s*({_TERM})\s*(?:±\s*({_NUMB
 _BETWEEN = re.compile(rf"^\s*(\w+)\s+between\s+({_TERM})\s+and\s+({_TERM})\s*$")
 _ANSWER = re.compile(rf"^\s*({_TERM})\s*(?:±\s*({_NUMBER})\s*(%?))?\s*$")
 _WORD = re.compile(r"^\s*[-*]\s*([A-Za-z_]\w*)\s*:\s*(.+?)\s*(?:\[([^\]]*)\])?\s*$")
+_STEP = re.compile(r"^\s*(?:\[\s*chart\s*:\s*([^\]]*?)\s*\]\s*)?(.*?)\s*\bLook for:\s*(.+?)\s*$", re.S | re.I)
 
 
 class LessonFormatError(ValueError):
@@ -84,6 +93,15 @@ class Exercise:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One "try this" step of the reading order: drawn under `chart` (a chart name of the page; "" = at the
+    top, under the story), saying what to `do` and what to `look_for` (Markdown, in the page's words)."""
+    do: str
+    look_for: str
+    chart: str = ""
+
+
+@dataclass(frozen=True)
 class LessonText:
     page: str
     title: str
@@ -93,6 +111,7 @@ class LessonText:
     extra: dict = field(default_factory=dict)   # any other "## Section" → Markdown
     challenges: tuple[Exercise, ...] = ()       # "## Challenge: …" sections, graded like exercises
     words: dict = field(default_factory=dict)   # live quantity → Word (its label and unit), from "## Quantities"
+    steps: tuple[Step, ...] = ()                # "## Try this": the reading order, each step under its chart
 
 
 @dataclass(frozen=True)
@@ -120,6 +139,7 @@ def parse_lesson(text: str) -> LessonText:
                        if line.strip().startswith(("-", "*")))
     body = sections.pop("Lesson", "").strip()
     words = _words(sections.pop(QUANTITIES, ""))
+    steps = _steps(sections.pop(TRY_THIS, ""))
     graded = {kind: [] for kind in CONDITION}
     for heading in [h for h in sections if h.startswith(tuple(CONDITION))]:
         kind = next(k for k in CONDITION if heading.startswith(k))
@@ -130,7 +150,7 @@ def parse_lesson(text: str) -> LessonText:
             raise LessonFormatError(f"front matter needs '{key}:'")
     return LessonText(page=meta["page"], title=meta["title"], objectives=objectives, body=body,
                       exercises=tuple(graded["Exercise"]), extra={k: v.strip() for k, v in sections.items()},
-                      challenges=tuple(graded["Challenge"]), words=words)
+                      challenges=tuple(graded["Challenge"]), words=words, steps=steps)
 
 
 def markdown(text: str) -> str:
@@ -165,6 +185,36 @@ def notes(lesson: LessonText) -> list[str]:
     return [markdown(lesson.body)] + [markdown(f"#### {heading}\n\n{text}") for heading, text in lesson.extra.items()]
 
 
+def story(lesson: LessonText) -> str:
+    """The lesson's story, shown open at the top of the page: its prose up to the first `###` subsection."""
+    return markdown(_story_split(lesson.body)[0])
+
+
+def more_notes(lesson: LessonText) -> list[str]:
+    """What the page folds under "More notes": the prose's `###` subsections, then every other section."""
+    rest = _story_split(lesson.body)[1]
+    return ([markdown(rest)] if rest else []) + notes(lesson)[1:]
+
+
+def _story_split(body: str) -> tuple[str, str]:
+    found = re.search(r"^###\s", body, re.M)
+    return (body, "") if found is None else (body[:found.start()].strip(), body[found.start():].strip())
+
+
+def step_markdown(n: int, step: Step) -> str:
+    """A try-this step as the page draws it (`n`: 0-based place in the reading order)."""
+    return markdown(f"**Try {n + 1}.** {step.do}\n\n👀 **Look for:** {step.look_for}")
+
+
+def check_steps(lesson: LessonText, charts) -> None:
+    """LessonFormatError when a try-this step names a chart the page does not draw (`charts`: its names)."""
+    for n, step in enumerate(lesson.steps):
+        if step.chart and step.chart not in charts:
+            have = ", ".join(charts) or "none: leave [chart: …] out, the step then sits at the top"
+            raise LessonFormatError(f"try-this step {n + 1} names the chart '{step.chart}', which this page does "
+                                    f"not draw (its charts: {have})")
+
+
 def item_markdown(n: int, item: Exercise, numbered: bool = True) -> str:
     """An exercise's or challenge's question as the page draws it."""
     return markdown((f"**{n + 1}. {item.title}** — " if numbered else "") + item.prompt)
@@ -174,7 +224,8 @@ def markdown_pieces(lesson: LessonText) -> list[str]:
     """Every piece of Markdown the page draws from a lesson file: objectives, notes, questions, hints and
     explanations (the hints and explanations close the feedback messages)."""
     items = lesson.exercises + lesson.challenges
-    return ([objectives_line(lesson)] + notes(lesson) + [item_markdown(n, item) for n, item in enumerate(items)]
+    return ([objectives_line(lesson)] + notes(lesson) + [step_markdown(n, s) for n, s in enumerate(lesson.steps)]
+            + [item_markdown(n, item) for n, item in enumerate(items)]
             + [markdown(text) for item in items for text in (item.hint, item.explain) if text])
 
 
@@ -278,6 +329,28 @@ def _words(text: str) -> dict[str, Word]:
         elif line.strip().startswith(("-", "*")):
             raise LessonFormatError(f"{QUANTITIES}: cannot read '{line.strip()}' (write '- name: label [unit]')")
     return words
+
+
+def _steps(text: str) -> tuple[Step, ...]:
+    """`- [chart: NAME] what to do. Look for: what to see` items; an item may go on over the next lines."""
+    items, current = [], None
+    for line in text.splitlines():
+        if line.strip().startswith(("- ", "* ")):
+            current = [line.strip()[2:]]
+            items.append(current)
+        elif line.strip() and current is not None:
+            current.append(line.strip())
+        elif not line.strip():
+            current = None
+        else:
+            raise LessonFormatError(f"{TRY_THIS}: '{line.strip()}' is not a step (start each step with '- ')")
+    steps = []
+    for n, item in enumerate(items):
+        found = _STEP.match(" ".join(item))
+        if found is None or not found.group(2).strip():
+            raise LessonFormatError(f"{TRY_THIS}: step {n + 1} needs what to do, then 'Look for:' and what to see")
+        steps.append(Step(do=found.group(2).strip(), look_for=found.group(3).strip(), chart=found.group(1) or ""))
+    return tuple(steps)
 
 
 def _exercise(title: str, text: str, kind: str = "Exercise") -> Exercise:

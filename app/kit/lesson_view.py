@@ -16,7 +16,6 @@ from .lesson_text import (
     check_settings,
     item_markdown,
     markdown,
-    notes,
     objectives_line,
 )
 from .progress import LessonProgress, lesson_progress, solved_titles
@@ -83,12 +82,6 @@ def lesson_intro(lesson: LessonText) -> None:
     st.title(lesson.title)
     if lesson.objectives:
         st.markdown(objectives_line(lesson))
-
-
-def lesson_body(lesson: LessonText) -> None:
-    with st.expander("📖 Lesson notes", expanded=False):
-        for piece in notes(lesson):           # the pieces tests/app/test_lesson_words.py renders
-            st.markdown(piece)
 
 
 def lesson_exercises(lesson: LessonText, quantities: dict) -> None:

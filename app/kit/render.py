@@ -24,7 +24,6 @@ from .lesson import Lesson
 from .lesson_view import (
     cached_lesson,
     every_lesson_progress,
-    lesson_body,
     lesson_challenges,
     lesson_exercises,
     lesson_intro,
@@ -32,6 +31,7 @@ from .lesson_view import (
 from .page_link import READOUT_KEY, link_page
 from .preview import await_family, page_preview
 from .progress import score_line
+from .reading_order import draw_steps, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
 from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset_buttons, show_chart, show_readout
@@ -43,7 +43,8 @@ def render_lesson(lesson: Lesson) -> None:
     spec = lesson.settings
     view = current_view(spec, challenges=len(text.challenges))
     linked_challenge = st.container()                   # a teacher link's challenge, filled once graded
-    lesson_body(text)
+    steps = steps_by_chart(text, lesson)                # the reading order: each try-this step under its chart
+    story(text, steps, view.present)
     load_settings(spec)
     values = save_settings(spec)
     st.session_state[PRESENTING_KEY] = view.present
@@ -70,13 +71,14 @@ def render_lesson(lesson: Lesson) -> None:
             st.error(f"These settings cannot be computed: {err}", icon="🚫")
             result = None
         if result is not None:
-            quantities = draw_result(lesson, values, frozen, result, view, pending)
+            quantities = draw_result(lesson, values, frozen, result, view, pending, steps)
     if lesson.live is not None:
         quantities.update(lesson.live(values))
     if lesson.snippet is not None and not view.present:
         snippet_panel(lesson, values)
     lesson_exercises(text, quantities)
     lesson_challenges(text, quantities, focus=view.challenge, top=linked_challenge)
+    next_lesson(lesson.page)
     if view.present:
         score = st.empty()
     show_score(score, text, present=view.present)
@@ -108,8 +110,9 @@ def snippet_panel(lesson: Lesson, values: dict) -> None:
 
 
 def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: ClassroomView,
-                pending: list) -> dict[str, float]:
-    """Metrics, panel, charts, equations and caption; a preview whose family is new goes on `pending`."""
+                pending: list, steps: dict | None = None) -> dict[str, float]:
+    """Metrics, panel, charts, equations and caption; a preview whose family is new goes on `pending`; `steps`
+    (chart → its try-this steps) drawn under their charts."""
     if lesson.metrics is not None:
         with st.container(key=READOUT_KEY):             # the page link rewrites these during a drag
             show_readout(lesson.metrics(values, result))
@@ -131,6 +134,7 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
                 slots[name] = column.empty()
             else:
                 show_chart(figures[name], f"{lesson.page}-{name}", container=column)
+            draw_steps((steps or {}).get(name, ()), column)
     if preview is not None:
         link_page(lesson, preview.link)
     elif slots:

@@ -122,6 +122,17 @@ def test_every_feedback_string_uses_labels_units_and_no_tex(name):
                     assert not tex_left(message) and not named(message, names), (name, check, message)
 
 
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_try_this_step_speaks_the_pages_words(name):
+    """Issue 21 item 2: the reading-order steps name settings and charts as the page shows them."""
+    lesson = LESSONS[name]
+    names = variable_names(lesson)
+    for step in lesson.steps:
+        for text in (step.do, step.look_for):
+            assert not tex_left(text), (name, tex_left(text), text)
+            assert not named(text, names), (name, named(text, names), text)
+
+
 def test_the_word_check_catches_variable_names():
     spring = LESSONS["01-spring.md"]
     assert named("raise zeta above 1", variable_names(spring)) == ["zeta"]

@@ -1,0 +1,93 @@
+"""A lesson's reading order (issue 21, item 2): its story open at the top, its "try this" steps each drawn under
+the chart it names, and a link to the next lesson at the end — as Distill's explorables put each control and
+question beside its figure, in the order a reader meets them.
+
+The steps are written in the lesson file (`## Try this`, parsed by `lesson_text`); a step that names no chart
+sits at the top, under the story (the live pages, whose charts are drawn by their live part, place them all
+there). A step naming a chart the page does not draw is a mistake told on that page only; the page runs on.
+The next-lesson link carries nothing but the page: a learner's token stays in the tab's session, which puts it
+back in the URL on the next page (`progress.learner_token`), so the score lasts and no setting travels.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from .lesson import Lesson
+from .lesson_text import LessonFormatError, LessonText, Step, check_steps, lesson_pages, more_notes, step_markdown
+from .lesson_text import story as story_text
+from .lesson_view import read_lesson
+
+StepsByChart = dict[str, list[tuple[int, Step]]]
+TOP = ""                                              # the chart name of a step drawn at the top of the page
+
+
+def steps_by_chart(text: LessonText, lesson: Lesson) -> StepsByChart:
+    """The lesson's steps, numbered in reading order, under the chart each names (TOP: none); {} with a message
+    on the page when a step names a chart the page does not draw."""
+    try:
+        check_steps(text, lesson.chart_names())
+    except LessonFormatError as why:
+        st.error(f"The lesson text for this page has a mistake: {why}", icon="📄")
+        return {}
+    placed: StepsByChart = {}
+    for n, step in enumerate(text.steps):
+        placed.setdefault(step.chart, []).append((n, step))
+    return placed
+
+
+def draw_steps(steps, container=None) -> None:
+    """Try-this steps as callouts, in `container` (a chart's column) or where the page is."""
+    for n, step in steps:
+        (container or st).info(step_markdown(n, step), icon="👉")
+
+
+def story(text: LessonText, steps: StepsByChart, present: bool) -> None:
+    """The top of the lesson: its story open (a projector keeps it folded, the charts need the screen), a line
+    saying where the steps are, and the steps that name no chart; the rest of the notes folded."""
+    rest = more_notes(text)
+    if present:
+        if text.body or rest:
+            with st.expander("📖 Lesson notes", expanded=False):
+                for piece in [story_text(text), *rest]:
+                    st.markdown(piece)
+        return
+    if text.body:
+        st.markdown(story_text(text))
+    if rest:
+        with st.expander("📖 More notes", expanded=False):
+            for piece in rest:
+                st.markdown(piece)
+    placed = sum(len(v) for chart, v in steps.items() if chart != TOP)
+    if placed:
+        st.markdown(f"**Try this** — {placed} step{'s' * (placed != 1)} below, each under the chart it is about "
+                    "(👉 Try 1 first).")
+    draw_steps(steps.get(TOP, ()))
+
+
+def next_lesson(page: str) -> None:
+    """"Next: lesson N+1" at the end of the page (a plain page link: no settings, no token in it); the last lesson
+    points back to Home."""
+    pages = lesson_pages()
+    if page not in pages:
+        return
+    following = pages[pages.index(page) + 1:]
+    st.divider()
+    if following:
+        target = following[0]
+        title = title_of(target)
+        st.page_link(st.Page(_elsewhere, title=title, url_path=target), label=f"Next: {title}", icon="➡️")
+    else:
+        st.markdown("🎓 **That was the last lesson.** Home shows your score in every lesson.")
+        st.page_link(st.Page(_elsewhere, title="Home", url_path="home"), label="Back to Home", icon="🏠")
+
+
+def title_of(page: str) -> str:
+    """A lesson's title from its file; its page name when the file cannot be read (its own page says why)."""
+    try:
+        return read_lesson(page).title
+    except (LessonFormatError, OSError, UnicodeDecodeError):
+        return page.replace("_", " ")
+
+
+def _elsewhere() -> None:
+    """The body of a link's target page: never run here (the router's page of the same path is)."""
