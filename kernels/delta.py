@@ -33,6 +33,8 @@ from torch.autograd.function import once_differentiable
 from .utils import DOT_PRECISION, check_checkpoint, check_device, next_pow2, num_warps, operand_dtype
 
 CHUNK = 64   # the chunked form's C: four 16-row tensor-core tiles
+CHUNK_WARPS = 8   # k = 128, C = 64: the chunked kernels' tiles fit in registers with 8 warps (compile_check.py)
+STATE_STAGES = 2  # the chunk walk prefetches one chunk ahead; Triton's default 3 spills 96 bytes at k = 128
 
 
 @triton.jit
@@ -164,13 +166,13 @@ def delta_chunk_prep_kernel(
 
 @triton.jit
 def delta_chunk_state_kernel(
-    i, e, w, s, P, G, Asw, Ase, m0, y, mT, ck,
+    i, e, w, P, G, m0, X, mT, ck,
     T, K, D, NC,
     C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr,
-    PREC: tl.constexpr,
-    HAS_M0: tl.constexpr, SAVE: tl.constexpr,
+    PREC: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    # One program per (batch, value block) walks the chunks in order with H in fp32 registers.
+    # One program per (batch, value block) walks the chunks in order with H in fp32 registers: only what
+    # needs the previous chunk (X and the next H); the outputs follow in parallel (`_out`).
     i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
@@ -182,30 +184,51 @@ def delta_chunk_state_kernel(
     if HAS_M0:
         b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
     for c in range(NC):
-        if SAVE:
-            tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)
+        tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)   # H before the chunk
         ot = c * C + oc
         mt = ot < T
         m_tk = mt[:, None] & mk[None, :]
         m_tv = mt[:, None] & mv[None, :]
         p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
-        p_tc = (i_b * T + ot[:, None]) * C + oc[None, :]
         p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
         b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
-        b_w = tl.load(w + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
-        b_e = tl.load(e + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
-        b_s = tl.load(s + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
-        b_P = tl.load(P + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
-        b_G = tl.load(G + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP)
-        b_hd = b_h.to(DT).to(OP)
-        b_x = -(tl.dot(b_P, b_hd, input_precision=PREC) + tl.dot(b_G, b_v, input_precision=PREC))
+        b_x = -(tl.dot(tl.load(P + p_tk, mask=m_tk, other=0.).to(DT).to(OP), b_h.to(DT).to(OP),
+                       input_precision=PREC)
+                + tl.dot(tl.load(G + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None],
+                                 other=0.).to(DT).to(OP), b_v, input_precision=PREC))
+        tl.store(X + p_tv, b_x, mask=m_tv)
         b_xd = b_x.to(DT).to(OP)
-        b_y = (tl.dot(b_s, b_hd, input_precision=PREC)
-               + tl.dot(tl.load(Asw + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP), b_xd, input_precision=PREC)
-               + tl.dot(tl.load(Ase + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP), b_v, input_precision=PREC))
-        tl.store(y + p_tv, b_y, mask=m_tv)
-        b_h += tl.dot(tl.trans(b_w), b_xd, input_precision=PREC) + tl.dot(tl.trans(b_e), b_v, input_precision=PREC)
+        b_h += tl.dot(tl.trans(tl.load(w + p_tk, mask=m_tk, other=0.).to(DT).to(OP)), b_xd, input_precision=PREC)
+        b_h += tl.dot(tl.trans(tl.load(e + p_tk, mask=m_tk, other=0.).to(DT).to(OP)), b_v, input_precision=PREC)
     tl.store(mT + i_b * K * D + p_kv, b_h, mask=mkv)
+
+
+@triton.jit
+def delta_chunk_out_kernel(
+    i, s, Asw, Ase, X, ck, y,
+    T, K, D, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr,
+    PREC: tl.constexpr,
+):
+    # One program per (batch, chunk, value block), all in parallel: Y = S H + tril(S Wᵀ) X + tril(S Eᵀ) V.
+    i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
+    ok = tl.arange(0, BK)
+    ov = i_v * BV + tl.arange(0, BV)
+    oc = tl.arange(0, C)
+    ot = c * C + oc
+    mk, mv, mt = ok < K, ov < D, ot < T
+    m_tv = mt[:, None] & mv[None, :]
+    p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+    p_tc = (i_b * T + ot[:, None]) * C + oc[None, :]
+    b_h = tl.load(ck + (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
+                  other=0.)
+    b_s = tl.load(s + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+    b_y = tl.dot(b_s.to(DT).to(OP), b_h.to(DT).to(OP), input_precision=PREC)
+    b_y += tl.dot(tl.load(Asw + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP),
+                  tl.load(X + p_tv, mask=m_tv, other=0.).to(DT).to(OP), input_precision=PREC)
+    b_y += tl.dot(tl.load(Ase + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP),
+                  tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP), input_precision=PREC)
+    tl.store(y + p_tv, b_y, mask=m_tv)
 
 
 def _blocks(K: int, D: int):
@@ -243,10 +266,13 @@ def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: boo
     P = torch.empty(B, T, K, **f32)
     G, Asw, Ase = (torch.empty(B, T, CHUNK, **f32) for _ in range(3))
     delta_chunk_prep_kernel[(B, NC)](e, w, beta, s, P, G, Asw, Ase, T, K, C=CHUNK, BK=BK, DT=DT, OP=OP,
-                                     PREC=DOT_PRECISION, num_warps=4)
-    delta_chunk_state_kernel[(B, NV)](i, e, w, s, P, G, Asw, Ase, m0_arg, y, mT, ck, T, K, D, NC,
-                                      C=CHUNK, BK=BK, BV=BV, DT=DT, OP=OP, PREC=DOT_PRECISION,
-                                      HAS_M0=m0 is not None, SAVE=save, num_warps=4)
+                                     PREC=DOT_PRECISION, num_warps=CHUNK_WARPS)
+    X = torch.empty(B, T, D, **f32)
+    ck = ck if save else torch.empty(B, NC, K, D, **f32)   # the outputs read every chunk's H
+    dots = dict(C=CHUNK, BK=BK, BV=BV, DT=DT, OP=OP, PREC=DOT_PRECISION)
+    delta_chunk_state_kernel[(B, NV)](i, e, w, P, G, m0_arg, X, mT, ck, T, K, D, NC, **dots,
+                                      HAS_M0=m0 is not None, num_warps=CHUNK_WARPS, num_stages=STATE_STAGES)
+    delta_chunk_out_kernel[(B, NC, NV)](i, s, Asw, Ase, X, ck, y, T, K, D, NC, **dots, num_warps=CHUNK_WARPS)
     return y, mT, ck, CK
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 INTS = {"T", "K", "D", "B", "stride_ob", "NC"}
-INPUTS = {"i", "e", "o", "s", "a", "i_re", "i_im", "e_re", "e_im", "o_re", "o_im", "s_re", "s_im"}
+INPUTS = {"i", "e", "o", "s", "a", "w", "beta", "i_re", "i_im", "e_re", "e_im", "o_re", "o_im", "s_re", "s_im"}
 
 
 def compile_kernel(kernel, constexprs: dict, in_dtype: str = "bf16", arch: int = 90):
@@ -26,6 +26,7 @@ def compile_kernel(kernel, constexprs: dict, in_dtype: str = "bf16", arch: int =
     from triton.compiler import ASTSource
 
     num_warps = constexprs.pop("_num_warps", 4)
+    num_stages = constexprs.pop("_num_stages", 3)   # Triton's default
     sig = {}
     for name in kernel.arg_names:
         if name in constexprs:
@@ -35,7 +36,8 @@ def compile_kernel(kernel, constexprs: dict, in_dtype: str = "bf16", arch: int =
         else:
             sig[name] = f"*{in_dtype}" if name in INPUTS else "*fp32"
     src = ASTSource(kernel, signature=sig, constexprs=constexprs)
-    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"num_warps": num_warps})
+    options = {"num_warps": num_warps, "num_stages": num_stages}
+    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options=options)
 
 
 def resource_usage(compiled) -> str:
@@ -51,6 +53,14 @@ def resource_usage(compiled) -> str:
         out = subprocess.run([str(tool), "-res-usage", f.name], capture_output=True, text=True).stdout
     line = next((ln.strip() for ln in out.splitlines() if "REG:" in ln), out.strip()[-200:])
     return line
+
+
+def tensor_core_ops(compiled) -> str:
+    """Which matrix instructions the dots lowered to, read from the PTX: wgmma (Hopper warpgroup MMA), mma
+    (warp MMA, HMMA in the SASS), or none (the dots became FMA loops)."""
+    ptx = compiled.asm["ptx"]
+    found = [name for name in ("wgmma", "mma.sync") if name in ptx]
+    return "+".join(found) if found else "no-mma"
 
 
 def variants(full: bool, K: int = 128, D: int = 128):
@@ -87,7 +97,28 @@ def variants(full: bool, K: int = 128, D: int = 128):
                 dict(C=chunk.CHUNK, BK=BK, BV=BV, HAS_M0=True, _num_warps=w)))
     out.append(("chunk bwd intra", chunk.eos_chunk_bwd_kernel_intra,
                 dict(C=chunk.CHUNK, BK=BK, BV=BV, _num_warps=wi)))
+    out += delta_variants(K, D)
     return out
+
+
+def delta_variants(K: int, D: int):
+    """The structured delta-rule kernels as the launcher sets them up for bf16 inputs on a GPU."""
+    import triton.language as tl
+
+    from kernels import delta
+    from kernels.utils import DOT_PRECISION, num_warps
+    BK, BV, _ = delta._blocks(K, D)
+    dots = dict(C=delta.CHUNK, BK=BK, DT=tl.bfloat16, OP=tl.bfloat16, PREC=DOT_PRECISION)
+    return [
+        ("delta fused fwd", delta.delta_fused_fwd_kernel,
+         dict(BK=BK, BV=BV, CK=32, HAS_M0=True, SAVE=True, _num_warps=num_warps(BK * BV))),
+        ("delta bwd", delta.delta_bwd_kernel, dict(BK=BK, BV=BV, CK=delta.CHUNK, HAS_M0=True,
+                                                   _num_warps=num_warps(BK * BV))),
+        ("delta chunk prep", delta.delta_chunk_prep_kernel, dict(dots, _num_warps=delta.CHUNK_WARPS)),
+        ("delta chunk state", delta.delta_chunk_state_kernel,
+         dict(dots, BV=BV, HAS_M0=True, _num_warps=delta.CHUNK_WARPS, _num_stages=delta.STATE_STAGES)),
+        ("delta chunk out", delta.delta_chunk_out_kernel, dict(dots, BV=BV, _num_warps=delta.CHUNK_WARPS)),
+    ]
 
 
 def main() -> int:
@@ -112,7 +143,7 @@ def main() -> int:
                 failed += 1
                 print(f"SPILL {name}: {usage}")
                 continue
-            print(f"ok   {name}: {usage}")
+            print(f"ok   {name}: {usage} {tensor_core_ops(c)}")
         except Exception as err:   # noqa: BLE001 - report every variant, then fail
             failed += 1
             print(f"FAIL {name}: {type(err).__name__}: {str(err)[:2000]}")

@@ -14,8 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SUBSET = ",".join([
     "fused_recurrent fwd O_T=True O_K=True O_D=True complex=False",
     "fused_recurrent bwd O_T=False O_K=True O_D=True complex=True",
-    "matrix fwd O_T=True", "matrix bwd O_T=False", "chunk fwd", "chunk bwd",
+    "matrix fwd O_T=True", "matrix bwd O_T=False", "chunk fwd", "chunk bwd", "delta",
 ])
+TENSOR_CORE = ("delta chunk prep", "delta chunk state", "delta chunk out")   # their dots must lower to wgmma/mma
+NO_SPILL = ("delta fused fwd", "delta chunk state", "delta chunk out")     # k = 128 forwards in registers
 
 
 def test_kernels_compile_for_sm90():
@@ -27,4 +29,10 @@ def test_kernels_compile_for_sm90():
     out = subprocess.run([sys.executable, str(ROOT / "tests" / "kernels" / "compile_check.py"), "--only", SUBSET,
                           "--max-spill", "2048"], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
-    assert out.stdout.count("ok ") == 8, out.stdout
+    assert out.stdout.count("ok ") == 13, out.stdout
+    ok = [line for line in out.stdout.splitlines() if line.startswith("ok")]
+    lines = {line.split(":")[0].removeprefix("ok   "): line for line in ok}
+    for name in TENSOR_CORE:
+        assert "mma" in lines[name] and "no-mma" not in lines[name], lines[name]
+    for name in NO_SPILL:
+        assert "STACK:0 " in lines[name], lines[name]
