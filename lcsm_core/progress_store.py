@@ -11,10 +11,10 @@ mode with its own tables, so one backup holds runs and progress together and sev
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 from lcsm_core.training.store import open_store_file, owner_hash
+from lcsm_core.training.store_faults import SameFileLock
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS progress (
@@ -42,16 +42,17 @@ MAX_TITLE = 200          # a title longer than any lesson's is cut, not stored w
 
 
 class StoreFile:
-    """One thread-safe connection to the shared SQLite file, with the progress and class tables created."""
+    """One thread-safe connection to the shared SQLite file, with the progress and class tables created; its
+    lock refuses a file deleted or replaced since (StoreMoved, as the run store's)."""
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path, self.db = open_store_file(path)
-        self.lock = threading.RLock()
+        self.lock = SameFileLock(self.path)
         with self.lock:
             self.db.executescript(SCHEMA)
 
     def close(self) -> None:
-        with self.lock:
+        with self.lock.unchecked:
             self.db.close()
 
 

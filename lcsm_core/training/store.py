@@ -25,12 +25,13 @@ import json
 import os
 import socket
 import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .store_faults import SameFileLock, fault_kind, log_store_fault
 
 DATA_DIR_ENV = "LCSM_DATA_DIR"
 DB_NAME = "runs.sqlite"
@@ -209,7 +210,7 @@ class RunStore:
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path, self._db = open_store_file(path)
-        self._lock = threading.RLock()
+        self._lock = SameFileLock(self.path)        # also refuses a deleted or replaced file (store_faults.py)
         self._create_schema()
         self.mark_interrupted()
 
@@ -233,7 +234,7 @@ class RunStore:
         return _Transaction(self._db)
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock.unchecked:                 # a deleted file's connection still closes
             self._db.close()
 
     # --- writing -----------------------------------------------------------
@@ -398,11 +399,17 @@ class RunStore:
             if alive is False or (alive is None and stale):
                 dead.append(run_id)
         if dead:
-            with self._lock, self._tx():
-                self._db.executemany(
-                    "UPDATE runs SET status='interrupted', reason='its process stopped before it finished', "
-                    "ended_at=COALESCE(heartbeat_at, ?) WHERE id=? AND status IN ('queued','running','paused')",
-                    [(now, run_id) for run_id in dead])
+            try:
+                with self._lock, self._tx():
+                    self._db.executemany(
+                        "UPDATE runs SET status='interrupted', reason='its process stopped before it finished', "
+                        "ended_at=COALESCE(heartbeat_at, ?) WHERE id=? AND status IN ('queued','running','paused')",
+                        [(now, run_id) for run_id in dead])
+            except sqlite3.OperationalError as why:  # a full disk: readers still read, a later call marks them
+                if fault_kind(why) != "full":
+                    raise
+                log_store_fault(why, "marking runs interrupted")
+                return 0
         return len(dead)
 
     # --- reading -----------------------------------------------------------
@@ -495,5 +502,14 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type, exc, tb):
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None:
+            try:
+                self.db.execute("COMMIT")
+                return False
+            except sqlite3.Error:                     # a full disk at COMMIT: roll back, or the connection stays
+                if self.db.in_transaction:            # stuck in this transaction after space returns
+                    self.db.execute("ROLLBACK")
+                raise
+        if self.db.in_transaction:                    # SQLite may have rolled back already (SQLITE_FULL)
+            self.db.execute("ROLLBACK")
         return False

@@ -18,14 +18,18 @@ import ctypes
 import multiprocessing
 import os
 import queue
+import sqlite3
 import threading
 import time
 
 from lcsm_core.spawning import connected_ray, main_hidden_from_workers
 
 from .control import COMMANDS, RemoteControl, RunControl
+from .store_faults import fault_kind, log_store_fault
 
 PARENT_CHECK_S = 1.0
+RETRY_WRITE_S = 1.0                       # how often a run the store could not save retries writing its end
+NOT_COMING_BACK = ("moved", "damaged")    # store faults that waiting does not cure
 
 
 class WorkerProcess:
@@ -100,14 +104,34 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
         while (job := jobs.get()) is not None:
             run_id, config, control = job
             from .config import RunConfig
-            record_run(store, run_id, RunConfig.from_dict(config), control)
-            if os.getppid() != parent_pid:
-                store.set_status(run_id, "interrupted", "its server process stopped before it finished")
+            try:
+                record_run(store, run_id, RunConfig.from_dict(config), control)
+                if os.getppid() != parent_pid:
+                    store.set_status(run_id, "interrupted", "its server process stopped before it finished")
+            except sqlite3.Error as fault:           # a full disk mid-run: the worker lives, the run ends in words
+                end_when_writable(store, run_id, fault, lambda: os.getppid() == parent_pid)
             current.clear()
             _give_memory_back()
             events.put((index, run_id, "ended"))
     finally:
         store.close()
+
+
+def end_when_writable(store, run_id: int, fault: sqlite3.Error, server_alive, retry_s: float = RETRY_WRITE_S) -> bool:
+    """The store refused a run's write (issue 24, item 6: a full disk): mark the run "failed", with the reason, as
+    soon as the store takes a write again (tried every `retry_s` while `server_alive()`), so the page shows why
+    it ended instead of "running", then "lost". The steps saved before stay. A fault waiting does not cure (the
+    file deleted, replaced or damaged) is logged and left. True once the end is written."""
+    reason = f"the run store could not save it ({fault}); the steps saved before are kept"
+    log_store_fault(fault, f"run {run_id}")
+    while fault_kind(fault) not in NOT_COMING_BACK and server_alive():
+        try:
+            store.set_status(run_id, "failed", reason)
+            return True
+        except sqlite3.Error as again:
+            fault = again
+            time.sleep(retry_s)
+    return False
 
 
 def _read_inbox(inbox, jobs: queue.Queue, current: dict) -> None:
