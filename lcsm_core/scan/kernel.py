@@ -58,6 +58,31 @@ def scan_kernel(inp: ScanInputs, m0: torch.Tensor | None, impl: str = "auto"):
     return unflatten(inp, *kernels.eos_kernel_scan(*flatten(inp, m0), psi=inp.psi, impl=impl))
 
 
+def scan_kernel_delta(inp: ScanInputs, m0: torch.Tensor | None, impl: str = "chunk"):
+    """`eos_scan(..., DeltaRule(k, beta), psi="matrix", form="kernel")`: the structured delta-rule kernels
+    (`kernels.delta`), fed the key and β per step, never a k×k matrix. impl "chunk" (WY form, the training
+    path) or "fused_recurrent" (one pass, inference)."""
+    if 0 in inp.batch:
+        from .chunked import scan_chunked
+        return scan_chunked(inp, m0, inp.T)
+    if any(x.is_complex() for x in (inp.i, inp.e, inp.s, inp.o.k, inp.o.beta)):
+        raise ValueError("the delta-rule kernels take real states only; use form='chunked' or 'recurrent' for a "
+                         "complex DeltaRule")
+    kernels = kernels_module()
+    batch, T = tuple(inp.batch), inp.T
+    B = math.prod(batch)
+    dtype = inp.state_dtype
+    # the scan's own dtype for every state (as the torch forms promote them); static keys/β expanded over T
+
+    def flat(x: torch.Tensor, size: int) -> torch.Tensor:
+        return x.to(dtype).expand(*batch, T, size).reshape(B, T, size)
+
+    i, e, s = flat(inp.i, inp.d), flat(inp.e, inp.k), flat(inp.s, inp.k)
+    keys, beta = flat(inp.o.k, inp.k), flat(inp.o.beta, 1)[..., 0]
+    m0 = None if m0 is None else m0.to(dtype).expand(*batch, inp.k, inp.d).reshape(B, inp.k, inp.d)
+    return unflatten(inp, *kernels.run_delta(i, e, keys, beta, s, m0, impl=impl))
+
+
 def run(kernel_name: str, inp: ScanInputs, m0, **options):
     """One named kernel launcher of `kernels/` on validated inputs."""
     kernels = kernels_module()

@@ -98,3 +98,35 @@ def test_delta_kernel_refuses_a_bad_impl_and_complex_states():
     states[0] = states[0].to(torch.complex64)
     with pytest.raises(ValueError, match="real states only"):
         run_delta(*states)
+
+
+@pytest.mark.parametrize("impl", ["chunk", "fused_recurrent"])
+def test_eos_scan_delta_rule_reaches_the_structured_kernels(impl, monkeypatch):
+    """eos_scan(DeltaRule(k, β), psi='matrix', form='kernel') runs kernels.run_delta (no k×k tensor), with leading
+    dims, a static β and the other forms' dtype and shapes; values and gradients match the fp64 reference."""
+    from lcsm_core.scan import kernel as adapter
+    from lcsm_core.scan.structured import DeltaRule
+    calls = []
+    real = kernels.run_delta
+    monkeypatch.setattr(kernels, "run_delta", lambda *a, **kw: calls.append(kw["impl"]) or real(*a, **kw))
+    monkeypatch.setattr(adapter, "scan_kernel_delta",
+                        lambda inp, m0, _f=adapter.scan_kernel_delta: _f(inp, m0, impl=impl))
+    g = torch.Generator().manual_seed(7)
+    i, e, s = torch.randn(2, 3, 20, 7, generator=g), torch.randn(2, 3, 20, 5, generator=g) / 3, torch.randn(
+        2, 3, 20, 5, generator=g)
+    keys = torch.nn.functional.normalize(torch.randn(3, 20, 5, generator=g), dim=-1)   # shared over dim 0
+    beta = torch.tensor(0.7)
+    m0 = torch.randn(2, 3, 5, 7, generator=g)
+
+    def run(form, dt):
+        leaves = [x.to(dt).requires_grad_() for x in (i, e, keys, s, m0)]
+        y, m = eos_scan(leaves[0], leaves[1], DeltaRule(leaves[2], beta.to(dt)), leaves[3], psi="matrix",
+                        form=form, initial_state=leaves[4], return_state=True)
+        out = torch.autograd.grad((y.square().sum() + m.sum()), leaves)
+        return [y, m, *out]
+
+    got, want = run("kernel", torch.float32), run("recurrent", torch.float64)
+    assert calls == [impl]
+    for name, a, b in zip(("y", "m_T", "di", "de", "dk", "ds", "dm0"), got, want):
+        assert a.dtype == torch.float32, name
+        assert_close(a, b, name, precision=torch.float32, scale=10)
