@@ -78,11 +78,13 @@ ERRATA: tuple[Erratum, ...] = (
             "largest |y − LRPE's recurrence (Eq. 10)|",
             demos.appendix_factor_order),
     Erratum("lcsm-3.1-codes", LCSM, "§3.1, Data Dependence Test (Table 4, code 1-1-0-0)",
-            r"\text{1-1-0-0: data-dependent } \{\,o,\ s\,\}",
-            r"\text{1-1-0-0: data-dependent } \{\,e,\ o\,\}",
-            "A code reads e-o-s-a (§2.5): e = 1, o = 1, s = 0, so e and o read the input and s does not. "
-            "The same paragraph's other codes (0-1-0-0: o alone) are read correctly.",
-            "states of e, o, s labelled wrongly",
+            r"\text{“the combination of } o \text{ and } s\ (1\text{-}1\text{-}0\text{-}0)\text{ proves to be the most "
+            r"effective”}",
+            r"\text{the combination of } e \text{ and } o\ (1\text{-}1\text{-}0\text{-}0)",
+            "A code reads e-o-s-a (§2.5), so 1-1-0-0 makes e and o data-dependent. Table 4 agrees with the code, not "
+            "the words: of the three two-state codes, 1-1-0-0 (e, o) has the best test perplexity, 24.91, close to "
+            "1-1-1-0's 24.75; the o-and-s code 0-1-1-0 has 26.21.",
+            "test-perplexity gap between the code the words name and the best two-state code of Table 4",
             demos.data_dependent_states),
     Erratum("longhorn-table4-gla", LONGHORN, "Appendix B, Table 4, GLA row",
             r"L_t(S) = \lVert S - S_{t-1}\mathrm{diag}(\alpha_t)\rVert_F^2 \;+\; 2\langle S k_t, x_t\rangle",
@@ -110,6 +112,68 @@ ERRATA: tuple[Erratum, ...] = (
             r"length $d$, as in Eq. (9).",
             "largest |y − the Diag(a) recurrence|",
             demos.dss_oscillation),
+)
+
+ERRATA += (
+    Erratum("lcsm-2.3-s4", LCSM, "§2.3, S4: “Note that u_t, y_t ∈ R^k”",
+            r"d = 1,\quad \mathbf u_t, \mathbf y_t \in \mathbb R^{k}",
+            r"d = 1,\quad u_t, y_t \in \mathbb R,\quad \mathbf m_t \in \mathbb R^{k\times 1}",
+            r"With $d = 1$ each SISO SSM reads one number and writes one number; its memory is $k\times 1$. A "
+            r"$k$-vector $\mathbf u_t$ makes $\mathbf B\mathbf u_t^\top$ a $k\times k$ matrix.",
+            "largest |y − the SISO state space model, run as a loop|",
+            demos.s4_channel_sizes),
+    Erratum("lcsm-2.3-tnn", LCSM, "§2.3, TNN (with S5's B, C ∈ R^{k×d}): the recurrence",
+            r"\mathbf m_t = \mathbf A\mathbf m_{t-1} + \mathbf B\mathbf u_t^{\top},\quad "
+            r"\mathbf y_t = \mathbf m_t^{\top}\mathbf C,\quad \mathbf B, \mathbf C = \mathbf J^{(kd)} \in "
+            r"\mathbb R^{k\times d}",
+            r"\mathbf m_t = \mathbf A\mathbf m_{t-1} + \mathbf B\odot(\mathbf 1_k\mathbf u_t^{\top}),\quad "
+            r"\mathbf y_t = (\mathbf C\odot\mathbf m_t)^{\top}\mathbf 1_k",
+            r"With $\mathbf B \in \mathbb R^{k\times d}$, $\mathbf B\mathbf u_t^\top$ multiplies $k\times d$ by "
+            r"$1\times d$, and $\mathbf m_t^\top\mathbf C$ is $d\times d$, not an output $d$-vector. Channel $j$ "
+            r"is a SISO SSM with column $j$ of $\mathbf B$ and of $\mathbf C$ (with $\mathbf C = \mathbf J$: "
+            r"$\mathbf y_t = \mathbf m_t^\top\mathbf 1_k$).",
+            "largest |y − d SISO state space models, one per channel, run as loops|",
+            demos.tnn_s5_orientation),
+    Erratum("lcsm-table4-duplicate", LCSM, "Table 4 (left), the first two rows, both coded 0-0-0-0",
+            r"\text{0-0-0-0: } 29.62 / 30.5 \qquad \text{0-0-0-0: } 28.26 / 29.1",
+            r"\text{0-0-0-0: } 29.62 / 30.5 \qquad \text{(o not learnable; code not printed): } 28.26 / 29.1",
+            "One code is one model, but the two rows differ by 1.4 test perplexity. §3.1 names a second model: "
+            "all-data-independent is “even worse than the scenario where the o state is not learnable”, so the worse "
+            "row (30.5) is 0-0-0-0.",
+            "largest test-perplexity gap between rows printed with the same code",
+            demos.table4_duplicate_code),
+    Erratum("lcsm-table6-duplicate", LCSM, "Table 6 (left), the first two rows, both coded 1-1-1-0",
+            r"\text{1-1-1-0: } 24.26 / 24.75,\ 44.04\,\mathrm M \qquad \text{1-1-1-0: } 23.78 / 24.97,\ "
+            r"46.07\,\mathrm M",
+            r"\text{1-1-1-0: } 44.04\,\mathrm M \qquad \text{a second model (code not printed): } 46.07\,\mathrm M",
+            "The same code with two parameter counts is two models. The first row is Tables 4–5's 1-1-1-0 exactly; "
+            "the second has the 46.07 M of every activation row 1-1-1-1…7.",
+            "largest parameter-count gap (M) between rows printed with the same code",
+            demos.table6_duplicate_code),
+    Erratum("lru-power-angle", LRU, "the paragraph after Equation (5): “x_{k,j} := O(e^{−kν_j} e^{iθ_j})”",
+            r"x_{k,j} = \mathcal O\big(e^{-k\nu_j}e^{i\theta_j}\big)",
+            r"x_{k,j} = \mathcal O\big(\lambda_j^k\big) = \mathcal O\big(e^{-k\nu_j}e^{ik\theta_j}\big)",
+            r"$\lambda_j^k = e^{k(-\nu_j + i\theta_j)}$: the angle turns $k$ times as well. The modulus "
+            r"$e^{-k\nu_j}$, which the stability argument uses, is right either way.",
+            "largest |printed form − the recurrence x ← λx after k steps|",
+            demos.lru_power_angle),
+    Erratum("longhorn-appc-scalar", LONGHORN, "Appendix C, proof of Theorem 6: the denominators "
+            "“I + β_{t,i} k_tᵀk_t”",
+            r"\Big(I - \frac{\beta_{t,i}}{I + \beta_{t,i}k_t^{\top}k_t}k_tk_t^{\top}\Big)S_{t-1,i} + "
+            r"\frac{\beta_{t,i}k_tx_{t,i}}{I + \beta_{t,i}k_t^{\top}k_t}",
+            r"\Big(I - \frac{\beta_{t,i}}{1 + \beta_{t,i}k_t^{\top}k_t}k_tk_t^{\top}\Big)S_{t-1,i} + "
+            r"\frac{\beta_{t,i}k_tx_{t,i}}{1 + \beta_{t,i}k_t^{\top}k_t}",
+            r"$k_t^\top k_t$ is a number: Sherman–Morrison divides by the scalar $1 + \beta k^\top k$ (as the "
+            r"theorem's own $\varepsilon_t$ does). Read literally, $I$ plus a number adds it to every entry.",
+            "largest |row of S − the minimiser of Eq. (5) from its normal equations|",
+            demos.longhorn_scalar_denominator),
+    Erratum("longhorn-3-orientation", LONGHORN, "§3, after Eq. (5): “a linear model x_t ≈ Sᵀk_t”",
+            r"x_t \approx S^{\top}k_t,\quad S \in \mathbb R^{d\times m},\ k_t \in \mathbb R^{m}",
+            r"x_t \approx S\,k_t",
+            r"$S^\top$ is $m\times d$ and cannot multiply $k_t \in \mathbb R^m$ unless $d = m$; Eq. (5)'s own term "
+            r"$\lVert Sk_t - x_t\rVert$ predicts with $S k_t$.",
+            "largest |x − S k| − the residual Eq. (5)'s minimiser must leave, (x − S_{t−1}k)/(1 + βkᵀk)",
+            demos.longhorn_prediction_orientation),
 )
 
 BY_ID = {e.id: e for e in ERRATA}

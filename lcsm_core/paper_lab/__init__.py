@@ -1,12 +1,17 @@
 """The paper lab: grids of small MQAR runs reproducing the ablations of LCSM §3.2.
 
-- ablations: the five ablations, each with the paper's finding and a check of its claim
-- grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps) and its cells
-- runner:    GridRunner: a grid's cells on a local process pool or Ray, resumable; shared_grid_runner
-- results:   per-cell results (live from the store, or shipped in results/), the accuracy table, the verdict
+- ablations: the five ablations, each with the paper's per-length finding and a check of its claim
+             (held / did not hold / inconclusive over seed ranges); entry_meaning says what an entry is
+- spread:    a cell's accuracy over seeds (mean, min–max) and when one range lies above another
+- grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps, device, vocabulary) and its cells
+- scale:     the 3-seed CPU grids, the paper-scale grids, and a grid's measured cost before it runs
+- runner:    GridRunner: a grid's cells on a local process pool or Ray (CPUs / GPUs per cell), resumable;
+             shared_grid_runner
+- results:   per-cell results (live from the store, or shipped in results/), the accuracy table, the spreads,
+             the learning-rate edge note, the verdict
 - cli:       python -m lcsm_core.paper_lab --grid NAME ...
 """
-from .ablations import ABLATIONS, Ablation, Verdict
+from .ablations import ABLATIONS, HELD, INCONCLUSIVE, NOT_HELD, Ablation, Verdict, entry_meaning
 from .grid import DEFAULT_SPECS, Cell, GridSpec, cells, default_spec
 from .results import (
     CellResult,
@@ -16,14 +21,20 @@ from .results import (
     is_complete,
     live_results,
     load_shipped,
+    lr_edges,
+    lr_note,
     merged,
     shipped_grid,
     shipped_results,
+    spreads,
     verdict,
 )
 from .runner import RAY_ADDRESS_ENV, GridRunner, grid_session, run_one, shared_grid_runner
+from .scale import CPU_SPECS, GridCost, grid_cost, paper_specs
+from .spread import MIN_SEEDS, Spread
 
-__all__ = ["ABLATIONS", "Ablation", "Cell", "CellResult", "DEFAULT_SPECS", "GridRunner", "GridSpec",
-           "RAY_ADDRESS_ENV", "Shipped", "Verdict", "accuracy_table", "best_lrs", "cells", "default_spec",
-           "grid_session", "is_complete", "live_results", "load_shipped", "merged", "run_one",
-           "shared_grid_runner", "shipped_grid", "shipped_results", "verdict"]
+__all__ = ["ABLATIONS", "Ablation", "CPU_SPECS", "Cell", "CellResult", "DEFAULT_SPECS", "GridCost", "GridRunner",
+           "GridSpec", "HELD", "INCONCLUSIVE", "MIN_SEEDS", "NOT_HELD", "RAY_ADDRESS_ENV", "Shipped", "Spread",
+           "Verdict", "accuracy_table", "best_lrs", "cells", "default_spec", "entry_meaning", "grid_cost",
+           "grid_session", "is_complete", "live_results", "load_shipped", "lr_edges", "lr_note", "merged",
+           "paper_specs", "run_one", "shared_grid_runner", "shipped_grid", "shipped_results", "spreads", "verdict"]

@@ -1,8 +1,11 @@
-"""python -m lcsm_core.paper_lab --grid NAME [--steps N] [--seeds 0 1 ...] [--workers N] [--ray ADDRESS]
+"""python -m lcsm_core.paper_lab --grid NAME [--scale shipped|cpu|paper] [--device cuda] [--ray ADDRESS ...]
 
 Runs one ablation's grid into the run store, resuming: cells that finished before are not run again.
-Prints a progress bar on stderr, one JSON line per cell on stdout (finished earlier or now), and a final
-JSON summary line: the paper's claim, whether it held on these numbers, and the accuracy table.
+First prints the grid's cost on stderr (cells × steps × measured seconds per step → CPU- or GPU-hours),
+then a progress bar on stderr, one JSON line per cell on stdout (finished earlier or now), and a final
+JSON summary line: the paper's claim, its outcome on these numbers (held / did not hold / inconclusive),
+the spread over seeds per cell, and whether the learning-rate sweep bracketed the best rates.
+`--scale paper` runs the paper's grid (scale.py), one width after another unless --d-model picks one.
 """
 from __future__ import annotations
 
@@ -16,14 +19,31 @@ from concurrent.futures import as_completed
 
 from ..training import RunStore, default_db_path
 from .ablations import ABLATIONS
-from .grid import GridSpec, cells, default_spec
-from .results import CellResult, accuracy_table, live_result, live_results, save_shipped, shipped_path, verdict
+from .grid import DEVICES, GridSpec, cells, default_spec
+from .results import (
+    CellResult,
+    accuracy_table,
+    live_result,
+    live_results,
+    lr_note,
+    save_shipped,
+    shipped_path,
+    spreads,
+    verdict,
+)
 from .runner import GridRunner, grid_session
+from .scale import CPU_SPECS, grid_cost, paper_specs
+
+SCALES = ("shipped", "cpu", "paper")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m lcsm_core.paper_lab", description=__doc__.split("\n\n")[1])
     p.add_argument("--grid", required=True, choices=sorted(ABLATIONS), help="which ablation")
+    p.add_argument("--scale", choices=SCALES, default="shipped",
+                   help="shipped: the grid the page opens with; cpu: it over 3 seeds; paper: the paper's MQAR setup")
+    p.add_argument("--device", choices=DEVICES, help="where each cell trains (cuda: the scan form best on the GPU)")
+    p.add_argument("--vocab-size", type=int, help="MQAR vocabulary (default 64)")
     p.add_argument("--steps", type=int, help="optimizer steps per run (the budget)")
     p.add_argument("--seeds", type=int, nargs="+", help="seeds, e.g. --seeds 0 1 2")
     p.add_argument("--seq-lens", type=int, nargs="+", help="sequence lengths, e.g. --seq-lens 32 64 128")
@@ -36,19 +56,33 @@ def parse_args(argv=None) -> argparse.Namespace:
                                                   "as in the paper)")
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: 2 or fewer)")
     p.add_argument("--ray", metavar="ADDRESS", help="run the cells on this Ray cluster instead")
+    p.add_argument("--gpus-per-cell", type=float, default=0.0, help="GPUs each cell asks Ray for (fractions allowed)")
+    p.add_argument("--cpus-per-cell", type=int, default=1, help="CPUs each cell asks Ray for (its torch threads)")
+    p.add_argument("--cost-only", action="store_true", help="print the grid's measured cost and stop")
     p.add_argument("--db", help="the run store (default: data/runs.sqlite or $LCSM_DATA_DIR/runs.sqlite)")
     p.add_argument("--rerun", action="store_true", help="run every cell again, finished or not")
     p.add_argument("--ship", action="store_true", help="write the results file the Paper lab page opens with")
     return p.parse_args(argv)
 
 
-def spec_from_args(args: argparse.Namespace) -> GridSpec:
-    spec = default_spec(args.grid)
+def specs_from_args(args: argparse.Namespace) -> list[GridSpec]:
+    """The grid(s) to run: the scale's spec(s), each with the flags given applied on top."""
+    if args.scale == "paper":
+        bases = [s for s in paper_specs(args.grid, device=args.device or "cuda")
+                 if args.d_model is None or s.d_model == args.d_model] or paper_specs(args.grid)[:1]
+    else:
+        bases = [(CPU_SPECS if args.scale == "cpu" else {args.grid: default_spec(args.grid)})[args.grid]]
     changes = {"steps": args.steps, "seeds": args.seeds and tuple(args.seeds),
                "seq_lens": args.seq_lens and tuple(args.seq_lens), "lrs": args.lrs and tuple(args.lrs),
                "d_model": args.d_model, "expand_dim": args.expand_dim, "kv_pairs": args.kv_pairs,
-               "batch_size": args.batch_size, "short_conv": args.short_conv}
-    return dataclasses.replace(spec, **{k: v for k, v in changes.items() if v is not None}).validate()
+               "batch_size": args.batch_size, "short_conv": args.short_conv, "vocab_size": args.vocab_size,
+               "device": args.device}
+    return [dataclasses.replace(base, **{k: v for k, v in changes.items() if v is not None}).validate()
+            for base in bases]
+
+
+def spec_from_args(args: argparse.Namespace) -> GridSpec:
+    return specs_from_args(args)[0]
 
 
 def cell_line(r: CellResult, fresh: bool) -> str:
@@ -108,20 +142,39 @@ def summary(spec: GridSpec, results: list[CellResult], wall_s: float, ran: int) 
     found = verdict(spec, results)
     table = accuracy_table(spec, results)
     return dict(summary=spec.grid_id, ablation=spec.ablation, paper=ablation.paper_finding, claim=ablation.claim,
+                outcome=None if found is None else found.outcome,
                 held=None if found is None else found.held, detail="incomplete grid" if found is None else found.detail,
+                readings=[] if found is None else [dict(reading=n, outcome=o, detail=d) for n, o, d in found.readings],
+                lr_note=lr_note(spec, results),
                 accuracy={label: {str(T): None if a is None else round(a, 3) for T, a in row.items()}
                           for label, row in table.items()},
+                spread={label: {str(T): None if s is None else dict(mean=round(s.mean, 3), min=round(s.low, 3),
+                                                                    max=round(s.high, 3), seeds=s.n)
+                                for T, s in row.items()} for label, row in spreads(spec, results).items()},
                 cells=len(cells(spec)), ran_now=ran, wall_s=round(wall_s, 1), spec=dataclasses.asdict(spec))
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        spec = spec_from_args(args)
+        specs = specs_from_args(args)
+        runner = GridRunner(args.db or default_db_path(), workers=args.workers, ray_address=args.ray,
+                            gpus_per_cell=args.gpus_per_cell, cpus_per_cell=args.cpus_per_cell)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    runner = GridRunner(args.db or default_db_path(), workers=args.workers, ray_address=args.ray)
+    for spec in specs:                                  # the cost of everything asked for, before anything runs
+        print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
+    if args.cost_only:
+        return 0
+    for spec in specs:
+        code = run_one_grid(spec, runner, args)
+        if code:
+            return code
+    return 0
+
+
+def run_one_grid(spec: GridSpec, runner: GridRunner, args: argparse.Namespace) -> int:
     print(f"grid {spec.grid_id}: {spec.cell_count} cells × {spec.steps} steps on {runner.where}; "
           f"store {runner.db_path}", file=sys.stderr)
     try:

@@ -12,17 +12,22 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from ..training import RunConfig, run_config
-from .ablations import ABLATIONS
+from .ablations import ABLATIONS, VARIANT_PREFIX
 
 MAX_SEEDS = 5
-MAX_STEPS = 20_000
+DEVICES = ("cpu", "cuda", "auto")
+# Fields added after grids were first shipped: hashed into the grid id only when they differ from these
+# defaults, so every grid named before keeps its id (and its stored runs).
+_LATER_FIELDS = {"vocab_size": 64, "device": "cpu"}
 
 
 @dataclass(frozen=True)
 class GridSpec:
     """What a grid trains. `expand_dim` is k, the rows of the memory (the paper fixes k = 128 at d = 64..512;
     here k = d by default); `short_conv` > 1 puts a causal convolution of that width before each EOS layer,
-    which the paper's models do not have (0: none)."""
+    which the paper's models do not have (0: none). `device` is where each cell trains ("cuda": the GPU, in
+    the scan form the device does best; "auto": the GPU when there is one). There is no cap on `steps`: the
+    budget is the researcher's (the paper does not state its MQAR budget)."""
 
     ablation: str = "data_dependence"
     seq_lens: tuple[int, ...] = (32,)
@@ -35,6 +40,8 @@ class GridSpec:
     seeds: tuple[int, ...] = (0,)
     short_conv: int = 0
     eval_every: int = 50
+    vocab_size: int = 64
+    device: str = "cpu"
 
     @property
     def cell_count(self) -> int:
@@ -47,7 +54,8 @@ class GridSpec:
     @property
     def grid_id(self) -> str:
         """`<ablation>-<hash of the spec>`: the same spec is the same grid."""
-        blob = json.dumps(asdict(self), sort_keys=True)
+        fields = {k: v for k, v in asdict(self).items() if _LATER_FIELDS.get(k, object()) != v}
+        blob = json.dumps(fields, sort_keys=True)
         return f"{self.ablation}-{hashlib.sha1(blob.encode()).hexdigest()[:10]}"
 
     def validate(self) -> GridSpec:
@@ -57,8 +65,10 @@ class GridSpec:
             raise ValueError("a grid needs at least one sequence length, one learning rate and one seed")
         if len(self.seeds) > MAX_SEEDS or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0:
             raise ValueError(f"seeds must be 1..{MAX_SEEDS} distinct non-negative numbers, got {list(self.seeds)}")
-        if not 1 <= self.steps <= MAX_STEPS:
-            raise ValueError(f"the budget per run must be 1..{MAX_STEPS} steps, got {self.steps}")
+        if self.steps < 1:
+            raise ValueError(f"the budget per run must be at least 1 step (steps ≥ 1), got {self.steps}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
         if len(set(self.seq_lens)) != len(self.seq_lens) or len(set(self.lrs)) != len(self.lrs):
             raise ValueError("sequence lengths and learning rates must not repeat")
         for config in (c.config for c in cells(self, check=False)):
@@ -102,11 +112,12 @@ def cells(spec: GridSpec, check: bool = True) -> list[Cell]:
         for seq_len in spec.seq_lens:
             for lr in spec.lrs:
                 for seed in spec.seeds:
-                    config = run_config(task="mqar", seq_len=seq_len, kv_pairs=spec.kv_pairs, code=code, tau=tau,
+                    config = run_config(task="mqar", seq_len=seq_len, kv_pairs=spec.kv_pairs,
+                                        vocab_size=spec.vocab_size, **model_of(code), tau=tau,
                                         d_model=spec.d_model, expand_dim=spec.expand_dim, short_conv=spec.short_conv,
-                                        lr=lr, batch_size=spec.batch_size, max_steps=spec.steps,
-                                        max_seconds=float(24 * 3600), eval_every=spec.eval_every, seed=seed,
-                                        device="cpu")
+                                        form="auto", lr=lr, batch_size=spec.batch_size, max_steps=spec.steps,
+                                        max_seconds=float(365 * 24 * 3600), eval_every=spec.eval_every, seed=seed,
+                                        device=spec.device)
                     # Eigenvalues only at the end: a grid reads accuracies, and a snapshot per evaluation cost
                     # ~9 % of a cell's time (1-1-1-0, T = 32) without changing any number it trains to.
                     config.optim = dataclasses.replace(config.optim, snapshot_every=spec.steps)
@@ -114,10 +125,18 @@ def cells(spec: GridSpec, check: bool = True) -> list[Cell]:
     return out
 
 
+def model_of(code: str) -> dict:
+    """run_config's model keywords for an entry's model: an e-o-s-a code, or a named layer ("variant:mamba")."""
+    if code.startswith(VARIANT_PREFIX):
+        return dict(variant=code[len(VARIANT_PREFIX):], code=None)
+    return dict(code=code)
+
+
 def cell_key(config: dict) -> tuple:
     """The key of the cell a stored run's config belongs to (see Cell.key)."""
     model, optim, task = config.get("model", {}), config.get("optim", {}), config.get("task", {})
-    return (model.get("code"), float(model.get("tau", 16.0)), task.get("seq_len"), optim.get("lr"), optim.get("seed"))
+    code = model.get("code") or f"{VARIANT_PREFIX}{model.get('variant')}"
+    return (code, float(model.get("tau", 16.0)), task.get("seq_len"), optim.get("lr"), optim.get("seed"))
 
 
 # The grid each ablation runs unless told otherwise: the smallest settings at which the paper's MQAR

@@ -1,6 +1,7 @@
 """A grid's results: per cell, from the run store (live) or from a results file shipped in the repo; the
-paper-style accuracy table (entry × sequence length, best over the learning-rate sweep, mean over seeds);
-and the paper's claim checked on it.
+paper-style accuracy table (entry × sequence length, best over the learning-rate sweep, mean over seeds),
+the spread over seeds behind each cell, where each cell's best learning rate lies in the sweep, and the
+paper's claim checked on the spreads.
 """
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..training import RunRow
-from .ablations import ABLATIONS, Accuracy, Verdict
+from .ablations import ABLATIONS, Verdict
 from .grid import CellId, GridSpec, cells
 from .runner import finished_cells
+from .spread import Spread, Spreads
 
 SHIPPED_DIR = Path(__file__).parent / "results"
 
@@ -63,6 +65,50 @@ def accuracy_table(spec: GridSpec, results: list[CellResult]) -> dict[str, dict[
     return table
 
 
+def best_per_seed(spec: GridSpec, results: list[CellResult], label: str, T: int) -> dict[int, CellResult]:
+    """seed -> the run of this entry and length with the best accuracy over the learning-rate sweep."""
+    best: dict[int, CellResult] = {}
+    for r in results:
+        if r.label == label and r.seq_len == T and (r.seed not in best or r.best_acc > best[r.seed].best_acc):
+            best[r.seed] = r
+    return best
+
+
+def spreads(spec: GridSpec, results: list[CellResult]) -> dict[str, dict[int, Spread | None]]:
+    """label -> sequence length -> the spread over seeds of the best accuracy over the sweep (None: no result)."""
+    out: dict[str, dict[int, Spread | None]] = {}
+    for label in ABLATIONS[spec.ablation].labels:
+        out[label] = {}
+        for T in spec.seq_lens:
+            best = best_per_seed(spec, results, label, T)
+            out[label][T] = Spread(tuple(best[seed].best_acc for seed in sorted(best))) if best else None
+    return out
+
+
+def lr_edges(spec: GridSpec, results: list[CellResult]) -> list[tuple[str, int, int, float]]:
+    """(label, length, seed, rate) of every cell whose best learning rate is the lowest or the highest of the sweep:
+    there the sweep did not bracket the best rate, and a wider one might change the cell."""
+    edges = (min(spec.lrs), max(spec.lrs))
+    return [(label, T, seed, r.lr) for label in ABLATIONS[spec.ablation].labels for T in spec.seq_lens
+            for seed, r in sorted(best_per_seed(spec, results, label, T).items()) if r.lr in edges]
+
+
+def lr_note(spec: GridSpec, results: list[CellResult]) -> str:
+    """In words, whether the learning-rate sweep bracketed each cell's best rate ("" when it did everywhere)."""
+    if len(spec.lrs) < 3:
+        return (f"a sweep of {len(spec.lrs)} learning rate(s) ({', '.join(f'{lr:g}' for lr in spec.lrs)}) cannot "
+                "show that the best rate lies inside it: each accuracy is the best at these rates only")
+    edges = lr_edges(spec, results)
+    if not edges:
+        return ""
+    top = sum(lr == max(spec.lrs) for *_, lr in edges)
+    judged = sum(len(best_per_seed(spec, results, label, T)) for label in ABLATIONS[spec.ablation].labels
+                 for T in spec.seq_lens)
+    return (f"the best learning rate is at an edge of the sweep in {len(edges)} of {judged} cell-seeds "
+            f"({top} at the highest {max(spec.lrs):g}, {len(edges) - top} at the lowest "
+            f"{min(spec.lrs):g}): a wider sweep might change them")
+
+
 def best_lrs(spec: GridSpec, results: list[CellResult]) -> dict[str, dict[int, float | None]]:
     """label -> sequence length -> the learning rate of the best run (seed 0 first), None without results."""
     out: dict[str, dict[int, float | None]] = {}
@@ -82,8 +128,7 @@ def verdict(spec: GridSpec, results: list[CellResult]) -> Verdict | None:
     """The paper's claim on this grid's numbers; None until every cell has a result."""
     if not is_complete(spec, results):
         return None
-    table = accuracy_table(spec, results)
-    return ABLATIONS[spec.ablation].check(Accuracy(table))
+    return ABLATIONS[spec.ablation].judge(Spreads(spreads(spec, results)))
 
 
 # --- shipped results -----------------------------------------------------------------------------------

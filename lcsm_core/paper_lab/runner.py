@@ -2,13 +2,17 @@
 
 Every cell is a run in the one SQLite store (session "grid:<grid id>"). A cell whose run finished
 ("completed" or "diverged") is not run again unless asked to; anything else (never started, failed,
-interrupted) is. With Ray the store file must be on storage every worker can reach.
+interrupted) is. With Ray the store file must be on storage every worker can reach; each cell asks Ray for
+`cpus_per_cell` CPUs (its torch threads) and `gpus_per_cell` GPUs (0 on a CPU cluster: the request path is the
+same). Local pool workers die with the process that started them (a watcher thread, as training/worker.py's):
+their unfinished runs then belong to a dead process, and the store marks them "interrupted" when next opened.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
@@ -19,6 +23,7 @@ from .grid import Cell, GridSpec, cell_key, cells
 
 RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
 DONE = ("completed", "diverged")
+PARENT_CHECK_S = 0.5
 
 
 def grid_session(grid_id: str) -> str:
@@ -41,6 +46,19 @@ def run_one(config: dict, db_path: str, run_id: int, threads: int = 1) -> dict:
         store.close()
 
 
+def exit_with_parent() -> None:
+    """Pool worker initializer: a daemon thread ends this process as soon as its parent is gone (kill -9 or SIGTERM
+    of the server). Not PR_SET_PDEATHSIG: that fires when the parent's *thread* that started the worker ends, and
+    a page's script thread launches the pool and ends long before the grid does."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)                                    # mid-run: the store marks the run interrupted
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def finished_cells(rows: list[RunRow]) -> dict[tuple, RunRow]:
     """The newest finished run of every cell among a grid's runs."""
     done = {}
@@ -54,10 +72,13 @@ class GridRunner:
     """Launches one grid at a time and says how it is going (everything else lives in the store)."""
 
     def __init__(self, db_path: str | os.PathLike | None = None, workers: int | None = None,
-                 ray_address: str | None = None):
+                 ray_address: str | None = None, gpus_per_cell: float = 0.0, cpus_per_cell: int = 1):
+        if gpus_per_cell < 0 or cpus_per_cell < 1:
+            raise ValueError(f"a cell needs ≥ 1 CPU and ≥ 0 GPUs, got {cpus_per_cell} CPU(s), {gpus_per_cell} GPU(s)")
         self.db_path = str(db_path or default_db_path())
         self.workers = workers or max(1, min(2, os.cpu_count() or 1))
         self.ray_address = ray_address
+        self.gpus_per_cell, self.cpus_per_cell = float(gpus_per_cell), int(cpus_per_cell)
         self._lock = threading.Lock()
         self._active: str | None = None
         self._pending: list[Future] = []
@@ -66,7 +87,8 @@ class GridRunner:
     def where(self) -> str:
         """Where the runs execute, in words."""
         if self.ray_address:
-            return f"Ray at {self.ray_address}"
+            return (f"Ray at {self.ray_address} ({self.cpus_per_cell} CPU(s) and {self.gpus_per_cell:g} GPU(s) per "
+                    "cell)")
         return f"a local pool of {self.workers} worker process(es)"
 
     @property
@@ -131,7 +153,8 @@ class GridRunner:
             store.close()
 
     def _submit_local(self, args) -> list[Future]:
-        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=exit_with_parent)
         with _main_hidden_from_workers():    # a spawn pool starts its workers inside submit()
             futures = [pool.submit(run_one, *job) for job in args]
         pool.shutdown(wait=False)            # workers finish the queue, then the pool goes away
@@ -142,8 +165,8 @@ class GridRunner:
             ray = connected_ray(self.ray_address)
         except ImportError:
             raise ValueError("a Ray address was given but Ray is not installed (pip install ray)") from None
-        remote = ray.remote(num_cpus=1)(run_one)
-        return [remote.remote(*job).future() for job in args]
+        remote = ray.remote(num_cpus=self.cpus_per_cell, num_gpus=self.gpus_per_cell)(run_one)
+        return [remote.remote(*job, threads=self.cpus_per_cell).future() for job in args]
 
 
 _SHARED: dict[tuple[Path, str | None], GridRunner] = {}

@@ -28,23 +28,28 @@ def test_a_grid_prints_its_cells_and_a_summary_then_resumes(tmp_path, subprocess
     first = run_cli(["--grid", "parameterization", *TINY, "--workers", "2", "--db", str(db)], subprocess_env)
     assert first.returncode == 0, first.stderr
     *cell_lines, summary = lines(first.stdout)
-    assert sorted(c["code"] for c in cell_lines) == ["0", "1-1-1-0"]
+    assert sorted(c["code"] for c in cell_lines) == ["0", "1-1-1-0", "variant:mamba"]
     assert all(c["ran_now"] and c["status"] == "completed" and c["steps"] == 3 for c in cell_lines)
-    assert summary["claim"] == ABLATIONS["parameterization"].claim and summary["held"] in (True, False)
-    assert summary["ran_now"] == 2 and summary["cells"] == 2 and set(summary["accuracy"]) == {"0", "1-1-1-0"}
-    assert "2/2 cells" in first.stderr                                  # the progress bar
+    assert summary["claim"] == ABLATIONS["parameterization"].claim and summary["outcome"] == "inconclusive"
+    assert summary["ran_now"] == 3 and summary["cells"] == 3
+    assert set(summary["accuracy"]) == set(summary["spread"]) == {"0 as DSS", "0 as selective SSM", "1-1-1-0"}
+    assert summary["spread"]["1-1-1-0"]["16"]["seeds"] == 1 and "cannot show" in summary["lr_note"]
+    assert [r["reading"].split(" (")[0] for r in summary["readings"]] == ["DSS bank", "Mamba-style selective SSM"]
+    assert "3/3 cells" in first.stderr                                  # the progress bar
+    assert "cost: parameterization-" in first.stderr and "CPU-hours" in first.stderr   # said before it ran
 
     again = run_cli(["--grid", "parameterization", *TINY, "--db", str(db)], subprocess_env)
     assert again.returncode == 0, again.stderr
     *cell_lines, summary = lines(again.stdout)
-    assert [c["ran_now"] for c in cell_lines] == [False, False] and summary["ran_now"] == 0
-    assert len(RunStore(db).list_runs()) == 2                           # nothing was run twice
+    assert [c["ran_now"] for c in cell_lines] == [False] * 3 and summary["ran_now"] == 0
+    assert len(RunStore(db).list_runs()) == 3                           # nothing was run twice
 
 
 @pytest.mark.parametrize("flags,message", [
     (["--grid", "parameterization", "--steps", "0"], "steps"),
     (["--grid", "parameterization", "--seq-lens", "31"], "seq_len"),
     (["--grid", "tau", "--seeds", "0", "0"], "seeds"),
+    (["--grid", "tau", "--ray", "auto", "--cpus-per-cell", "0"], "CPU"),
 ])
 def test_bad_flags_give_one_line_and_exit_2(tmp_path, subprocess_env, flags, message):
     out = run_cli([*flags, "--db", str(tmp_path / "x.sqlite")], subprocess_env, timeout=120)
@@ -61,9 +66,31 @@ def test_ray_runs_the_grid_on_a_local_instance(tmp_path, local_ray):
     out = tmp_path / "out.txt"
     with out.open("w") as f:
         summary, results = run_grid(spec, runner, out=f)
-    assert summary["ran_now"] == 2 and summary["held"] in (True, False) and len(results) == 2
+    assert summary["ran_now"] == 3 and summary["held"] in (True, False) and len(results) == 3
     assert {r.status for r in RunStore(runner.db_path).list_runs()} == {"completed"}
-    assert runner.where == "Ray at auto"
+    assert runner.where.startswith("Ray at auto (1 CPU(s) and 0 GPU(s) per cell")
+
+
+@pytest.mark.slow
+def test_the_cli_runs_a_grid_on_a_ray_address_asking_for_zero_gpus(tmp_path, local_ray, subprocess_env):
+    """python -m lcsm_core.paper_lab --grid data_dependence --ray ADDRESS --gpus-per-cell 0: the GPU request path
+    on a CPU-only local instance (a tiny grid: seconds)."""
+    address = local_ray.get_runtime_context().gcs_address
+    out = run_cli(["--grid", "data_dependence", *TINY, "--ray", address, "--gpus-per-cell", "0",
+                   "--cpus-per-cell", "1", "--db", str(tmp_path / "ray.sqlite")], subprocess_env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    *cell_lines, summary = lines(out.stdout)
+    assert len(cell_lines) == 8 and {c["status"] for c in cell_lines} == {"completed"}
+    assert summary["cells"] == 8 and summary["outcome"] == "inconclusive"      # one seed decides nothing
+    assert f"Ray at {address} (1 CPU(s) and 0 GPU(s) per cell)" in out.stderr
+
+
+def test_cost_only_prints_the_measured_cost_and_runs_nothing(tmp_path, subprocess_env):
+    db = tmp_path / "c.sqlite"
+    out = run_cli(["--grid", "tau", *TINY, "--seeds", "0", "1", "2", "--cost-only", "--db", str(db)], subprocess_env)
+    assert out.returncode == 0 and out.stdout == "", out.stderr
+    assert "21 cells × 3 steps × measured s/step (T=16" in out.stderr and "CPU-hours" in out.stderr
+    assert not db.exists() or RunStore(db).list_runs() == []
 
 
 def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsys):
@@ -73,6 +100,6 @@ def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsy
                      "--ship"]) == 0
     shipped = results.load_shipped("parameterization")
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert shipped.spec.grid_id == summary["summary"] and len(shipped.results) == 2
+    assert shipped.spec.grid_id == summary["summary"] and len(shipped.results) == 3
     assert results.is_complete(shipped.spec, shipped.results) and shipped.workers == 1
     assert {r.source for r in shipped.results} == {"shipped"} and "core CPU" in shipped.device
