@@ -17,6 +17,7 @@ import streamlit as st
 from lcsm_core.progress_store import ProgressStore, StoreFile
 from lcsm_core.tokens import TOKEN_SHAPE
 from lcsm_core.training.store import default_db_path
+from lcsm_core.training.store_faults import log_store_fault
 
 from .class_join import CLASS_KEY, keep_class
 from .lesson_text import LessonText
@@ -63,7 +64,8 @@ class SolvedTitles(set):
         try:
             ProgressStore(store_file()).record_solved(learner_token(), self.page, self.kind, title)
         except (sqlite3.Error, OSError) as why:
-            st.warning(f"Your answer counts in this tab, but could not be saved for a reload: {why}", icon="💾")
+            st.warning("Your answer counts in this tab, but could not be saved for a reload. "
+                       + (log_store_fault(why, "progress") or str(why)), icon="💾")
 
 
 def solved_titles(page: str, kind: str) -> set:
@@ -81,7 +83,8 @@ def stored_solved() -> dict[tuple[str, str], set[str]]:
         try:
             st.session_state[LOADED_KEY] = ProgressStore(store_file()).solved(learner_token())
         except (sqlite3.Error, OSError) as why:
-            st.warning(f"Your earlier answers could not be read: {why}", icon="💾")
+            st.warning("Your earlier answers could not be read. " + (log_store_fault(why, "progress") or str(why)),
+                       icon="💾")
             st.session_state[LOADED_KEY] = {}
     return st.session_state[LOADED_KEY]
 
