@@ -1,0 +1,152 @@
+"""Issue 24's hostile-visitor and unlucky-operator probes (items 3, 6, 7, 8) against a running server, so the next
+probe starts from them. Each prints PASS or FAIL with what it saw; the exit status is the number of FAILs.
+
+    python3 benchmarks/hostile_probes.py                      # starts the app (app/serve.py) on its own data dir
+    python3 benchmarks/hostile_probes.py --url http://127.0.0.1:8501 [--data-dir DIR]   # a server already up
+
+- framing (item 8): every answer (page, endpoints, 404, a 403 refusal) carries X-Frame-Options: DENY and
+  Content-Security-Policy: frame-ancestors 'none';
+- tokens (item 3): a link's owner / learner token the server did not sign (the old 32 hex shape, 64 zeros, a
+  signed one with its last digit changed) is replaced by a fresh one with a note; a server-issued one survives
+  a reopen of the link;
+- store faults (items 6, 7; needs the data directory, so only with a server this script starts or --data-dir):
+  runs.sqlite replaced by garbage, then deleted: Train live and Paper lab say so in words, with no exception;
+  the file is put back after.
+
+The lesson-file probe of item 5 edits lessons/ and so runs on a temporary copy in tests/app/test_lesson_isolation.py.
+Light: a few page opens; safe on a loaded machine.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.app_process import AppServer  # noqa: E402
+from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
+
+FRAMING = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
+NOT_SIGNED = "not issued by this server"
+FAILS: list[str] = []
+
+
+def verdict(ok: bool, what: str, seen: object = "") -> None:
+    print(f"{'PASS' if ok else 'FAIL'}  {what}" + (f"  — saw: {seen}" if not ok and seen != "" else ""))
+    if not ok:
+        FAILS.append(what)
+
+
+def headers_of(url: str, host: str | None = None) -> tuple[int, dict]:
+    """(status, headers by lower-case name) of a GET."""
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}
+    except urllib.error.HTTPError as err:
+        return err.code, {k.lower(): v for k, v in err.headers.items()}
+
+
+def probe_framing(url: str) -> None:
+    for path, host in (("/", None), ("/paper_lab", None), ("/_stcore/health", None),
+                       ("/spring/_stcore/health", None), ("/", "evil.example")):
+        status, headers = headers_of(url + path, host)
+        shown = {k: headers.get(k.lower()) for k in FRAMING}
+        verdict(shown == FRAMING, f"framing: {path}{' Host ' + host if host else ''} ({status}) forbids framing",
+                shown)
+
+
+async def page_token(url: str, page: str, param: str, query: str = "") -> tuple[str | None, list[str], list[str]]:
+    """Open `page` with `query`: (the token the server put in the URL, the texts drawn, the exceptions)."""
+    async with StreamlitSession(url, timeout_s=120) as tab:
+        result = await tab.open_page(page, query)
+        token = parse_qs(tab.query).get(param, [None])[0]
+        return token, tab.texts(), result.exceptions
+
+
+async def probe_tokens(url: str) -> None:
+    for page, param in (("train_live", "owner"), ("spring", "learner")):
+        issued, _, errors = await page_token(url, page, param)
+        verdict(bool(issued) and not errors, f"tokens: /{page} issues a {param} token", (issued, errors))
+        if not issued:
+            continue
+        forged = {"the old 32-hex shape": "0" * 32, "64 zeros": "0" * 64,
+                  "a signed one, last digit changed": issued[:-1] + ("1" if issued[-1] == "0" else "0")}
+        for name, token in forged.items():
+            got, texts, errors = await page_token(url, page, param, f"{param}={token}")
+            noted = any(NOT_SIGNED in t for t in texts)
+            verdict(got not in (None, token) and noted and not errors,
+                    f"tokens: /{page} ignores {name} with a note", (got == token, noted, errors))
+        again, texts, errors = await page_token(url, page, param, f"{param}={issued}")
+        verdict(again == issued and not any(NOT_SIGNED in t for t in texts) and not errors,
+                f"tokens: /{page} keeps its own {param} token on a reopen", again)
+
+
+async def pages_say(url: str, words: str) -> dict[str, tuple[bool, list[str]]]:
+    found = {}
+    for page in ("train_live", "paper_lab"):
+        async with StreamlitSession(url, timeout_s=120) as tab:
+            result = await tab.open_page(page)
+            found[page] = (any(words in t for t in tab.texts()), result.exceptions)
+    return found
+
+
+async def probe_store_faults(url: str, data_dir: Path) -> None:
+    db = data_dir / "runs.sqlite"
+    await pages_say(url, "")                              # the store opened (and cached) by both pages first
+    aside = Path(tempfile.mkdtemp(prefix="lcsm-probe-store-"))
+    saved = [p for p in data_dir.glob("runs.sqlite*")]
+    for path in saved:
+        shutil.copy2(path, aside / path.name)
+    try:
+        for path in saved:
+            path.unlink()
+        for page, (said, errors) in (await pages_say(url, "deleted or replaced")).items():
+            verdict(said and not errors, f"store: /{page} says a deleted store file in words", errors)
+        db.write_bytes(os.urandom(8192))
+        for page, (said, errors) in (await pages_say(url, "run store")).items():
+            verdict(said and not errors, f"store: /{page} says a garbage store file in words", errors)
+    finally:
+        for path in data_dir.glob("runs.sqlite*"):
+            path.unlink()
+        for path in saved:
+            shutil.copy2(aside / path.name, path)
+        shutil.rmtree(aside, ignore_errors=True)
+    print("      (the server keeps refusing the moved file until it restarts: that is the intended behaviour)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="probe this server instead of starting one")
+    parser.add_argument("--data-dir", type=Path, help="the server's LCSM_DATA_DIR (enables the store probes)")
+    args = parser.parse_args()
+    server = None
+    data_dir = args.data_dir
+    if args.url is None:
+        data_dir = Path(tempfile.mkdtemp(prefix="lcsm-hostile-"))
+        server = AppServer(data_dir, data_dir / "server.log").start()
+    url = args.url or server.url
+    try:
+        probe_framing(url)
+        asyncio.run(probe_tokens(url))
+        if data_dir is not None:
+            asyncio.run(probe_store_faults(url, data_dir))
+        else:
+            print("SKIP  store faults: give --data-dir (the server's LCSM_DATA_DIR)")
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"\n{len(FAILS)} FAIL(s)" + "".join(f"\n  - {f}" for f in FAILS))
+    return len(FAILS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
