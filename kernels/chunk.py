@@ -1,23 +1,32 @@
 """Chunked EOS scan for the k-vector-decay family, o_t = g_t 1ᵀ with g_t > 0
-(GLA / GateLoop, RetNet / TNL, linear attention, HGRN with k = 1) — the training form.
+(GLA / GateLoop, RetNet / TNL, linear attention, HGRN with k = 1) — the training form, on tensor cores.
 
-With a_t = log g_t and b_t the running sum of a inside a chunk of C steps starting from
-memory H (state before the chunk):
+With a_t = log g_t and b_t the running sum of a inside a chunk of C = 64 steps starting from memory H:
 
     y_t  = (s_t ⊙ e^{b_t})ᵀ H + Σ_{j≤t} A_tj i_j,     A_tj = Σ_k s_tk e_jk e^{b_tk − b_jk}
     H'   = e^{b_C} ⊙ H + Σ_j (e_j ⊙ e^{b_C − b_j}) i_jᵀ
 
-Forward, two kernels: `_intra` builds the scores A for every chunk in parallel, one column
-at a time so every exponent is b_t − b_j ≤ 0 for j ≤ t (never e^{−b}, which overflows for
-sharp gates); `_state` holds a (k, BV) slice of H in fp32 registers and walks the chunks in
-order, everything in it a matmul.
+Forward, three kernels:
+- `_intra` (batch, chunk, sub-chunk of S = 16 rows), in parallel: row block r of the scores A. A block left of
+  the diagonal (sub-chunk j < r) is one matmul, (s_r ⊙ e^{b_r − b_n}) (e_j ⊙ e^{b_n − b_j})ᵀ with b_n the log-decay
+  at the last row n of sub-chunk j: every exponent ≤ 0 for gates ≤ 1, never e^{−b} (which overflows for sharp
+  gates). The 16×16 diagonal block goes one column at a time (exponent b_t − b_j, t ≥ j). A does not depend on i:
+  computed once per chunk, read by every value block.
+- `_state` (batch, value block): walks the chunks in order with a (k, BV) slice of H in fp32 registers, storing H
+  at every chunk start; one matmul per chunk.
+- `_out` (batch, chunk, value block), in parallel: y = (s ⊙ e^{b}) H + A i, two matmuls.
+Matmul operands are the inputs' 16-bit type with fp32 accumulation (bf16/fp16 inputs), or fp32 at DOT_PRECISION.
 
-Backward, two kernels: `_state` walks the chunks in reverse from the saved chunk-start
-memories (inter-chunk parts, di); `_intra` builds dA_tj = dy_t · i_j per chunk in parallel and
-the intra-chunk parts of ds and de. The gradient of the log-gate follows from the others
-(with dm the gradient of the memory):
+Backward, the same shape: `_dstate` walks the chunks in reverse with dH (gradient of the memory after the chunk)
+and stores it per chunk; `_dout` (batch, chunk, value block) gives di and the inter-chunk parts of ds and de
+(partial over value blocks); `_dscores` forms dA = dy iᵀ per chunk; `_dintra` (batch, chunk, sub-chunk) the
+intra-chunk parts of ds and de, matmuls off the diagonal, columns on it. The gradient of the log-gate follows from
+the others (dm the gradient of the memory):
     ∂L/∂a_t = Σ_d dm_t ⊙ g_t m_{t−1} = Σ_{τ≥t} (s_τ ⊙ ds_τ − e_τ ⊙ de_τ) + Σ_d dm_T ⊙ m_T
 so it costs one reverse cumulative sum in torch; autograd of a = log o turns it into ∂L/∂o.
+
+b is computed in torch (a chunk-local cumsum, padded to whole chunks with a = 0 so the padding rows repeat the
+chunk's last value and every exponent stays finite).
 """
 from __future__ import annotations
 
@@ -26,217 +35,282 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
-from .utils import Flat, check_device, next_pow2
+from .utils import DOT_PRECISION, Flat, check_device, next_pow2, operand_dtype
 
-CHUNK = 16   # tl.dot needs >= 16; small chunks keep the intra-chunk column loop short
-# The matmuls here are 16-wide: exact fp32 ("ieee", FMA) fits in registers at k = 128, where
-# tf32x3 spills (tests/kernels/compile_check.py), so this kernel always uses "ieee".
+CHUNK = 64       # steps per chunk: the inter-chunk walk is T / 64 matmuls long
+SUB = 16         # sub-chunk rows: the smallest tensor-core tile; the diagonal 16×16 blocks go column by column
+WARPS = 8        # k = 128: the chunk kernels' tiles stay in registers with 8 warps (compile_check.py)
+STATE_STAGES = 2  # the chunk walks prefetch one chunk ahead; Triton's default 3 spills at k = 128
 
 
 @triton.jit
 def eos_chunk_fwd_kernel_intra(
-    e, a, s, A, T, K,
-    C: tl.constexpr, BK: tl.constexpr,
+    e, b, s, A, T, K, NC,
+    C: tl.constexpr, S: tl.constexpr, BK: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
-    # One program per (batch, chunk), all in parallel: the intra-chunk scores
-    # A_tj = Σ_k s_tk e_jk e^{b_tk - b_jk} (j <= t), built one column j at a time so every
-    # exponent is <= 0. They do not depend on i, so they are computed once, not per d-block.
-    i_b, c = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
-    oc = tl.arange(0, C)
+    i_b, c, r = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
+    TP = NC * C                                   # b is padded to whole chunks
+    ok, os = tl.arange(0, BK), tl.arange(0, S)
     mk = ok < K
-    ot = c * C + oc
-    mt = ot < T
-    m_tk = mt[:, None] & mk[None, :]
-    p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
-    b_q = tl.load(s + p_tk, mask=m_tk, other=0.).to(tl.float32)               # shrink  (C, BK)
-    b_b = tl.cumsum(tl.load(a + p_tk, mask=m_tk, other=0.).to(tl.float32), 0)  # log-gate, 0 past T
-    b_A = tl.zeros([C, C], dtype=tl.float32)
-    b_bj = tl.zeros([BK], dtype=tl.float32)
-    for j in range(C):
-        p_j = (i_b * T + c * C + j) * K + ok
-        m_j = mk & (c * C + j + ok * 0 < T)   # a vector mask: the interpreter refuses a scalar one
-        b_kj = tl.load(e + p_j, mask=m_j, other=0.).to(tl.float32)
-        b_bj += tl.load(a + p_j, mask=m_j, other=0.).to(tl.float32)
-        b_E = tl.exp(tl.where(oc[:, None] >= j, b_b - b_bj[None, :], float("-inf")))
-        b_A += tl.where(oc[None, :] == j, tl.sum(b_q * b_kj[None, :] * b_E, 1)[:, None], 0.)
-    tl.store(A + (i_b * T + ot[:, None]) * C + oc[None, :], b_A, mask=mt[:, None])
+    t_r = c * C + r * S + os                      # this program's rows
+    m_r = t_r < T
+    b_q = tl.load(s + (i_b * T + t_r[:, None]) * K + ok[None, :], mask=m_r[:, None] & mk[None, :], other=0.)
+    b_br = tl.load(b + (i_b * TP + t_r[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+    p_A = A + (i_b * T + t_r[:, None]) * C + os[None, :]
+    for j in range(r):                            # blocks left of the diagonal: one matmul each
+        t_j = c * C + j * S + os
+        b_n = tl.load(b + (i_b * TP + c * C + j * S + S - 1) * K + ok, mask=mk, other=0.)
+        b_k = tl.load(e + (i_b * T + t_j[:, None]) * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :], other=0.)
+        b_bj = tl.load(b + (i_b * TP + t_j[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_qd = (b_q * tl.exp(b_br - b_n[None, :])).to(DT).to(OP)
+        b_kd = (b_k * tl.exp(b_n[None, :] - b_bj)).to(DT).to(OP)
+        tl.store(p_A + j * S, tl.dot(b_qd, tl.trans(b_kd), input_precision=PREC), mask=m_r[:, None])
+    b_Ad = tl.zeros([S, S], dtype=tl.float32)     # the diagonal block, one column at a time
+    for jj in range(S):
+        t_j = c * C + r * S + jj
+        b_kj = tl.load(e + (i_b * T + t_j) * K + ok, mask=mk & (t_j + ok * 0 < T), other=0.).to(tl.float32)
+        b_bj = tl.load(b + (i_b * TP + t_j) * K + ok, mask=mk, other=0.)
+        b_E = tl.exp(tl.where(os[:, None] >= jj, b_br - b_bj[None, :], float("-inf")))
+        b_Ad += tl.where(os[None, :] == jj, tl.sum(b_q * b_kj[None, :] * b_E, 1)[:, None], 0.)
+    tl.store(p_A + r * S, b_Ad, mask=m_r[:, None])
+    for j in range(r + 1, C // S):                # above the diagonal: causal zeros
+        tl.store(p_A + j * S, tl.zeros([S, S], dtype=tl.float32), mask=m_r[:, None])
 
 
 @triton.jit
 def eos_chunk_fwd_kernel_state(
-    i, e, a, s, A, m0, y, mT, ck,
-    T, K, D, NC,
-    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr,
-    HAS_M0: tl.constexpr, SAVE: tl.constexpr,
+    i, e, b, m0, mT, ck, T, K, D, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr,
+    PREC: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    # One program per (batch, d-block) walks the chunks in order with the memory H in fp32
-    # registers; everything inside a chunk is a matmul.
-    # batch on grid dim 0 (no 65535 cap); int64 offsets for long sequences of wide states
     i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
+    TP = NC * C
+    ok, oc = tl.arange(0, BK), tl.arange(0, C)
     ov = i_v * BV + tl.arange(0, BV)
-    oc = tl.arange(0, C)
     mk, mv = ok < K, ov < D
     mkv = mk[:, None] & mv[None, :]
     p_kv = ok[:, None] * D + ov[None, :]
-
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
     if HAS_M0:
         b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
     for c in range(NC):
-        if SAVE:   # memory before the chunk: where the backward restarts
-            tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)
+        tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)     # H before the chunk
         ot = c * C + oc
         mt = ot < T
-        p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
-        m_tk = mt[:, None] & mk[None, :]
-        m_tv = mt[:, None] & mv[None, :]
-        b_q = tl.load(s + p_tk, mask=m_tk, other=0.).to(tl.float32)          # shrink  (C, BK)
-        b_k = tl.load(e + p_tk, mask=m_tk, other=0.).to(tl.float32)          # expand  (C, BK)
-        b_a = tl.load(a + p_tk, mask=m_tk, other=0.).to(tl.float32)          # log-gate, 0 past T
-        b_v = tl.load(i + (i_b * T + ot[:, None]) * D + ov[None, :], mask=m_tv, other=0.).to(tl.float32)
-        b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.)
-        b_b = tl.cumsum(b_a, 0)
-        b_last = tl.sum(b_a, 0)                                               # b at the chunk's end
-        b_y = tl.dot(b_q * tl.exp(b_b), b_h, input_precision="ieee") + tl.dot(b_A, b_v, input_precision="ieee")
-        tl.store(y + (i_b * T + ot[:, None]) * D + ov[None, :], b_y, mask=m_tv)
-        b_kd = b_k * tl.exp(b_last[None, :] - b_b)                            # e^{b_C - b_j} <= 1
-        b_h = tl.exp(b_last)[:, None] * b_h + tl.dot(tl.trans(b_kd), b_v, input_precision="ieee")
+        b_k = tl.load(e + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+        b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
+        b_v = tl.load(i + (i_b * T + ot[:, None]) * D + ov[None, :], mask=mt[:, None] & mv[None, :], other=0.)
+        b_kd = (b_k * tl.exp(b_last[None, :] - b_bc)).to(DT).to(OP)           # e^{b_C − b_j} ≤ 1
+        b_h = tl.exp(b_last)[:, None] * b_h + tl.dot(tl.trans(b_kd), b_v.to(DT).to(OP), input_precision=PREC)
     tl.store(mT + i_b * K * D + p_kv, b_h, mask=mkv)
 
 
 @triton.jit
-def eos_chunk_bwd_kernel_state(
-    i, e, a, s, A, ck, dy, dmT,
-    di, de, ds, dm0,
-    T, K, D, B, NC,
-    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, HAS_M0: tl.constexpr,
+def eos_chunk_fwd_kernel_out(
+    i, b, s, A, ck, y, T, K, D, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
-    # The chunks in reverse with dH = ∂L/∂(memory after the chunk) in registers: the
-    # inter-chunk parts of ds and de (partial per d-block) and all of di.
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
+    i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
+    TP = NC * C
+    ok, oc = tl.arange(0, BK), tl.arange(0, C)
     ov = i_v * BV + tl.arange(0, BV)
-    oc = tl.arange(0, C)
+    ot = c * C + oc
+    mk, mv, mt = ok < K, ov < D, ot < T
+    m_tv = mt[:, None] & mv[None, :]
+    b_h = tl.load(ck + (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
+                  other=0.)
+    b_q = tl.load(s + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+    b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+    b_qd = (b_q * tl.exp(b_bc)).to(DT).to(OP)
+    b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
+    b_v = tl.load(i + (i_b * T + ot[:, None]) * D + ov[None, :], mask=m_tv, other=0.).to(DT).to(OP)
+    b_y = tl.dot(b_qd, b_h.to(DT).to(OP), input_precision=PREC) + tl.dot(b_A, b_v, input_precision=PREC)
+    tl.store(y + (i_b * T + ot[:, None]) * D + ov[None, :], b_y, mask=m_tv)
+
+
+@triton.jit
+def eos_chunk_bwd_kernel_dstate(
+    b, s, dy, dmT, dck, dm0, T, K, D, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr,
+    PREC: tl.constexpr, HAS_M0: tl.constexpr,
+):
+    # The chunks in reverse with dH = ∂L/∂(memory after the chunk), stored per chunk for `_dout`.
+    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    TP = NC * C
+    ok, oc = tl.arange(0, BK), tl.arange(0, C)
+    ov = i_v * BV + tl.arange(0, BV)
     mk, mv = ok < K, ov < D
     mkv = mk[:, None] & mv[None, :]
     p_kv = ok[:, None] * D + ov[None, :]
-
-    b_dh = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
+    b_dh = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.)
     for i_c in range(NC):
         c = NC - 1 - i_c
-        b_h = tl.load(ck + (i_b * NC + c) * K * D + p_kv, mask=mkv, other=0.)
+        tl.store(dck + (i_b * NC + c) * K * D + p_kv, b_dh, mask=mkv)
         ot = c * C + oc
         mt = ot < T
-        p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
-        p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
-        m_tk = mt[:, None] & mk[None, :]
-        m_tv = mt[:, None] & mv[None, :]
-        b_q = tl.load(s + p_tk, mask=m_tk, other=0.).to(tl.float32)
-        b_k = tl.load(e + p_tk, mask=m_tk, other=0.).to(tl.float32)
-        b_a = tl.load(a + p_tk, mask=m_tk, other=0.).to(tl.float32)
-        b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(tl.float32)
-        b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.)
-        b_b = tl.cumsum(b_a, 0)
-        b_last = tl.sum(b_a, 0)
-        b_decay = tl.exp(b_last[None, :] - b_b)
-        b_dq = tl.dot(b_dy, tl.trans(b_h), input_precision="ieee") * tl.exp(b_b)
-        b_dk = tl.dot(tl.load(i + p_tv, mask=m_tv, other=0.).to(tl.float32), tl.trans(b_dh),
-                      input_precision="ieee") * b_decay
-        b_dv = tl.dot(tl.trans(b_A), b_dy, input_precision="ieee") + tl.dot(b_k * b_decay, b_dh,
-                                                                             input_precision="ieee")
-        p_part = ((i_v * B + i_b) * T + ot[:, None]) * K + ok[None, :]      # partial over d-blocks
-        tl.store(ds + p_part, b_dq, mask=m_tk)
-        tl.store(de + p_part, b_dk, mask=m_tk)
-        tl.store(di + p_tv, b_dv, mask=m_tv)
-        b_dh = tl.exp(b_last)[:, None] * b_dh + tl.dot(tl.trans(b_q * tl.exp(b_b)), b_dy, input_precision="ieee")
+        b_q = tl.load(s + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+        b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
+        b_dy = tl.load(dy + (i_b * T + ot[:, None]) * D + ov[None, :], mask=mt[:, None] & mv[None, :], other=0.)
+        b_qd = (b_q * tl.exp(b_bc)).to(DT).to(OP)
+        b_dh = tl.exp(b_last)[:, None] * b_dh + tl.dot(tl.trans(b_qd), b_dy.to(DT).to(OP), input_precision=PREC)
     if HAS_M0:
         tl.store(dm0 + i_b * K * D + p_kv, b_dh, mask=mkv)
 
 
 @triton.jit
-def eos_chunk_bwd_kernel_intra(
-    i, e, a, s, dy, de, ds, T, K, D,
-    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr,
+def eos_chunk_bwd_kernel_dout(
+    i, e, b, s, A, ck, dck, dy, di, de, ds, T, K, D, B, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
-    # One program per (batch, chunk), in parallel: dA_tj = dy_t · i_j over all of d, then the
-    # intra-chunk parts of ds and de, column by column like the forward scores.
+    # (batch, chunk, value block) in parallel: di whole, the inter-chunk ds and de partial over value blocks.
+    i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
+    TP = NC * C
+    ok, oc = tl.arange(0, BK), tl.arange(0, C)
+    ov = i_v * BV + tl.arange(0, BV)
+    ot = c * C + oc
+    mk, mv, mt = ok < K, ov < D, ot < T
+    mkv = mk[:, None] & mv[None, :]
+    m_tk = mt[:, None] & mk[None, :]
+    m_tv = mt[:, None] & mv[None, :]
+    p_kv = (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :]
+    p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
+    p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+    b_h = tl.load(ck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
+    b_dh = tl.load(dck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
+    b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+    b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
+    b_decay = tl.exp(b_last[None, :] - b_bc)
+    b_k = tl.load(e + p_tk, mask=m_tk, other=0.)
+    b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
+    b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
+    b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
+    b_dv = tl.dot(tl.trans(b_A), b_dy, input_precision=PREC) + tl.dot((b_k * b_decay).to(DT).to(OP), b_dh,
+                                                                       input_precision=PREC)
+    tl.store(di + p_tv, b_dv, mask=m_tv)
+    p_part = ((i_v * B + i_b) * T + ot[:, None]) * K + ok[None, :]
+    tl.store(ds + p_part, tl.dot(b_dy, tl.trans(b_h), input_precision=PREC) * tl.exp(b_bc), mask=m_tk)
+    tl.store(de + p_part, tl.dot(b_v, tl.trans(b_dh), input_precision=PREC) * b_decay, mask=m_tk)
+
+
+@triton.jit
+def eos_chunk_bwd_kernel_dscores(
+    i, dy, dA, T, D,
+    C: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
+):
+    # dA_tj = dy_t · i_j (t ≥ j) over all of d, once per chunk.
     i_b, c = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
     oc = tl.arange(0, C)
-    mk = ok < K
     ot = c * C + oc
     mt = ot < T
-    m_tk = mt[:, None] & mk[None, :]
-    p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
     b_dA = tl.zeros([C, C], dtype=tl.float32)
     for i_v in range(tl.cdiv(D, BV)):
         ov = i_v * BV + tl.arange(0, BV)
         m_tv = mt[:, None] & (ov < D)[None, :]
         p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
-        b_dA += tl.dot(tl.load(dy + p_tv, mask=m_tv, other=0.).to(tl.float32),
-                       tl.trans(tl.load(i + p_tv, mask=m_tv, other=0.).to(tl.float32)), input_precision="ieee")
+        b_dA += tl.dot(tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP),
+                       tl.trans(tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)), input_precision=PREC)
     b_dA = tl.where(oc[:, None] >= oc[None, :], b_dA, 0.)
-    b_b = tl.cumsum(tl.load(a + p_tk, mask=m_tk, other=0.).to(tl.float32), 0)
-    b_dq = tl.zeros([C, BK], dtype=tl.float32)
-    b_dk = tl.zeros([C, BK], dtype=tl.float32)
-    b_bj = tl.zeros([BK], dtype=tl.float32)
-    for j in range(C):
-        p_j = (i_b * T + c * C + j) * K + ok
-        m_j = mk & (c * C + j + ok * 0 < T)
-        b_kj = tl.load(e + p_j, mask=m_j, other=0.).to(tl.float32)
-        b_qj = tl.load(s + p_j, mask=m_j, other=0.).to(tl.float32)
-        b_bj += tl.load(a + p_j, mask=m_j, other=0.).to(tl.float32)
-        # column j: e^{b_t - b_j} for t >= j;   row j: e^{b_j - b_t} for t <= j
-        b_E = tl.exp(tl.where(oc[:, None] >= j, b_b - b_bj[None, :], float("-inf")))
-        b_F = tl.exp(tl.where(oc[:, None] <= j, b_bj[None, :] - b_b, float("-inf")))
-        b_dA_col = tl.sum(tl.where(oc[None, :] == j, b_dA, 0.), 1)       # dA[:, j]
-        b_dA_row = tl.sum(tl.where(oc[:, None] == j, b_dA, 0.), 0)       # dA[j, :]
-        b_dq += b_dA_col[:, None] * b_kj[None, :] * b_E
-        b_dk += b_dA_row[:, None] * b_qj[None, :] * b_F
-    tl.store(ds + p_tk, b_dq, mask=m_tk)
-    tl.store(de + p_tk, b_dk, mask=m_tk)
+    tl.store(dA + (i_b * T + ot[:, None]) * C + oc[None, :], b_dA, mask=mt[:, None])
 
 
-def _warps(BK: int) -> int:
-    # a state program holds several (C, BK) tiles and H at once; 8 warps keep them in registers
-    # at k = 128 (tests/kernels/compile_check.py)
-    return 8 if BK >= 64 else 4
-
-
-INTRA_WARPS = 4   # the per-chunk kernels fit in registers with 4 warps at k = 128
+@triton.jit
+def eos_chunk_bwd_kernel_dintra(
+    e, b, s, dA, de, ds, T, K, NC,
+    C: tl.constexpr, S: tl.constexpr, BK: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
+):
+    # (batch, chunk, sub-chunk r): the intra-chunk parts of ds (row block r of dA) and de (column block r).
+    i_b, c, r = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
+    TP = NC * C
+    ok, os = tl.arange(0, BK), tl.arange(0, S)
+    mk = ok < K
+    t_r = c * C + r * S + os
+    m_r = t_r < T
+    m_rk = m_r[:, None] & mk[None, :]
+    p_rk = (i_b * T + t_r[:, None]) * K + ok[None, :]
+    b_br = tl.load(b + (i_b * TP + t_r[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+    b_dq = tl.zeros([S, BK], dtype=tl.float32)
+    b_dk = tl.zeros([S, BK], dtype=tl.float32)
+    for j in range(r):                         # row block r, left of the diagonal: ds_r += dA_rj (e_j ⊙ …)
+        t_j = c * C + j * S + os
+        b_n = tl.load(b + (i_b * TP + c * C + j * S + S - 1) * K + ok, mask=mk, other=0.)
+        b_kj = tl.load(e + (i_b * T + t_j[:, None]) * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :],
+                       other=0.)
+        b_bj = tl.load(b + (i_b * TP + t_j[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_dAb = tl.load(dA + (i_b * T + t_r[:, None]) * C + j * S + os[None, :], mask=m_r[:, None], other=0.)
+        b_kd = (b_kj * tl.exp(b_n[None, :] - b_bj)).to(DT).to(OP)
+        b_dq += tl.dot(b_dAb.to(DT).to(OP), b_kd, input_precision=PREC) * tl.exp(b_br - b_n[None, :])
+    b_n = tl.load(b + (i_b * TP + c * C + r * S + S - 1) * K + ok, mask=mk, other=0.)
+    for j in range(r + 1, C // S):             # column block r, below the diagonal: de_r += dA_jrᵀ (s_j ⊙ …)
+        t_j = c * C + j * S + os
+        b_qj = tl.load(s + (i_b * T + t_j[:, None]) * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :],
+                       other=0.)
+        b_bj = tl.load(b + (i_b * TP + t_j[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_dAb = tl.load(dA + (i_b * T + t_j[:, None]) * C + r * S + os[None, :], mask=(t_j < T)[:, None], other=0.)
+        b_qd = (b_qj * tl.exp(b_bj - b_n[None, :])).to(DT).to(OP)
+        b_dk += tl.dot(tl.trans(b_dAb.to(DT).to(OP)), b_qd, input_precision=PREC) * tl.exp(b_n[None, :] - b_br)
+    # the diagonal block, one column/row at a time: exponents b_t − b_j with t ≥ j only
+    b_dAd = tl.load(dA + (i_b * T + t_r[:, None]) * C + r * S + os[None, :], mask=m_r[:, None], other=0.)
+    for jj in range(S):
+        t_j = c * C + r * S + jj
+        m_j = mk & (t_j + ok * 0 < T)          # a vector mask: the interpreter refuses a scalar one
+        b_kj = tl.load(e + (i_b * T + t_j) * K + ok, mask=m_j, other=0.).to(tl.float32)
+        b_qj = tl.load(s + (i_b * T + t_j) * K + ok, mask=m_j, other=0.).to(tl.float32)
+        b_bj = tl.load(b + (i_b * TP + t_j) * K + ok, mask=mk, other=0.)
+        b_E = tl.exp(tl.where(os[:, None] >= jj, b_br - b_bj[None, :], float("-inf")))
+        b_F = tl.exp(tl.where(os[:, None] <= jj, b_bj[None, :] - b_br, float("-inf")))
+        b_dq += tl.sum(tl.where(os[None, :] == jj, b_dAd, 0.), 1)[:, None] * b_kj[None, :] * b_E
+        b_dk += tl.sum(tl.where(os[:, None] == jj, b_dAd, 0.), 0)[:, None] * b_qj[None, :] * b_F
+    tl.store(ds + p_rk, b_dq, mask=m_rk)
+    tl.store(de + p_rk, b_dk, mask=m_rk)
 
 
 def _blocks(K: int, D: int):
-    BK = max(16, next_pow2(K))
-    BV = 16   # with 8 warps the k=128 forward stays in registers (tests/kernels/compile_check.py)
+    BK = max(SUB, next_pow2(K))   # one program holds all of k (the scores and ds/de sum over it)
+    BV = 32 if BK <= 64 else 16   # k = 128: a 128×16 slice of H per program, no spill (compile_check.py)
     return BK, BV, triton.cdiv(D, BV)
 
 
-def chunk_eos_fwd(i, e, a, s, m0, save: bool):
-    """i (B, T, d), e/s (B, T, k), a = log g (B, T, k) fp32, m0 (B, k, d) or None; contiguous.
-    Returns fp32 y (B, T, d), m_T (B, k, d), the intra-chunk scores A (B, T, C) and the
-    chunk-start memories (B, NC, k, d)."""
+def _dots(x: torch.Tensor) -> dict:
+    dt = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16}.get(x.dtype, tl.float32)
+    return dict(DT=dt, OP=operand_dtype(dt), PREC=DOT_PRECISION)
+
+
+def chunk_local_logdecay(a: torch.Tensor) -> torch.Tensor:
+    """b (B, NC·C, k) fp32: the cumulative log-gate inside each chunk, padded with a = 0 to whole chunks."""
+    B, T, K = a.shape
+    NC = triton.cdiv(T, CHUNK)
+    padded = torch.nn.functional.pad(a.float(), (0, 0, 0, NC * CHUNK - T))
+    return padded.view(B, NC, CHUNK, K).cumsum(2).view(B, NC * CHUNK, K).contiguous()
+
+
+def chunk_eos_fwd(i, e, a, s, m0):
+    """i (B, T, d), e/s (B, T, k), a = log g (B, T, k), m0 (B, k, d) or None; contiguous.
+    Returns fp32 y (B, T, d), m_T (B, k, d), the local log-decay b, the scores A (B, T, C) and the chunk-start
+    memories (B, NC, k, d)."""
     B, T, D = i.shape
     K = e.shape[-1]
     BK, BV, NV = _blocks(K, D)
     NC = triton.cdiv(T, CHUNK)
     f32 = dict(dtype=torch.float32, device=i.device)
-    y = torch.empty(B, T, D, **f32)
-    mT = torch.empty(B, K, D, **f32)
-    A = torch.empty(B, T, CHUNK, **f32)
-    ck = torch.empty(B, NC, K, D, **f32) if save else mT
-    if B > 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
-        eos_chunk_fwd_kernel_intra[(B, NC)](e, a, s, A, T, K, C=CHUNK, BK=BK, num_warps=INTRA_WARPS)
-        eos_chunk_fwd_kernel_state[(B, NV)](
-            i, e, a, s, A, m0 if m0 is not None else mT, y, mT, ck, T, K, D, NC,
-            C=CHUNK, BK=BK, BV=BV, HAS_M0=m0 is not None, SAVE=save, num_warps=_warps(BK),
-        )
-    return y, mT, A, ck
+    y, mT = torch.empty(B, T, D, **f32), torch.empty(B, K, D, **f32)
+    A, ck = torch.empty(B, T, CHUNK, **f32), torch.empty(B, NC, K, D, **f32)
+    b = chunk_local_logdecay(a)
+    if B == 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
+        return y, mT, b, A, ck
+    dots = _dots(i)
+    eos_chunk_fwd_kernel_intra[(B, NC, CHUNK // SUB)](e, b, s, A, T, K, NC, C=CHUNK, S=SUB, BK=BK, **dots,
+                                                      num_warps=4)
+    eos_chunk_fwd_kernel_state[(B, NV)](i, e, b, m0 if m0 is not None else mT, mT, ck, T, K, D, NC, C=CHUNK, BK=BK,
+                                        BV=BV, **dots, HAS_M0=m0 is not None, num_warps=WARPS,
+                                        num_stages=STATE_STAGES)
+    eos_chunk_fwd_kernel_out[(B, NC, NV)](i, b, s, A, ck, y, T, K, D, NC, C=CHUNK, BK=BK, BV=BV, **dots,
+                                          num_warps=WARPS)
+    return y, mT, b, A, ck
 
 
-def chunk_eos_bwd(i, e, a, s, has_m0: bool, A, ck, mT, dy, dmT):
+def chunk_eos_bwd(i, e, s, has_m0: bool, b, A, ck, mT, dy, dmT):
     """fp32 gradients (di, de, da, ds, dm0) of chunk_eos_fwd."""
     B, T, D = i.shape
     K = e.shape[-1]
@@ -247,13 +321,17 @@ def chunk_eos_bwd(i, e, a, s, has_m0: bool, A, ck, mT, dy, dmT):
     de = torch.empty(NV + 1, B, T, K, **f32)     # NV inter-chunk partials, then the intra-chunk part
     ds = torch.empty(NV + 1, B, T, K, **f32)
     dm0 = torch.empty(B, K, D, **f32)
+    dck = torch.empty(B, NC, K, D, **f32)
+    dA = torch.empty(B, T, CHUNK, **f32)
     if B > 0:
-        eos_chunk_bwd_kernel_state[(B, NV)](
-            i, e, a, s, A, ck, dy, dmT, di, de, ds, dm0, T, K, D, B, NC,
-            C=CHUNK, BK=BK, BV=BV, HAS_M0=has_m0, num_warps=_warps(BK),
-        )
-        eos_chunk_bwd_kernel_intra[(B, NC)](i, e, a, s, dy, de[NV], ds[NV], T, K, D,
-                                            C=CHUNK, BK=BK, BV=BV, num_warps=INTRA_WARPS)
+        dots = _dots(i)
+        eos_chunk_bwd_kernel_dstate[(B, NV)](b, s, dy, dmT, dck, dm0, T, K, D, NC, C=CHUNK, BK=BK, BV=BV, **dots,
+                                             HAS_M0=has_m0, num_warps=WARPS, num_stages=STATE_STAGES)
+        eos_chunk_bwd_kernel_dout[(B, NC, NV)](i, e, b, s, A, ck, dck, dy, di, de, ds, T, K, D, B, NC, C=CHUNK,
+                                               BK=BK, BV=BV, **dots, num_warps=WARPS)
+        eos_chunk_bwd_kernel_dscores[(B, NC)](i, dy, dA, T, D, C=CHUNK, BV=BV, **dots, num_warps=4)
+        eos_chunk_bwd_kernel_dintra[(B, NC, CHUNK // SUB)](e, b, s, dA, de[NV], ds[NV], T, K, NC, C=CHUNK, S=SUB,
+                                                           BK=BK, **dots, num_warps=4)
     de, ds = de.sum(0), ds.sum(0)
     # log-gate gradient from the identity in the module docstring (reverse cumsum over time)
     local = s.float() * ds - e.float() * de                                   # (B, T, k)
@@ -266,17 +344,16 @@ class ChunkEOSFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, i, e, a, s, m0):
-        save = any(ctx.needs_input_grad)
-        y, mT, A, ck = chunk_eos_fwd(i, e, a, s, m0, save)
-        ctx.save_for_backward(i, e, a, s, A, ck, mT)
+        y, mT, b, A, ck = chunk_eos_fwd(i, e, a, s, m0)
+        ctx.save_for_backward(i, e, s, b, A, ck, mT)
         ctx.m0_dtype = None if m0 is None else m0.dtype
         return y, mT
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dy, dmT):
-        i, e, a, s, A, ck, mT = ctx.saved_tensors
-        di, de, da, ds, dm0 = chunk_eos_bwd(i, e, a, s, ctx.m0_dtype is not None, A, ck, mT,
+        i, e, s, b, A, ck, mT = ctx.saved_tensors
+        di, de, da, ds, dm0 = chunk_eos_bwd(i, e, s, ctx.m0_dtype is not None, b, A, ck, mT,
                                             dy.float().contiguous(), dmT.float().contiguous())
         return (di.to(i.dtype), de.to(e.dtype), da, ds.to(s.dtype),
                 None if dm0 is None else dm0.to(ctx.m0_dtype))

@@ -66,7 +66,7 @@ def tensor_core_ops(compiled) -> str:
 def variants(full: bool, K: int = 128, D: int = 128):
     """(name, kernel, constexprs) with the block sizes, warps and matmul precision the launchers
     pick for k = K, d = D on a GPU."""
-    from kernels import chunk, fused_recurrent, fused_recurrent_matrix
+    from kernels import fused_recurrent, fused_recurrent_matrix
     from kernels.utils import DOT_PRECISION, num_warps
 
     flags = [True, False]
@@ -87,18 +87,30 @@ def variants(full: bool, K: int = 128, D: int = 128):
         out.append((f"matrix fwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_fwd_kernel,
                     dict(common, SAVE=True)))
         out.append((f"matrix bwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_bwd_kernel, common))
-    BK, BV, _ = chunk._blocks(K, D)
-    w = chunk._warps(BK)
-    wi = chunk.INTRA_WARPS
-    out.append(("chunk fwd intra", chunk.eos_chunk_fwd_kernel_intra, dict(C=chunk.CHUNK, BK=BK, _num_warps=wi)))
-    out.append(("chunk fwd state", chunk.eos_chunk_fwd_kernel_state,
-                dict(C=chunk.CHUNK, BK=BK, BV=BV, HAS_M0=True, SAVE=True, _num_warps=w)))
-    out.append(("chunk bwd state", chunk.eos_chunk_bwd_kernel_state,
-                dict(C=chunk.CHUNK, BK=BK, BV=BV, HAS_M0=True, _num_warps=w)))
-    out.append(("chunk bwd intra", chunk.eos_chunk_bwd_kernel_intra,
-                dict(C=chunk.CHUNK, BK=BK, BV=BV, _num_warps=wi)))
+    out += chunk_variants(K, D)
     out += delta_variants(K, D)
     return out
+
+
+def chunk_variants(K: int, D: int):
+    """The GLA-family chunk kernels as the launcher sets them up for bf16 inputs on a GPU."""
+    import triton.language as tl
+
+    from kernels import chunk
+    from kernels.utils import DOT_PRECISION
+    BK, BV, _ = chunk._blocks(K, D)
+    dots = dict(C=chunk.CHUNK, BK=BK, DT=tl.bfloat16, OP=tl.bfloat16, PREC=DOT_PRECISION)
+    walk = dict(dots, BV=BV, HAS_M0=True, _num_warps=chunk.WARPS, _num_stages=chunk.STATE_STAGES)
+    return [
+        ("chunk fwd intra", chunk.eos_chunk_fwd_kernel_intra, dict(dots, S=chunk.SUB, _num_warps=4)),
+        ("chunk fwd state", chunk.eos_chunk_fwd_kernel_state, walk),
+        ("chunk fwd out", chunk.eos_chunk_fwd_kernel_out, dict(dots, BV=BV, _num_warps=chunk.WARPS)),
+        ("chunk bwd dstate", chunk.eos_chunk_bwd_kernel_dstate, walk),
+        ("chunk bwd dout", chunk.eos_chunk_bwd_kernel_dout, dict(dots, BV=BV, _num_warps=chunk.WARPS)),
+        ("chunk bwd dscores", chunk.eos_chunk_bwd_kernel_dscores,
+         dict(C=chunk.CHUNK, BV=BV, DT=tl.bfloat16, OP=tl.bfloat16, PREC=DOT_PRECISION, _num_warps=4)),
+        ("chunk bwd dintra", chunk.eos_chunk_bwd_kernel_dintra, dict(dots, S=chunk.SUB, _num_warps=4)),
+    ]
 
 
 def delta_variants(K: int, D: int):

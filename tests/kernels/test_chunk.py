@@ -18,6 +18,8 @@ CASES = [
     case(2, 37, 5, 7, "1x1"),                        # Mamba-2 / simple GLA: one decay per step
     case(2, 37, 5, 7, "scalar", dtype=F16),          # RetNet: one fixed decay
     case(1, 37, 5, 7, "kx1", dtype=torch.bfloat16),
+    case(1, 130, 20, 7, "kx1"),                      # three chunks of 64, every sub-chunk block kind
+    case(1, 130, 20, 40, "kx1", dtype=torch.bfloat16),   # tensor-core operands in bf16, two value blocks
 ]
 
 
