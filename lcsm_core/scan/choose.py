@@ -78,7 +78,8 @@ def choose_form(shape: ScanShape | ScanInputs) -> str:
             raise ValueError(f"{ENV_FORM}={forced!r} is not a form; use recurrent, parallel, chunked or kernel")
         return forced
     if shape.cuda:
-        return "kernel" if kernels_available() else "chunked"
+        from .choose_cuda import cuda_form  # the CUDA rule, beside this CPU one (H6, issue 23 item 4)
+        return cuda_form(shape) if kernels_available() else "chunked"
     return cpu_form(shape)
 
 
