@@ -38,8 +38,10 @@ def render_home(lessons: dict) -> None:
                "ψ = ⊙ (elementwise) or × (matrix) · m₀ = 0")
 
     st.subheader("Lessons")
+    unreadable = {row.page for row in every_lesson_progress() if not row.readable}
     for page, lesson in lessons.items():
-        st.page_link(page, label=f"{page.title} — {lesson.summary}", icon=lesson.icon)
+        broken = " — ⚠️ its lesson file could not be read (the page says why)" if lesson.page in unreadable else ""
+        st.page_link(page, label=f"{page.title} — {lesson.summary}{broken}", icon=lesson.icon)
 
     progress_section()
 

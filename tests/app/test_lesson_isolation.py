@@ -2,6 +2,7 @@
 own page (with a message naming the file), never Home, another lesson or Train live; Home lists it as broken."""
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -11,11 +12,7 @@ from app.kit.lesson_text import LessonFormatError
 from app.lessons import PAGES
 from tests.app.pages import assert_clean, open_page
 
-HOME = """
-import streamlit as st
-from app.home import render_home
-render_home({})
-"""
+ROUTER = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
 
 
 def latin1_byte(spring):
@@ -63,8 +60,10 @@ def test_only_its_own_page_breaks_and_home_lists_it_as_broken(broken_spring):
         at = open_page(page)
         assert_clean(at, page)
         assert not [e.value for e in at.error if "could not be read" in e.value], page
-    home = AppTest.from_string(HOME, default_timeout=60).run()
+    home = AppTest.from_file(str(ROUTER), default_timeout=120).run()
     assert not home.exception
-    table = home.dataframe[0].value
+    table = next(d.value for d in home.dataframe if "note" in d.value.columns)
     assert table["note"].tolist()[0] == "lesson file could not be read"
     assert (table["note"] == "").sum() == len(PAGES) - 1
+    links = [link.proto.label for link in home.get("page_link")][1:]                 # after "Start: …"
+    assert "could not be read" in links[0] and not any("could not be read" in x for x in links[1:])
