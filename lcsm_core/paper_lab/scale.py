@@ -6,8 +6,8 @@
 - paper_specs(ablation): the paper's MQAR setup (§3: k = 128, d = 64…512, T = 32…256, the best of seven
   learning rates 1e-5…1e-2), 3 seeds; one grid per width d. The paper states no step budget: PAPER_STEPS is
   ours, and `--steps` raises it without a cap.
-- grid_cost: cells × steps × *measured* seconds per step (a few real training steps of each length's
-  costliest entry, on the grid's device) → CPU-hours or GPU-hours. Nothing is refused: the cost is said.
+- grid_cost: cells × steps × *measured* seconds per step (a few real training steps of every entry at every
+  length, on the grid's device) → CPU-hours or GPU-hours. Nothing is refused: the cost is said.
 """
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ def paper_specs(ablation: str, device: str = "cuda", steps: int = PAPER_STEPS,
 @dataclass(frozen=True)
 class GridCost:
     spec: GridSpec
-    seconds_per_step: dict[int, float]       # sequence length -> measured seconds per step (costliest entry)
-    device: str                              # where the steps were measured, in words
+    seconds_per_step: dict[tuple[str, int], float]   # (entry label, sequence length) -> measured s per step
+    device: str                                      # where the steps were measured, in words
 
     @property
     def cell_count(self) -> int:
@@ -49,25 +49,26 @@ class GridCost:
 
     @property
     def total_seconds(self) -> float:
-        """Every cell's steps at its length's measured rate (one device per cell at a time)."""
-        per_length = self.spec.cell_count // len(self.spec.seq_lens)
-        return sum(per_length * self.spec.steps * s for s in self.seconds_per_step.values())
+        """Every cell's steps at its entry's and length's measured rate (one device per cell at a time)."""
+        runs_per_entry_and_length = len(self.spec.lrs) * len(self.spec.seeds)
+        return sum(runs_per_entry_and_length * self.spec.steps * s for s in self.seconds_per_step.values())
+
+    def length_rates(self) -> dict[int, tuple[float, float]]:
+        """sequence length -> (mean, largest) seconds per step over the entries."""
+        out = {}
+        for T in self.spec.seq_lens:
+            rates = [s for (_, length), s in self.seconds_per_step.items() if length == T]
+            out[T] = (sum(rates) / len(rates), max(rates))
+        return out
 
     @property
     def unit(self) -> str:
         return "GPU-hours" if self.device.startswith("cuda") else "CPU-hours"
 
     def __str__(self) -> str:
-        rates = ", ".join(f"T={T} {s:.3g} s" for T, s in sorted(self.seconds_per_step.items()))
+        rates = ", ".join(f"T={T} {mean:.3g} s (≤ {top:.3g})" for T, (mean, top) in self.length_rates().items())
         return (f"{self.spec.grid_id}: {self.cell_count} cells × {self.spec.steps} steps × measured s/step "
                 f"({rates}, on {self.device}) ≈ {self.total_seconds / 3600:,.1f} {self.unit}")
-
-
-def costliest_cell(spec: GridSpec, seq_len: int) -> Cell:
-    """The entry at this length whose training step the cost model says is dearest (seed 0, first rate)."""
-    from ..training.cost import estimate_cost
-    mine = [c for c in cells(spec) if c.seq_len == seq_len and c.lr == spec.lrs[0] and c.seed == spec.seeds[0]]
-    return max(mine, key=lambda c: estimate_cost(c.config).step_s)
 
 
 def measure_step_seconds(cell: Cell, steps: int = 2) -> tuple[float, str]:
@@ -91,8 +92,10 @@ def measure_step_seconds(cell: Cell, steps: int = 2) -> tuple[float, str]:
 
 
 def grid_cost(spec: GridSpec, steps: int = 2) -> GridCost:
-    """The grid's cost from a few measured steps per sequence length."""
+    """The grid's cost from a few measured steps of every entry at every length (first rate, first seed: the
+    rate and the seed do not change a step's work)."""
     rates, where = {}, "cpu"
-    for T in spec.seq_lens:
-        rates[T], where = measure_step_seconds(costliest_cell(spec, T), steps)
+    for cell in cells(spec):
+        if cell.lr == spec.lrs[0] and cell.seed == spec.seeds[0]:
+            rates[cell.label, cell.seq_len], where = measure_step_seconds(cell, steps)
     return GridCost(spec, rates, where)

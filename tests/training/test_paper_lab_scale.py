@@ -1,0 +1,56 @@
+"""The paper lab's scales: the 3-seed CPU grids, the paper-scale grids (§3's lengths, widths, learning rates), the
+grid options a researcher needs (device, vocabulary, no step cap), and the cost said before a grid runs."""
+import dataclasses
+
+import pytest
+
+from lcsm_core.paper_lab import ABLATIONS, CPU_SPECS, DEFAULT_SPECS, GridCost, GridSpec, cells, grid_cost, paper_specs
+from lcsm_core.paper_lab.scale import PAPER_LRS
+
+
+@pytest.mark.parametrize("ablation", list(ABLATIONS))
+def test_paper_scale_grids_are_the_papers_setup(ablation):
+    specs = paper_specs(ablation)
+    assert [s.d_model for s in specs] == [64, 128, 256, 512] and {s.expand_dim for s in specs} == {128}
+    for spec in specs:
+        assert spec.seq_lens == (32, 64, 128, 256) and spec.lrs == PAPER_LRS and len(spec.lrs) == 7
+        assert spec.seeds == (0, 1, 2) and spec.device == "cuda" and spec.steps >= 20_000
+    assert specs[0].cell_count == len(ABLATIONS[ablation].entries) * 4 * 7 * 3
+
+
+def test_the_cpu_grids_have_three_seeds_and_keep_the_shipped_sizes():
+    for name, spec in CPU_SPECS.items():
+        shipped = DEFAULT_SPECS[name]
+        assert spec.seeds == (0, 1, 2)
+        assert (spec.d_model, spec.seq_lens, spec.steps) == (shipped.d_model, shipped.seq_lens, shipped.steps)
+
+
+def test_grid_options_reach_every_cell_and_the_budget_has_no_cap():
+    spec = GridSpec(ablation="tau", vocab_size=128, device="cuda", steps=200_000)
+    for cell in cells(spec):
+        assert cell.config.task.vocab_size == 128 and cell.config.optim.device == "cuda"
+        assert cell.config.optim.max_steps == 200_000 and cell.config.model.form == "auto"
+        assert cell.config.optim.max_seconds >= 200_000 * 10                       # never cut short by the clock
+
+
+def test_grids_named_before_the_new_options_keep_their_ids():
+    assert GridSpec().grid_id == "data_dependence-982f82d7da"                     # stored runs stay found
+    assert dataclasses.replace(GridSpec(), vocab_size=128).grid_id != GridSpec().grid_id
+    assert dataclasses.replace(GridSpec(), device="cuda").grid_id != GridSpec().grid_id
+
+
+def test_the_cost_multiplies_cells_steps_and_measured_rates():
+    spec = GridSpec(ablation="parameterization", seq_lens=(32, 64), lrs=(1e-3, 1e-2), seeds=(0, 1, 2), steps=1000)
+    rates = {(label, T): 0.01 * T for label in ABLATIONS["parameterization"].labels for T in (32, 64)}
+    cost = GridCost(spec, rates, "cpu (1 thread(s))")
+    assert cost.total_seconds == pytest.approx(3 * 6 * 1000 * (0.32 + 0.64))     # 3 entries, 6 runs each per length
+    assert cost.unit == "CPU-hours" and GridCost(spec, rates, "cuda (H100)").unit == "GPU-hours"
+    assert "36 cells × 1000 steps × measured s/step (T=32 0.32 s (≤ 0.32), T=64 0.64 s" in str(cost)
+
+
+def test_a_tiny_grid_is_measured_entry_by_entry():
+    spec = GridSpec(ablation="parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,),
+                    batch_size=4, seeds=(0, 1, 2), steps=10)
+    cost = grid_cost(spec, steps=1)
+    assert set(cost.seconds_per_step) == {(label, 16) for label in ABLATIONS["parameterization"].labels}
+    assert all(s > 0 for s in cost.seconds_per_step.values()) and cost.device.startswith("cpu")
