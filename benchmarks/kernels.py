@@ -1,15 +1,18 @@
 """Triton EOS kernels vs the torch reference and vs flash-linear-attention, on a GPU.
 
     python benchmarks/kernels.py                      # CUDA: B=8 T=4096 H=16 K=V=128, bf16 and fp32
-    python benchmarks/kernels.py --smoke              # CPU: tiny shapes through the Triton interpreter
+    python benchmarks/kernels.py --dry-run            # CPU: tiny shapes through the Triton interpreter (= --smoke)
 
-For each operator (GLA, simple GLA, DeltaNet, complex LRPE-style oscillation) and dtype: the
+For each operator (GLA, simple GLA, DeltaNet as its structured (k, β) and as a dense k×k matrix, complex
+LRPE-style oscillation, and GLA at the Train live shape: batch 32, T = 64, k = d = 64) and dtype: the
 forward and forward+backward time of our kernel, of `eos_scan(form="chunked")` (the torch
 reference form) and of fla's kernel for the same operator when `fla-core` is installed;
 the achieved GB/s of the forward (the bytes a kernel must move at least: its inputs once and
 its output once) as a fraction of the device's bandwidth, measured here with a large copy.
-Writes `benchmarks/results/kernels-<device>.md`. Goal (issue 5): >= 1.0x fla, forward >= 60 %
-of bandwidth. Without CUDA it prints "no CUDA: skipped" and exits 0 (unless --smoke).
+Writes `benchmarks/results/kernels-<device>.md`. Goals (issue 23): GLA chunk and delta rule >= 1.0x fla,
+fused recurrent forward >= 50 % of bandwidth; the live row shows what form="auto" picks there
+(lcsm_core/scan/choose_cuda.py) and must not be slower than torch chunked. Without CUDA it prints
+"no CUDA: skipped" and exits 0 (unless --dry-run). About 3-4 minutes on an H100 (Triton compiles included).
 """
 from __future__ import annotations
 
@@ -39,9 +42,10 @@ def parse() -> argparse.Namespace:
                     help="batch for the matrix (DeltaNet) case: its dense k×k o per step is T·k² per head")
     ap.add_argument("--matrix-T", type=int, default=1024)
     ap.add_argument("--dtypes", default="bf16,fp32")
-    ap.add_argument("--ops", default="gla,simple_gla,delta,lrpe")
+    ap.add_argument("--ops", default="gla,simple_gla,delta,delta_dense,lrpe,live_gla")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
-    ap.add_argument("--smoke", action="store_true", help="tiny shapes under the Triton interpreter (CPU)")
+    ap.add_argument("--smoke", "--dry-run", dest="smoke", action="store_true",
+                    help="tiny shapes under the Triton interpreter (CPU): checks this script, times nothing")
     return ap.parse_args()
 
 
@@ -124,8 +128,50 @@ def simple_gla_case(B, T, H, K, V, dtype, dev):
 
 
 def delta_case(B, T, H, K, V, dtype, dev):
-    """DeltaNet as a dense matrix oscillation o_t = I - β_t k_t k_tᵀ (read as T·K² numbers per head;
-    fla's kernel reads k and β instead, so this compares a general kernel with a structured one)."""
+    """DeltaNet given as its parts, o_t = I − β_t k_t k_tᵀ as DeltaRule(k, β): our structured kernels (chunked
+    WY form and fused recurrent) against fla's chunk and fused recurrent delta rule, same inputs."""
+    import torch
+    import torch.nn.functional as F
+
+    from lcsm_core import eos_scan
+    from lcsm_core.scan import kernel as adapter
+    from lcsm_core.scan.structured import DeltaRule
+    q = torch.randn(B, H, T, K, device=dev, dtype=dtype) * K ** -0.5
+    k = F.normalize(torch.randn(B, H, T, K, device=dev), dim=-1).to(dtype)
+    v = torch.randn(B, H, T, V, device=dev, dtype=dtype)
+    beta = torch.rand(B, H, T, device=dev).to(dtype)
+
+    def ours(impl):
+        def fn(v, k, beta, q):
+            inp = delta_inputs(v, k, beta, q)
+            return adapter.scan_kernel_delta(inp, None, impl=impl)[0]
+        return fn
+
+    args = (v, k, beta, q)
+    impls = {"eos delta chunk (ours)": (ours("chunk"), args),
+             "eos delta fused recurrent (ours)": (ours("fused_recurrent"), args),
+             "torch eos_scan chunked": (lambda v, k, b, q: eos_scan(v, b[..., None] * k, DeltaRule(k, b), q,
+                                                                    psi="matrix", form="chunked"), args)}
+    fla = fla_ops()
+    if fla:
+        t = [x.transpose(1, 2).contiguous() for x in (q, k, v, beta)]
+        impls["fla fused_recurrent_delta_rule"] = (
+            lambda q, k, v, b: fla["fused_recurrent_delta_rule"](q, k, v, b, scale=1.0)[0], t)
+        if "chunk_delta_rule" in fla:
+            impls["fla chunk_delta_rule"] = (lambda q, k, v, b: fla["chunk_delta_rule"](q, k, v, b, scale=1.0)[0], t)
+    return impls
+
+
+def delta_inputs(v, k, beta, q):
+    """Validated ScanInputs of DeltaNet's states (e = β k), as eos_scan hands them to the kernel adapter."""
+    from lcsm_core.scan.inputs import prepare
+    from lcsm_core.scan.structured import DeltaRule
+    return prepare(v, beta[..., None] * k, DeltaRule(k, beta), q, "matrix")
+
+
+def delta_dense_case(B, T, H, K, V, dtype, dev):
+    """DeltaNet as a dense matrix oscillation o_t = I - β_t k_t k_tᵀ (read as T·K² numbers per head: the general
+    matrix kernel, for S4/S5-like matrices), at --matrix-B/--matrix-T."""
     import torch
     import torch.nn.functional as F
 
@@ -137,14 +183,20 @@ def delta_case(B, T, H, K, V, dtype, dev):
     kf, bf = k.float(), beta.float()
     o = (torch.eye(K, device=dev) - bf[..., None, None] * kf[..., :, None] * kf[..., None, :]).to(dtype)
     e = (bf[..., None] * kf).to(dtype)
-    impls = {"eos fused recurrent matrix (ours)": (kernel_fn("matrix"), (v, e, o, q)),
-             "torch eos_scan chunked": (lambda i, e, o, s: eos_scan(i, e, o, s, psi="matrix", form="chunked"),
-                                        (v, e, o, q))}
-    fla = fla_ops()
-    if fla:
-        t = [x.transpose(1, 2).contiguous() for x in (q, k, v, beta)]
-        impls["fla fused_recurrent_delta_rule"] = (
-            lambda q, k, v, b: fla["fused_recurrent_delta_rule"](q, k, v, b, scale=1.0)[0], t)
+    return {"eos fused recurrent matrix (ours)": (kernel_fn("matrix"), (v, e, o, q)),
+            "torch eos_scan chunked": (lambda i, e, o, s: eos_scan(i, e, o, s, psi="matrix", form="chunked"),
+                                       (v, e, o, q))}
+
+
+def live_gla_case(B, T, H, K, V, dtype, dev):
+    """GLA at the Train live defaults (one head): what form="auto" runs there against both forms."""
+    from lcsm_core import eos_scan
+    from lcsm_core.scan import choose_form, prepare
+    impls = gla_case(B, T, H, K, V, dtype, dev)
+    v, k, o, q = impls["eos chunk (ours)"][1]
+    picked = choose_form(prepare(v, k, o, q, "elementwise"))
+    impls[f"eos_scan form=auto (picks {picked})"] = (lambda i, e, o, s: eos_scan(i, e, o, s, form="auto"),
+                                                     (v, k, o, q))
     return impls
 
 
@@ -161,7 +213,9 @@ def lrpe_case(B, T, H, K, V, dtype, dev):
             "torch eos_scan chunked": (lambda i, e, o, s: eos_scan(i, e, o, s, form="chunked"), (v, k, o, q))}
 
 
-CASES = {"gla": gla_case, "simple_gla": simple_gla_case, "delta": delta_case, "lrpe": lrpe_case}
+CASES = {"gla": gla_case, "simple_gla": simple_gla_case, "delta": delta_case, "delta_dense": delta_dense_case,
+         "lrpe": lrpe_case, "live_gla": live_gla_case}
+LIVE_SHAPE = dict(B=32, H=1, T=64, K=64, V=64)   # lcsm_core.training.config.PAGE_DEFAULTS
 
 
 def kernel_fn(kind: str):
@@ -182,12 +236,12 @@ def fla_ops() -> dict:
         import torch
         if torch.cuda.is_available():
             try:
-                from fla.ops.delta_rule import fused_recurrent_delta_rule
+                from fla.ops.delta_rule import chunk_delta_rule, fused_recurrent_delta_rule
                 from fla.ops.gla import chunk_gla, fused_recurrent_gla
                 from fla.ops.simple_gla import fused_recurrent_simple_gla
                 _FLA = dict(chunk_gla=chunk_gla, fused_recurrent_gla=fused_recurrent_gla,
                             fused_recurrent_simple_gla=fused_recurrent_simple_gla,
-                            fused_recurrent_delta_rule=fused_recurrent_delta_rule)
+                            fused_recurrent_delta_rule=fused_recurrent_delta_rule, chunk_delta_rule=chunk_delta_rule)
                 try:
                     from fla.ops.simple_gla import chunk_simple_gla
                     _FLA["chunk_simple_gla"] = chunk_simple_gla
@@ -248,9 +302,13 @@ def run(args) -> str:
     for op in args.ops.split(","):
         for dname in args.dtypes.split(","):
             dtype = dtypes[dname]
-            B, T = (args.matrix_B, args.matrix_T) if op == "delta" else (args.B, args.T)
-            shape = f"B={B} T={T} H={args.H} K={args.K} V={args.V}"
-            impls = CASES[op](B, T, args.H, args.K, args.V, dtype, dev)
+            B, T, H, K, V = args.B, args.T, args.H, args.K, args.V
+            if op == "delta_dense":
+                B, T = args.matrix_B, args.matrix_T
+            if op == "live_gla" and not args.smoke:
+                B, T, H, K, V = (LIVE_SHAPE[n] for n in "BTHKV")
+            shape = f"B={B} T={T} H={H} K={K} V={V}"
+            impls = CASES[op](B, T, H, K, V, dtype, dev)
             results = {}
             for impl, (fn, inputs) in impls.items():
                 if dev == "cpu" and impl.startswith("fla"):
