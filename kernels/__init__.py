@@ -12,8 +12,9 @@ from .chunk import chunk_eligible, run_chunk
 from .delta import run_delta
 from .fused_recurrent import run_fused_recurrent
 from .fused_recurrent_matrix import run_fused_recurrent_matrix
+from .rotation import run_rotation
 from .scan import eos_kernel_scan
 from .utils import INTERPRET, Flat
 
 __all__ = ["INTERPRET", "Flat", "chunk_eligible", "eos_kernel_scan", "run_chunk", "run_delta", "run_fused_recurrent",
-           "run_fused_recurrent_matrix"]
+           "run_fused_recurrent_matrix", "run_rotation"]

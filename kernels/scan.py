@@ -8,6 +8,7 @@ import torch
 from .chunk import chunk_eligible, run_chunk
 from .fused_recurrent import run_fused_recurrent
 from .fused_recurrent_matrix import run_fused_recurrent_matrix
+from .rotation import rotation_eligible, run_rotation
 from .utils import Flat
 
 IMPLS = ("auto", "chunk", "fused_recurrent")
@@ -23,8 +24,9 @@ def eos_kernel_scan(i: torch.Tensor, e: torch.Tensor, o: torch.Tensor, s: torch.
 
     psi="matrix" → fused recurrent matrix kernel (real states only).
     psi="elementwise" → the chunked kernel when o = g 1ᵀ with real g > 0 and real i, e, s
-    (GLA, RetNet, linear attention, HGRN: the training form), otherwise the fused recurrent
-    kernel (any broadcast o, real or complex). Checking g > 0 reads o (one sync on CUDA).
+    (GLA, RetNet, linear attention, HGRN: the training form); the same chunked kernel over 2k rows when
+    o = r e^{iθ} 1ᵀ is complex with r > 0 and i real (LRPE, Cosformer, LRU: rotation.py); otherwise the fused
+    recurrent kernel (any broadcast o, real or complex). Checking g > 0 reads o (one sync on CUDA).
     impl="chunk" / "fused_recurrent" forces an elementwise kernel.
 
     The memory is fp32 inside the kernels whatever the input dtype. Returns y (B, T, d) fp32, real, and
@@ -37,6 +39,8 @@ def eos_kernel_scan(i: torch.Tensor, e: torch.Tensor, o: torch.Tensor, s: torch.
     flat = Flat(i=i, e=e, o=o, s=s, m0=m0, B=i.shape[0])
     if psi == "matrix":
         return run_fused_recurrent_matrix(flat)
+    if impl != "fused_recurrent" and rotation_eligible(flat):
+        return run_rotation(flat)
     real_ies = not any(x is not None and x.is_complex() for x in (i, e, s, m0))
     eligible = real_ies and chunk_eligible(o)
     if impl == "chunk" and not eligible:
