@@ -30,6 +30,12 @@ class Verdict:
     seeds: int = 0                            # the fewest seeds of any cell the verdict read
     readings: tuple = ()                      # (reading, outcome, detail) when a claim is tested more than one way
 
+    def __post_init__(self):
+        if isinstance(self.outcome, bool):    # Verdict(held: bool, detail), as callers wrote it before "inconclusive"
+            object.__setattr__(self, "outcome", HELD if self.outcome else NOT_HELD)
+        if self.outcome not in (HELD, NOT_HELD, INCONCLUSIVE):
+            raise ValueError(f"a verdict is {HELD!r}, {NOT_HELD!r} or {INCONCLUSIVE!r}, got {self.outcome!r}")
+
     @property
     def held(self) -> bool:
         return self.outcome == HELD

@@ -114,3 +114,11 @@ def test_ranges_compare_only_when_they_do_not_overlap():
     assert above(Spread((0.1, 0.9)), Spread((0.5,))) == 0
     assert group([Spread((0.2, 0.4)), Spread((0.6, 0.8))]).values == pytest.approx((0.4, 0.6))
     assert str(Spread((0.2, 0.4, 0.3))) == "0.30 [0.20–0.40]"
+
+
+def test_a_verdict_is_one_of_three_outcomes():
+    from lcsm_core.paper_lab.ablations import Verdict
+    assert Verdict(True, "x").outcome == HELD and Verdict(False, "x").outcome == NOT_HELD   # the older bool form
+    assert not Verdict(INCONCLUSIVE, "x").held
+    with pytest.raises(ValueError, match="inconclusive"):
+        Verdict("maybe", "x")
