@@ -201,7 +201,8 @@ def live_gla_case(B, T, H, K, V, dtype, dev):
 
 
 def lrpe_case(B, T, H, K, V, dtype, dev):
-    """LRPE / Cosformer: a static complex oscillation exp(iθ) 1ᵀ per head (no fla counterpart)."""
+    """LRPE / Cosformer: a static complex oscillation exp(iθ) 1ᵀ per head (no fla counterpart). form="kernel" takes
+    the rotation path (the chunk kernel over 2k rows, kernels/rotation.py); the fused complex kernel beside it."""
     import torch
 
     from lcsm_core import eos_scan
@@ -209,7 +210,8 @@ def lrpe_case(B, T, H, K, V, dtype, dev):
     k = torch.randn(B, H, T, K, device=dev, dtype=dtype)
     v = torch.randn(B, H, T, V, device=dev, dtype=dtype)
     o = (0.99 * torch.exp(1j * torch.rand(H, 1, K, 1, device=dev))).to(torch.complex64)
-    return {"eos fused recurrent complex (ours)": (kernel_fn("fused"), (v, k, o, q)),
+    return {"eos rotation chunk (ours)": (lambda i, e, o, s: eos_scan(i, e, o, s, form="kernel"), (v, k, o, q)),
+            "eos fused recurrent complex (ours)": (kernel_fn("fused"), (v, k, o, q)),
             "torch eos_scan chunked": (lambda i, e, o, s: eos_scan(i, e, o, s, form="chunked"), (v, k, o, q))}
 
 
