@@ -174,3 +174,51 @@ def _parallel_weights(st, inp) -> torch.Tensor:
     if st.layout == "channels":                                   # (T_probe, C, T, 1)
         return y[..., 0].permute(2, 0, 1)                         # (T, T_probe, C)
     return y.transpose(0, 1)                                      # (T, T_probe, d)
+
+
+# --- what the page reads off a view: numbers over the steps it reports on ----------------------------------------
+def steps_ran(view: LayerInspection) -> int:
+    """The steps a view reports on: all of them, or up to the one where the memory diverged (the plots stop
+    there, and the divergence banner's "|λ| up to …" is taken over these steps too)."""
+    return len(view.spectral_radius) if view.diverged_at is None else view.diverged_at + 1
+
+
+def steps_within_bound(view: LayerInspection) -> int:
+    """How many leading steps stayed within the divergence bound (all, or those before the divergence; at least
+    one): heatmaps show these, not values clipped at the bound."""
+    return len(view.memory) if view.diverged_at is None else max(view.diverged_at, 1)
+
+
+def largest_radius(view: LayerInspection) -> float:
+    """The one "largest |eigenvalue|" of a view, over `steps_ran`. Over all T steps it was a second number
+    (DeltaNet ×20: 2847 at a step after the divergence, where the banner said 1782)."""
+    return float(view.spectral_radius[:steps_ran(view)].max())
+
+
+def memory_norm_spread(norms: np.ndarray) -> float:
+    """(max − min) / max of ‖m_t‖ from the first non-zero memory on: 0 when the memory neither fades nor grows."""
+    written = np.flatnonzero(norms > 0)
+    if not written.size:
+        return 0.0
+    kept = norms[written[0]:]
+    return float((kept.max() - kept.min()) / kept.max())
+
+
+def weights_vs_linear(view: LayerInspection) -> float:
+    """‖W − W₁‖ / ‖W₁‖ over s ≤ t, W₁[t, s] = s_t·e_s: how far the oscillation moves the parallel-form weights
+    from the ones o = 1 gives (linear attention's masked QKᵀ with the same expand and shrink states)."""
+    mask = np.tril(np.ones_like(view.weights, dtype=bool))
+    plain = view.s @ view.e.T
+    return float(np.linalg.norm((view.weights - plain)[mask]) / max(np.linalg.norm(plain[mask]), 1e-300))
+
+
+def spectrum_summary(view: LayerInspection) -> dict[str, float]:
+    """The oscillation's eigenvalues over `steps_ran`, in four numbers: the smallest |λ|, the smallest Re λ, the
+    median over steps of (largest − smallest |λ|) at one step (how unevenly rows forget), the largest |arg λ|."""
+    shown = view.eigenvalues[:steps_ran(view)]
+    finite = shown[np.isfinite(shown)]
+    radii = np.abs(shown)
+    return dict(min_radius=float(np.abs(finite).min(initial=np.inf)),
+                min_eigen_re=float(finite.real.min(initial=np.inf)),
+                eigen_spread=float(np.nanmedian(radii.max(-1) - radii.min(-1))) if radii.size else 0.0,
+                max_phase=float(np.abs(np.angle(finite)).max(initial=0.0)))

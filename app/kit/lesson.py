@@ -12,16 +12,20 @@ A lesson module (`app/lessons/<page>.py`) reads top to bottom as
     LESSON = Lesson(...)
 
 and its prose and exercises live in `lessons/NN-<page>.md`. Pages that train while the learner
-watches (Train live, Paper lab) add a `live` part: a function that draws an `st.fragment` and
-returns its quantities. Pages whose output is not charts add a `panel`.
+watches (Train live, Paper lab) add a `live` part, declared (`app.kit.live.Live`: commands, poll interval,
+what to fetch, what to draw) and drawn by `app.kit.live_lesson`. Pages whose output is not charts add a `panel`
+returning blocks (`app.kit.blocks`). Pages never call streamlit.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .settings import Preset, Settings
+
+if TYPE_CHECKING:                                   # live.py is pure too; only the annotation needs it
+    from .live import Live
 
 Values = dict[str, Any]
 
@@ -101,8 +105,8 @@ class Lesson:
     quantities: Callable[[Values, Any], dict[str, float]] | None = None
     equations: Callable[[dict[str, float]], list[str]] | None = None
     caption: str = ""
-    panel: Callable[[Values, Any], None] | None = None          # draws what is not a chart (tables, cards)
-    live: Callable[[Values], dict[str, float]] | None = None    # a live fragment; returns its quantities
+    panel: Callable[[Values, Any], list] | None = None          # blocks (app.kit.blocks): tables, cards, text
+    live: Live | None = None                                    # work started and watched (app.kit.live)
     snippet: Snippet | None = None                              # the page as a runnable lcsm_core script
     sweep: Sweep | None = None                                  # the page previewed while one setting is dragged
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .block_view import draw_blocks
 from .cache import cached
 from .chart_element import ChartSpec, chart_spec
 from .classroom import ClassroomView, current_view, presenter_figure, presenter_style, share_panel
@@ -28,6 +29,7 @@ from .lesson_view import (
     lesson_exercises,
     lesson_intro,
 )
+from .live_lesson import render_live
 from .page_link import READOUT_KEY, link_page
 from .preview import await_family, page_preview
 from .progress import score_line
@@ -73,7 +75,7 @@ def render_lesson(lesson: Lesson) -> None:
         if result is not None:
             quantities = draw_result(lesson, values, frozen, result, view, pending, steps)
     if lesson.live is not None:
-        quantities.update(lesson.live(values))
+        quantities.update(render_live(lesson, values))
     if lesson.snippet is not None and not view.present:
         snippet_panel(lesson, values)
     lesson_exercises(text, quantities)
@@ -117,7 +119,7 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
         with st.container(key=READOUT_KEY):             # the page link rewrites these during a drag
             show_readout(lesson.metrics(values, result))
     if lesson.panel is not None:
-        lesson.panel(values, result)
+        draw_blocks(lesson.panel(values, result))
     figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
     swept = previews(lesson, view)
     preview = page_preview(lesson, frozen, view.present) if swept else None

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
-import streamlit as st
-
+from app.kit.blocks import Callout, Columns, Group, Table, Text
 from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.backward_check import compare_backward
 from lcsm_core.backward_formulas import check_all
-from lcsm_core.errata import check_errata
+from lcsm_core.errata import ERRATA, check_errata
 
 PSI_NAMES = {"elementwise": "⊙ elementwise (Type 1)", "matrix": "× matrix (Type 2)"}
 
@@ -57,10 +55,10 @@ PRESETS = (
                   "gradcheck_passed = 1")),
     Preset("🎲 Another random problem", _problem(seed=7),
            "New random data (seed 7): the same three printed lines fail, by errors from 2.2 to 11 — not rounding; "
-           "and all nine errata in the sources are confirmed again.",
+           f"and all {len(ERRATA)} errata in the sources are confirmed again.",
            claim=("seed = 7", "n_wrong = 3", "n_unexpected = 0", "least_wrong_error between 2 and 2.5",
-                  "worst_printed_error between 10.5 and 11.5", "worst_corrected_error < 1e-9", "n_errata = 9",
-                  "errata_confirmed = 9")),
+                  "worst_printed_error between 10.5 and 11.5", "worst_corrected_error < 1e-9",
+                  f"n_errata = {len(ERRATA)}", f"errata_confirmed = {len(ERRATA)}")),
 )
 
 
@@ -102,75 +100,71 @@ def errata_confirmed(check: MathCheck) -> int:
     return sum(row["confirmed"] for row in check.errata)
 
 
-def formula_panel(v: dict, check: MathCheck) -> None:
-    """The printed formulas, each with its verdict and correction; then the live comparison table."""
-    st.markdown(
+def formula_panel(v: dict, check: MathCheck) -> list:
+    """The printed formulas, each with its verdict and correction; the live comparison table; the errata."""
+    return [Text(
         "The LCSM paper (appendix 5.1, eqs. 11–12) prints the backward pass of the EOS recurrence, and the note it "
         "grew from marks the same lines *(need check)*. Here every printed line is evaluated on random data and "
         "compared with PyTorch's autograd. Three of the ten do not hold; the corrected forms are what the core's "
-        "hand-written backward uses.")
-    st.latex(r"\text{Type 1: } \mathbf m_t = \mathbf f_t \odot \mathbf m_{t-1} + \mathbf e_t\mathbf i_t^\top"
+        "hand-written backward uses."),
+        Text(r"\text{Type 1: } \mathbf m_t = \mathbf f_t \odot \mathbf m_{t-1} + \mathbf e_t\mathbf i_t^\top"
              r"\qquad \text{Type 2: } \mathbf m_t = \mathbf f_t\,\mathbf m_{t-1} + \mathbf e_t\mathbf i_t^\top"
-             r"\qquad \mathbf y_t = \mathbf m_t^\top \mathbf s_t")
-    for row in check.formulas:
-        kind = "Type 1 (ψ = ⊙)" if row["psi"] == "elementwise" else "Type 2 (ψ = ×)"
-        with st.container(border=True):
-            head, verdict = st.columns([4, 1])
-            head.markdown(f"**{kind} — ${row['quantity']}$**")
-            if row["printed_holds"]:
-                verdict.success(f"holds · error {row['printed_error']:.1e}")
-            else:
-                verdict.error(f"wrong · error {row['printed_error']:.2g}")
-            st.caption("as printed")
-            st.latex(row["printed"])
-            if not row["printed_holds"]:
-                st.caption(f"corrected (error {row['corrected_error']:.1e})")
-                st.latex(row["corrected"])
-            st.caption(row["note"])
-
-    live = check.live
-    st.subheader("Run it yourself: the core's hand-written backward vs autograd")
-    st.markdown(f"ψ = {PSI_NAMES[v['psi']]}, T = {v['T']}, k = {v['k']}, d = {v['d']}"
-                + (", complex o" if v["complex"] else "") + " (change them in the sidebar). For complex oscillations "
-                "every multiplier in the backward is conjugated (PyTorch's convention: the gradient of a real loss is "
-                "taken with respect to the conjugate).")
-    st.dataframe(pd.DataFrame({"state": [f"d{name}" for name in live["errors"]],
-                               "max |manual − autograd|": list(live["errors"].values())}), hide_index=True)
-    if live["gradcheck"]:
-        st.success(f"torch.autograd.gradcheck passes (fp64). Largest gradient entry: {live['scale']:.3g}.")
-    else:
-        st.error("gradcheck failed: the hand-written backward disagrees with finite differences.")
-    errata_section(check.errata)
+             r"\qquad \mathbf y_t = \mathbf m_t^\top \mathbf s_t", "latex"),
+        *map(formula_card, check.formulas), *live_check(v, check.live), *errata_section(check.errata)]
 
 
-def errata_section(rows: list[dict]) -> None:
+def formula_card(row: dict) -> Group:
+    """One printed backward line: its verdict, as printed, its correction when wrong, the why."""
+    kind = "Type 1 (ψ = ⊙)" if row["psi"] == "elementwise" else "Type 2 (ψ = ×)"
+    verdict = (Callout(f"holds · error {row['printed_error']:.1e}", "success") if row["printed_holds"] else
+               Callout(f"wrong · error {row['printed_error']:.2g}", "error"))
+    corrected = [] if row["printed_holds"] else [Text(f"corrected (error {row['corrected_error']:.1e})", "caption"),
+                                                 Text(row["corrected"], "latex")]
+    return Group([Columns([[Text(f"**{kind} — ${row['quantity']}$**")], [verdict]], widths=(4, 1)),
+                  Text("as printed", "caption"), Text(row["printed"], "latex"), *corrected,
+                  Text(row["note"], "caption")], border=True)
+
+
+def live_check(v: dict, live: dict) -> list:
+    """The core's hand-written backward against autograd on the learner's problem."""
+    gradcheck = (Callout(f"torch.autograd.gradcheck passes (fp64). Largest gradient entry: {live['scale']:.3g}.",
+                         "success") if live["gradcheck"] else
+                 Callout("gradcheck failed: the hand-written backward disagrees with finite differences.", "error"))
+    return [Text("Run it yourself: the core's hand-written backward vs autograd", "subheader"),
+            Text(f"ψ = {PSI_NAMES[v['psi']]}, T = {v['T']}, k = {v['k']}, d = {v['d']}"
+                 + (", complex o" if v["complex"] else "") + " (change them in the sidebar). For complex oscillations "
+                 "every multiplier in the backward is conjugated (PyTorch's convention: the gradient of a real loss "
+                 "is taken with respect to the conjugate)."),
+            Table([{"state": f"d{name}", "max |manual − autograd|": error} for name, error in live["errors"].items()]),
+            gradcheck]
+
+
+def errata_section(rows: list[dict]) -> list:
     """One card per printed error in the sources: where, printed vs corrected, the numbers, the verdict."""
-    st.subheader("Errata in the sources")
-    st.markdown(
+    return [Text("Errata in the sources", "subheader"), Text(
         "Beyond the backward pass, the sources print a few more things that do not hold. Each card evaluates the "
         "printed form and the corrected one on the same random fp64 data (the seed in the sidebar) against an "
         "exact computation — the recurrence written out step by step, the core's scan, autograd, or the core's LRU. "
-        "Where the printed form mixes up shapes it cannot even be formed (here k = 3, d = 4).")
-    for row in rows:
-        with st.container(border=True):
-            st.markdown(f"**{row['source']} · {row['location']}**")
-            printed, corrected = st.columns(2)
-            printed.caption("as printed")
-            printed.latex(row["printed"])
-            if not row["formable"]:
-                printed.error(f"printed form fails · cannot be formed: {row['printed_failure']}")
-            elif row["printed_fails"]:
-                printed.error(f"printed form fails · {row['measure']}: {row['printed_error']:.3g}")
-            else:
-                printed.warning(f"printed form holds here · {row['measure']}: {row['printed_error']:.1e}")
-            corrected.caption("corrected")
-            corrected.latex(row["corrected"])
-            if row["corrected_holds"]:
-                corrected.success(f"corrected form holds · {row['measure']}: {row['corrected_error']:.1e}")
-            else:
-                corrected.warning(f"corrected form does not hold here · {row['measure']}: {row['corrected_error']:.3g}")
-            st.markdown("\n".join(f"- {label}: {value:.3g}" for label, value in row["facts"]))
-            st.caption(row["why"])
+        "Where the printed form mixes up shapes it cannot even be formed (here k = 3, d = 4)."),
+        *map(erratum_card, rows)]
+
+
+def erratum_card(row: dict) -> Group:
+    measure = row["measure"]
+    if not row["formable"]:
+        printed = Callout(f"printed form fails · cannot be formed: {row['printed_failure']}", "error")
+    elif row["printed_fails"]:
+        printed = Callout(f"printed form fails · {measure}: {row['printed_error']:.3g}", "error")
+    else:
+        printed = Callout(f"printed form holds here · {measure}: {row['printed_error']:.1e}", "warning")
+    corrected = (Callout(f"corrected form holds · {measure}: {row['corrected_error']:.1e}", "success")
+                 if row["corrected_holds"] else
+                 Callout(f"corrected form does not hold here · {measure}: {row['corrected_error']:.3g}", "warning"))
+    return Group([Text(f"**{row['source']} · {row['location']}**"),
+                  Columns([[Text("as printed", "caption"), Text(row["printed"], "latex"), printed],
+                           [Text("corrected", "caption"), Text(row["corrected"], "latex"), corrected]]),
+                  Text("\n".join(f"- {label}: {value:.3g}" for label, value in row["facts"])),
+                  Text(row["why"], "caption")], border=True)
 
 
 def quantities(v: dict, check: MathCheck) -> dict[str, float]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
+from app.kit.blocks import Text
 from app.kit.figure_style import (
     COLORBAR,
     axis,
@@ -23,7 +23,17 @@ from app.kit.lesson import Lesson, Metric, Notice, Snippet
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core import VARIANTS, all_codes, variant_table
 from lcsm_core.divergence import DIVERGENCE_BOUND
-from lcsm_core.eos_view import SIGNALS, LayerInspection, inspect_layer
+from lcsm_core.eos_view import (
+    SIGNALS,
+    LayerInspection,
+    inspect_layer,
+    largest_radius,
+    memory_norm_spread,
+    spectrum_summary,
+    steps_ran,
+    steps_within_bound,
+    weights_vs_linear,
+)
 
 METHODS = {row["name"]: row["method"] for row in variant_table()}
 CODES = tuple(all_codes()) + ("0",)      # "0" is the plain SSM code
@@ -87,19 +97,6 @@ def compute(v: dict) -> LayerInspection:
                          v["seed"], v["channel"])
 
 
-def ran(view: LayerInspection) -> int:
-    """The steps the page reports on: all of them, or up to the one where the memory diverged (the plots stop
-    there, and the divergence banner's "|λ| up to …" is taken over these steps too)."""
-    return len(view.spectral_radius) if view.diverged_at is None else view.diverged_at + 1
-
-
-def largest_radius(view: LayerInspection) -> float:
-    """The one "largest |eigenvalue|" of the page (metric, spectrum title, quantities, banner): over `ran` steps.
-    Over all T steps it was a second number (DeltaNet ×20: 2847 at a step after the divergence, where the banner
-    said 1782)."""
-    return float(view.spectral_radius[:ran(view)].max())
-
-
 def metrics(v: dict, view: LayerInspection) -> list:
     worst = largest_radius(view)
     items = [Metric("ψ", "⊙" if view.psi == "elementwise" else "×",
@@ -118,48 +115,26 @@ def metrics(v: dict, view: LayerInspection) -> list:
     return items
 
 
-def recurrence_panel(v: dict, view: LayerInspection) -> None:
+def recurrence_panel(v: dict, view: LayerInspection) -> list:
     """Which layer this is and how it computes its four states."""
     r = view.recurrence
     psi_symbol = r"\odot" if view.psi == "elementwise" else r"\times"
-    st.markdown(f"### {view.title}")
-    st.latex(rf"\mathbf m_t = \mathbf o_t {psi_symbol} \mathbf m_{{t-1}} + \mathbf e_t \mathbf i_t^\top,\quad "
-             rf"\mathbf y_t = \mathbf m_t^\top \mathbf s_t")
-    st.markdown(f"**i** = `{r['i']}` · **e** = `{r['e']}` · **o** = `{r['o']}` · **s** = `{r['s']}`"
-                + (f"  \n_{r['note']}_" if r["note"] else ""))
+    return [Text(f"### {view.title}"),
+            Text(rf"\mathbf m_t = \mathbf o_t {psi_symbol} \mathbf m_{{t-1}} + \mathbf e_t \mathbf i_t^\top,\quad "
+                 rf"\mathbf y_t = \mathbf m_t^\top \mathbf s_t", "latex"),
+            Text(f"**i** = `{r['i']}` · **e** = `{r['e']}` · **o** = `{r['o']}` · **s** = `{r['s']}`"
+                 + (f"  \n_{r['note']}_" if r["note"] else ""))]
 
 
 def quantities(v: dict, view: LayerInspection) -> dict[str, float]:
-    shown = view.eigenvalues[:ran(view)]
-    finite = shown[np.isfinite(shown)]
-    radii = np.abs(shown)
     changed = view.data_dependent.split(", ")
     return dict(diverged=float(view.diverged_at is not None), scale=v["scale"],
                 data_dependent=float(view.data_dependent != "none"), e_data_dependent=float("e" in changed),
                 o_data_dependent=float("o" in changed), s_data_dependent=float("s" in changed),
-                spectral_radius=largest_radius(view), min_radius=float(np.abs(finite).min(initial=np.inf)),
-                min_eigen_re=float(finite.real.min(initial=np.inf)),
-                eigen_spread=float(np.nanmedian(radii.max(-1) - radii.min(-1))) if radii.size else 0.0,
-                max_phase=float(np.abs(np.angle(finite)).max(initial=0.0)), psi_is_matrix=float(view.psi == "matrix"),
+                spectral_radius=largest_radius(view), **spectrum_summary(view),
+                psi_is_matrix=float(view.psi == "matrix"),
                 complex_memory=float(view.complex_memory), memory_norm_spread=memory_norm_spread(view.memory_norm),
                 weights_vs_linear=weights_vs_linear(view), T=v["T"], k=v["k"], d=v["d"], t=v["t"])
-
-
-def memory_norm_spread(norms: np.ndarray) -> float:
-    """(max − min) / max of ‖m_t‖ from the first non-zero memory on: 0 when the memory neither fades nor grows."""
-    written = np.flatnonzero(norms > 0)
-    if not written.size:
-        return 0.0
-    kept = norms[written[0]:]
-    return float((kept.max() - kept.min()) / kept.max())
-
-
-def weights_vs_linear(view: LayerInspection) -> float:
-    """‖W − W₁‖ / ‖W₁‖ over s ≤ t, W₁[t, s] = s_t·e_s: how far the oscillation moves the parallel-form weights
-    from the ones o = 1 gives (linear attention's masked QKᵀ with the same expand and shrink states)."""
-    mask = np.tril(np.ones_like(view.weights, dtype=bool))
-    plain = view.s @ view.e.T
-    return float(np.linalg.norm((view.weights - plain)[mask]) / max(np.linalg.norm(plain[mask]), 1e-300))
 
 
 # --- figures ---------------------------------------------------------------------------------
@@ -170,12 +145,6 @@ def figures(v: dict, view: LayerInspection) -> dict[str, go.Figure]:
     t = min(v["t"], len(view.memory) - 1)
     return dict(states=states_figure(view), memory=memory_figure(view, t), memory_norm=memory_norm_figure(view, t),
                 weights=weights_figure(view), spectrum=spectrum_figure(view), output=output_figure(view))
-
-
-def within(view: LayerInspection) -> int:
-    """How many leading steps stayed within the divergence bound (all of them, or those before the divergence;
-    at least one): the heatmaps show these, not values clipped at the bound."""
-    return len(view.memory) if view.diverged_at is None else max(view.diverged_at, 1)
 
 
 def _symmetric_range(a: np.ndarray) -> float:
@@ -193,7 +162,7 @@ def states_figure(view: LayerInspection) -> go.Figure:
     traces = []
     for col, (_, data, scale, symmetric) in enumerate(panels, start=1):
         xname, yname = names(1, col)
-        data = data[:within(view)]
+        data = data[:steps_within_bound(view)]
         rng = _symmetric_range(data)
         x0, x1 = axes[xname.replace("x", "xaxis", 1)]["domain"]
         traces.append(go.Heatmap(z=data.T, colorscale=scale, zmin=-rng if symmetric else 0.0,
@@ -209,7 +178,7 @@ def states_figure(view: LayerInspection) -> go.Figure:
 def memory_figure(view: LayerInspection, t: int) -> go.Figure:
     """m_t on one colour scale for every t kept (fading and growth stay visible); past a divergence, the last
     step kept."""
-    memory = view.memory[:within(view)]
+    memory = view.memory[:steps_within_bound(view)]
     shown = min(t, len(memory) - 1)
     m = memory[shown]
     rng = _symmetric_range(memory)
@@ -238,7 +207,7 @@ def memory_norm_figure(view: LayerInspection, t: int) -> go.Figure:
 def weights_figure(view: LayerInspection) -> go.Figure:
     """W[t, s] over s ≤ t; rows past a divergence are left blank (their weights passed the bound)."""
     T = len(view.weights)
-    shown = np.tril(np.ones_like(view.weights, dtype=bool)) & (np.arange(T)[:, None] < within(view))
+    shown = np.tril(np.ones_like(view.weights, dtype=bool)) & (np.arange(T)[:, None] < steps_within_bound(view))
     W = np.where(shown, view.weights, np.nan)
     rng = _symmetric_range(np.nan_to_num(W))
     trace = go.Heatmap(z=W, colorscale=DIVERGING, zmin=-rng, zmax=rng,
@@ -250,7 +219,7 @@ def weights_figure(view: LayerInspection) -> go.Figure:
 def spectrum_figure(view: LayerInspection) -> go.Figure:
     """Eigenvalues of o_t at every step (up to the divergence), coloured by t, over the unit circle; the axes reach
     the largest |λ|."""
-    T, n = view.eigenvalues[:ran(view)].shape
+    T, n = view.eigenvalues[:steps_ran(view)].shape
     ev = view.eigenvalues[:T].reshape(-1)
     t = np.repeat(np.arange(T), n)
     keep = np.isfinite(ev)

@@ -8,17 +8,16 @@ every two seconds while a grid runs.
 """
 from __future__ import annotations
 
-import pandas as pd
-import plotly.graph_objects as go
-import streamlit as st
+from dataclasses import dataclass
 
+import plotly.graph_objects as go
+
+from app.kit.blocks import Callout, Chart, Group, Pick, Table, Text
 from app.kit.figure_style import axis, build
 from app.kit.lesson import Lesson, Snippet
+from app.kit.live import Command, Control, Live
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.snippet import keyword_arguments
-from app.kit.url_state import current_settings
-from app.kit.widgets import show_chart
-from lcsm_core.codes import parse_code
 from lcsm_core.paper_lab import (
     ABLATIONS,
     GridSpec,
@@ -32,10 +31,10 @@ from lcsm_core.paper_lab import (
     shipped_results,
     verdict,
 )
+from lcsm_core.paper_lab.ablations import entry_meaning
 from lcsm_core.training import RunStore
 
-POLL_S = 2.0
-ERROR_KEY, CELL_KEY = "paper_lab.error", "paper_lab.cell"
+CELL_KEY = "paper_lab.cell"
 DEFAULT = GridSpec()
 
 
@@ -99,56 +98,65 @@ PRESETS = (
 )
 
 
-# --- buttons -------------------------------------------------------------------------------------
-def launch(rerun=None) -> None:
-    """Button callback: run the grid of the current settings — what is missing, everything, or some cells."""
-    try:
-        spec = grid_spec(current_settings(SETTINGS))
-        have = frozenset(r.key for r in shipped_results(spec))
-        _, queued = shared_grid_runner().launch(spec, rerun=rerun, have=have)
-        if not queued:
-            st.session_state[ERROR_KEY] = "Every cell of this grid has finished: nothing to run."
-    except ValueError as err:
-        st.session_state[ERROR_KEY] = str(err)
+# --- the commands -------------------------------------------------------------------------------------------
+def launch(c: Control, rerun=None) -> None:
+    """Run the grid of the current settings — what is missing, everything, or some cells."""
+    spec = grid_spec(c.settings)
+    have = frozenset(r.key for r in shipped_results(spec))
+    _, queued = shared_grid_runner().launch(spec, rerun=rerun, have=have)
+    if not queued:
+        raise ValueError("Every cell of this grid has finished: nothing to run.")
 
 
-def launch_cell() -> None:
-    label, _, length = st.session_state[CELL_KEY].rpartition(" · T=")
-    launch(rerun=((label, int(length)),))
+def launch_cell(c: Control) -> None:
+    label, _, length = c.picked[CELL_KEY].rpartition(" · T=")
+    launch(c, rerun=((label, int(length)),))
 
 
-# --- the live part -------------------------------------------------------------------------------
-def live(v: dict) -> dict[str, float]:
-    """The ablation, its codes and claim, the launch buttons, then the grid's results; returns its quantities."""
-    lab, spec = shared_grid_runner(), grid_spec(v)
+def idle(c: Control) -> bool:
+    """One grid runs at a time on this server: the buttons wait for it."""
+    return shared_grid_runner().active_grid is None
+
+
+def cell_pick(v: dict) -> Pick:
+    spec = grid_spec(v)
+    names = [f"{label} · T={T}" for label in ABLATIONS[spec.ablation].labels for T in spec.seq_lens]
+    return Pick(CELL_KEY, "cell", names, hide_label=True)
+
+
+COMMANDS = (
+    Command("paper_lab.launch", "▶️ Run missing cells", launch, enabled=idle, primary=True, refusal="warning",
+            help="Runs every cell without a finished run on this server or in the shipped results; one grid runs at "
+                 "a time on this server."),
+    Command("paper_lab.rerun", "🔁 Rerun the whole grid", lambda c: launch(c, rerun="all"), enabled=idle,
+            refusal="warning", help="Every run of the grid again, finished or not."),
+    Command("paper_lab.rerun_cell", "🔁 Rerun this cell", launch_cell, enabled=idle, refusal="warning",
+            choose=cell_pick, help="Every learning rate and seed of the chosen entry and length."),
+)
+
+
+# --- the live part: the ablation, then the grid's results, polled while it runs -------------------------------
+def intro(v: dict, c: Control) -> list:
+    """The ablation, its question, the paper's finding, its entries and how this grid differs from the paper."""
+    spec = grid_spec(v)
     ablation = ABLATIONS[spec.ablation]
-    st.subheader(ablation.title)
-    st.markdown(f"**{ablation.question}**  \n📄 Paper: _{ablation.paper_finding}_")     # its check: grid_results
-    with st.expander(f"The {len(ablation.entries)} entries and how this grid differs from the paper"):
-        st.dataframe(pd.DataFrame([{"label": label, "code": code, "τ": tau,
-                                    "what it means": parse_code(code).describe()}
-                                   for label, code, tau in ablation.entries]), hide_index=True, width="stretch")
-        st.markdown(differences(spec))
-    active = lab.active_grid
-    cols = st.columns(3)
-    cols[0].button("▶️ Run missing cells", key="paper_lab.launch", disabled=active is not None, type="primary",
-                   on_click=launch, help="Runs every cell without a finished run on this server or in the shipped "
-                                         "results; one grid runs at a time on this server.")
-    cols[1].button("🔁 Rerun the whole grid", key="paper_lab.rerun", disabled=active is not None,
-                   on_click=launch, kwargs=dict(rerun="all"),
-                   help=f"All {spec.cell_count} runs again, finished or not.")
-    cell_names = [f"{label} · T={T}" for label in ablation.labels for T in spec.seq_lens]
-    with cols[2]:
-        st.selectbox("cell", cell_names, key=CELL_KEY, label_visibility="collapsed")
-        st.button("🔁 Rerun this cell", key="paper_lab.rerun_cell", disabled=active is not None,
-                  on_click=launch_cell, help="Every learning rate and seed of the chosen entry and length.")
-    st.caption(f"{spec.cell_count} runs of {spec.steps} steps ({spec.examples_per_run:,} examples each) on "
-               f"{lab.where}.")
-    if ERROR_KEY in st.session_state:
-        st.warning(st.session_state.pop(ERROR_KEY))
-    if active:
-        st.info(f"Grid **{active}** is running on this server.", icon="⏳")
-    return st.fragment(grid_results, run_every=POLL_S if active else None)(spec, active is not None)
+    entries = [{"label": label, "code": code, "τ": tau, "what it means": entry_meaning(code)}
+               for label, code, tau in ablation.entries]
+    return [Text(ablation.title, "subheader"),
+            Text(f"**{ablation.question}**  \n📄 Paper: _{ablation.paper_finding}_"),    # its check: grid_results
+            Group([Table(entries), Text(differences(spec))],
+                  fold=f"The {len(ablation.entries)} entries and how this grid differs from the paper")]
+
+
+def lead(v: dict, c: Control) -> list:
+    spec, active = grid_spec(v), shared_grid_runner().active_grid
+    return ([Text(f"{spec.cell_count} runs of {spec.steps} steps ({spec.examples_per_run:,} examples each) on "
+                  f"{shared_grid_runner().where}.", "caption")]
+            + ([Callout(f"Grid **{active}** is running on this server.", "info", "⏳")] if active else []))
+
+
+def moving(v: dict, c: Control) -> bool:
+    return shared_grid_runner().active_grid is not None
 
 
 def differences(spec: GridSpec) -> str:
@@ -164,10 +172,19 @@ def differences(spec: GridSpec) -> str:
             "not say how it initialised them)")
 
 
-def grid_results(spec: GridSpec, polling: bool) -> dict[str, float]:
-    """The heatmap (shipped cells, overlaid by this server's runs), the verdict and the runs."""
-    if polling and shared_grid_runner().active_grid is None:
-        st.rerun()                     # the grid ended: the whole page (buttons back, polling off)
+@dataclass(frozen=True)
+class GridView:
+    """What the page shows of a grid: this server's runs of it, the shipped results, and the two merged."""
+
+    spec: GridSpec
+    rows: list               # this server's runs of the grid (RunRow)
+    shipped: object          # the shipped results for these settings, or None
+    live_cells: list         # CellResult of this server's finished runs
+    results: list            # shipped cells overlaid by this server's
+
+
+def fetch(v: dict, c: Control) -> GridView:
+    spec = grid_spec(v)
     store = RunStore(shared_grid_runner().db_path)
     try:
         rows = store.session_runs(grid_session(spec.grid_id))
@@ -175,23 +192,28 @@ def grid_results(spec: GridSpec, polling: bool) -> dict[str, float]:
         store.close()
     shipped = shipped_grid(spec)
     live_cells = live_results(spec, rows)
-    results = merged(shipped.results if shipped else [], live_cells)
-    show_chart(accuracy_figure(spec, results), f"paper-lab-{spec.grid_id}")
+    return GridView(spec, rows, shipped, live_cells, merged(shipped.results if shipped else [], live_cells))
+
+
+def grid_results(v: dict, grid: GridView, c: Control) -> list:
+    """The heatmap (shipped cells, overlaid by this server's runs), the verdict and the runs."""
+    spec, shipped, results = grid.spec, grid.shipped, grid.results
+    blocks = [Chart(accuracy_figure(spec, results), f"paper-lab-{spec.grid_id}")]
     if shipped:
-        st.caption(f"Shipped results: measured on {shipped.device} on {shipped.measured_on}, the whole grid in "
-                   f"{shipped.wall_s / 60:.1f} min. {len(live_cells)} of {spec.cell_count} runs are from this "
-                   "server and replace the shipped ones.")
+        blocks.append(Text(f"Shipped results: measured on {shipped.device} on {shipped.measured_on}, the whole grid "
+                           f"in {shipped.wall_s / 60:.1f} min. {len(grid.live_cells)} of {spec.cell_count} runs are "
+                           "from this server and replace the shipped ones.", "caption"))
     elif not results:
-        st.caption("No results for this grid yet: the shipped results are for the ablation's default settings "
-                   "(click its preset). Run the grid to fill the heatmap.")
+        blocks.append(Text("No results for this grid yet: the shipped results are for the ablation's default "
+                           "settings (click its preset). Run the grid to fill the heatmap.", "caption"))
     kind, message = verdict_message(ABLATIONS[spec.ablation].claim, verdict(spec, results),
                                     len({r.key for r in results}), spec.cell_count)
-    getattr(st, kind)(message)
-    if rows:
-        st.dataframe(pd.DataFrame([{"run": r.id, "label": r.label, "status": r.status, "steps": r.steps,
-                                    "best test acc": r.best_test_acc, "seconds": round(r.wall_s, 1), "note": r.reason}
-                                   for r in rows]), hide_index=True, width="stretch")
-    return grid_quantities(spec, results, live_cells, shipped is not None)
+    blocks.append(Callout(message, kind))
+    if grid.rows:
+        blocks.append(Table([{"run": r.id, "label": r.label, "status": r.status, "steps": r.steps,
+                              "best test acc": r.best_test_acc, "seconds": round(r.wall_s, 1), "note": r.reason}
+                             for r in grid.rows]))
+    return blocks
 
 
 def verdict_message(claim: str, found, finished: int, cells: int) -> tuple[str, str]:
@@ -205,14 +227,16 @@ def verdict_message(claim: str, found, finished: int, cells: int) -> tuple[str, 
     return "error", f"{said} — **did not hold** at this scale: {found.detail}."
 
 
-def grid_quantities(spec: GridSpec, results: list, live_cells: list, shipped: bool) -> dict[str, float]:
+def grid_quantities(v: dict, grid: GridView | None) -> dict[str, float]:
     """What the exercises and challenges check, about the grid the settings describe and its results."""
+    spec = grid_spec(v)
+    results = grid.results if grid is not None else []
     found = verdict(spec, results)
     done = len({r.key for r in results})
     return dict(cells=float(spec.cell_count), finished_fraction=done / spec.cell_count,
-                live_cells=float(len(live_cells)), claim_held=-1.0 if found is None else float(found.held),
-                ablation_is_tau=float(spec.ablation == "tau"),
-                seeds=float(len(spec.seeds)), shipped=float(shipped))
+                live_cells=float(len(grid.live_cells) if grid else 0), claim_held=-1.0 if found is None else
+                float(found.held), ablation_is_tau=float(spec.ablation == "tau"),
+                seeds=float(len(spec.seeds)), shipped=float(bool(grid and grid.shipped)))
 
 
 # --- figures -------------------------------------------------------------------------------------
@@ -239,7 +263,9 @@ def accuracy_figure(spec: GridSpec, results) -> go.Figure:
 LESSON = Lesson(
     page="paper_lab", number=9, title="Paper lab", icon="🧪", section="Sequence models",
     summary="The LCSM ablations as grids of runs, with shipped results.",
-    settings=SETTINGS, presets=PRESETS, sidebar_title="🧪 Grid", live=live,
+    settings=SETTINGS, presets=PRESETS, sidebar_title="🧪 Grid",
+    live=Live(commands=COMMANDS, intro=intro, lead=lead, moving=moving, fetch=fetch, draw=grid_results,
+              quantities=grid_quantities, picks={CELL_KEY: None}, poll_s=2.0),
     snippet=Snippet(imports="from lcsm_core.paper_lab import GridRunner, GridSpec\n"
                             "from lcsm_core.paper_lab.cli import run_grid   # prints a JSON line per cell",
                     call=grid_call, prints=dict(cells="result['cells']", ran_now="result['ran_now']")),

@@ -2,19 +2,18 @@
 move inside the unit disk.
 
 Prose and exercises: lessons/08-train-live.md. Training runs in the trainer service (one per server, shared
-by every web process: `lcsm_core.training.shared_client`); this page turns the settings into a RunConfig
-with `run_config`, stores one command per button, and draws what the run store holds — polling once a
-second with a fragment while the shown run is active, reading only the metric rows added since the last
-poll and rebuilding no figure when no step arrived. The run shown travels in the URL as `?run=ID`.
+by every web process: `lcsm_core.training.shared_client`). The page is a declaration of the live-lesson kind
+(`app.kit.live`): four commands (a new run is `run_config` of the settings), what it fetches (the shown run) and
+what it draws (status, curves, eigenvalues, past runs, comparisons). The kit keeps the shown run in the URL
+(`?run=ID`, driven only by its owner tab) and polls once a second while it is active; a poll reads only the metric
+rows added since the last one and rebuilds no figure when no step arrived.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
+from app.kit.blocks import Callout, Chart, Columns, Download, Pick, Readout, Table, Text, Toggle
 from app.kit.cache import STORES
 from app.kit.chart_element import ChartSpec, chart_spec
 from app.kit.classroom import presenter_figure
@@ -27,14 +26,11 @@ from app.kit.figure_style import (
     subplot_grid,
     unit_circle_trace,
 )
-from app.kit.lesson import Lesson, Snippet
+from app.kit.lesson import Lesson, Metric, Snippet
 from app.kit.literal import literal
-from app.kit.owner import owner_token
+from app.kit.live import Command, Control, Live, run_id_of, steer  # noqa: F401  (run_id_of: tests import it here)
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.snippet import keyword_arguments
-from app.kit.url_state import current_settings
-from app.kit.visitor import visitor_key
-from app.kit.widgets import PRESENTING_KEY, show_chart
 from lcsm_core.tasks import TASK_NAMES
 from lcsm_core.training import RunConfig, RunRow, RunStore, run_config, shared_client
 from lcsm_core.training.compare import differences, runs_csv, runs_json
@@ -44,48 +40,13 @@ from lcsm_core.variants import VARIANTS
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
 LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
-POLL_S = 1.0
-RUN_KEY = "train_live_run"
-ERROR_KEY, POLLING_KEY = "train_live_error", "train_live_polling"
+ZOOM, COMPARE, SHOW = "train_live_zoom", "compare", "show_run"      # the live part's widgets
 
 
-# --- the shown run (`?run=ID`) and who may drive it (`?owner=TOKEN`) ---------------------------
-RUN_ID = re.compile(r"[0-9]{1,18}")          # ASCII digits within SQLite's INTEGER range
-def run_id_of(value: str) -> int | None:
-    """The run id a link's `?run=` text names, or None. Strict: "²".isdigit() is true and int() takes "١٢",
-    "1_000" and 5000 digits (then SQLite or int()'s digit limit raises), so only 1–18 ASCII digits pass."""
-    return int(value) if RUN_ID.fullmatch(value) else None
-
-
-def current_run() -> int | None:
-    """The run this tab shows: chosen here, else from the link (?run=ID; anything but an id is ignored)."""
-    if RUN_KEY not in st.session_state:
-        value = st.query_params.get("run", "")
-        st.session_state[RUN_KEY] = run_id_of(value)
-        if value and run_id_of(value) is None:
-            st.warning(f"This link's run {literal(value)} is not a run id (up to 18 digits 0–9): no run is shown.",
-                       icon="⚠️")
-    return st.session_state[RUN_KEY]
-
-
-def show_run(run_id: int | None) -> None:
-    st.session_state[RUN_KEY] = run_id
-    if run_id is None:
-        st.query_params.pop("run", None)
-    else:
-        st.query_params["run"] = str(run_id)
-
-
-def i_drive(run_id: int | None) -> bool:
-    """Whether this tab owns the shown run and it still lives (queued, training or paused)."""
-    return shared_client().drives(run_id, owner_token())
-
-
-def push_lr_to_run() -> None:
+def set_lr(c: Control) -> None:
     """The learning rate slider also steers the shown run while it lives."""
-    run_id = current_run()
-    if i_drive(run_id):
-        shared_client().command(run_id, owner_token(), "set_lr", float(st.session_state[SETTINGS.key("lr")]))
+    if shared_client().drives(c.run, c.owner):
+        shared_client().command(c.run, c.owner, "set_lr", float(c.settings["lr"]))
 
 
 # Ranges are wide on purpose: the server's SizeLimits say clearly what is too big for it.
@@ -111,7 +72,7 @@ SETTINGS = Settings("train_live", (
     Setting.number("conv", "Short conv width (0 = none)", 4, 0, 16, group="Model",
                    help="A causal depthwise convolution before each EOS layer: it lets the key reach its value."),
     Setting.choice("lr", "Learning rate", 5e-3, LR_CHOICES, widget="select_slider", group="Training",
-                   help="Changes a running run too.", on_change=push_lr_to_run),
+                   help="Changes a running run too.", on_change=steer(lambda: LESSON, set_lr)),
     Setting.number("batch", "Batch size", 32, 1, 4096, group="Training"),
     Setting.number("seed", "Seed", 0, 0, 2**31 - 1, group="Training"),
     Setting.number("steps", "Step budget", 1000, 1, 100_000, step=100, group="Training",
@@ -152,29 +113,42 @@ def training_call(v: dict) -> str:
     return call + "   # one record per step; the last one"
 
 
-def command(action: str) -> None:
-    """Button callback (runs before the page redraws, so the buttons show the new state)."""
-    client, me = shared_client(), owner_token()
-    run_id = current_run()
-    driving = client.drives(run_id, me)
+# --- the commands: each runs before the page redraws, so the buttons show the new state ----------------------
+def submit(c: Control, paused: bool) -> None:
+    """A new run of these settings, owned by this tab, shown from now on."""
     try:
-        if action in ("play", "step"):
-            if not driving:
-                run_id = client.submit(config_of(current_settings(SETTINGS)), me, start_paused=action == "step",
-                                       visitor=visitor_key())
-                show_run(run_id)
-            if action == "step":
-                client.command(run_id, me, "step", 1)
-            elif driving:
-                client.command(run_id, me, "resume")
-        elif action == "pause" and driving:
-            client.command(run_id, me, "pause")
-        elif action == "reset":
-            if driving:
-                client.stop(run_id, me, "reset by the user")
-            show_run(None)
+        c.show(shared_client().submit(config_of(c.settings), c.owner, start_paused=paused, visitor=c.visitor))
     except ValueError as err:          # the message quotes the typed model code: shown as literal text
-        st.session_state[ERROR_KEY] = f"Cannot start this run: {literal(err, limit=300)}"
+        raise ValueError(f"Cannot start this run: {literal(err, limit=300)}") from err
+
+
+def drives(c: Control) -> bool:
+    """Whether this tab owns the shown run and it still lives (queued, training or paused)."""
+    return shared_client().drives(c.run, c.owner)
+
+
+def play(c: Control) -> None:
+    if drives(c):
+        shared_client().command(c.run, c.owner, "resume")
+    else:
+        submit(c, paused=False)
+
+
+def step(c: Control) -> None:
+    if not drives(c):
+        submit(c, paused=True)
+    shared_client().command(c.run, c.owner, "step", 1)
+
+
+def pause(c: Control) -> None:
+    if drives(c):
+        shared_client().command(c.run, c.owner, "pause")
+
+
+def reset(c: Control) -> None:
+    if drives(c):
+        shared_client().stop(c.run, c.owner, "reset by the user")
+    c.show(None)
 
 
 def run_quantities(run: RunRow | None) -> dict[str, float]:
@@ -188,74 +162,59 @@ def run_quantities(run: RunRow | None) -> dict[str, float]:
                 steps=float(run.steps))
 
 
-# --- the live part -------------------------------------------------------------------------------
-def live(v: dict) -> dict[str, float]:
-    """Play / pause / step / reset, then the polling panel; returns the shown run's quantities."""
-    st.caption("A small EOS model learns multi-query associative recall: key–value pairs, then questions "
-               "about the keys. Press play and watch the loss fall, the accuracy climb, and the eigenvalues of "
-               "each layer's oscillation state move inside the unit disk.")
-    client, me = shared_client(), owner_token()
-    run_id = current_run()
-    play, pause, step, reset = st.columns(4)
-    play.button("▶ Play", key="play", width="stretch", on_click=command, args=("play",))
-    pause.button("⏸ Pause", key="pause", width="stretch", disabled=not client.drives(run_id, me), on_click=command,
-                 args=("pause",))
-    step.button("⏭ Step", key="step", width="stretch", on_click=command, args=("step",))
-    reset.button("↺ Reset", key="reset", width="stretch", on_click=command, args=("reset",))
-    if ERROR_KEY in st.session_state:
-        st.error(st.session_state.pop(ERROR_KEY))
-
-    run = client.store.get_run(run_id) if run_id else None
-    if run is not None:
-        mine = run.owned_by(me)
-        st.caption(("Your run: only this tab drives it (a reload keeps it yours). " if mine else
-                    "👀 Someone else's run, shown read-only: ▶ Play and ⏭ Step start a run of your own. ")
-                   + "Share it read-only with this link:")
-        st.code(f"{page_url()}?run={run.id}", language=None)
-    polling = run is not None and run.active
-    st.session_state[POLLING_KEY] = polling
-    st.fragment(run_panel, run_every=POLL_S if polling else None)(run_id)
-    return run_quantities(client.store.get_run(run_id) if run_id else None)
+# --- the live part: what the page fetches and draws --------------------------------------------------------
+def shown(v: dict, c: Control) -> RunRow | None:
+    return shared_client().store.get_run(c.run) if c.run else None
 
 
-def run_panel(drawn_for: int | None) -> None:
-    """The shown run (status, metrics, curves, eigenvalues) and the past runs; reruns alone while polling."""
-    client = shared_client()
-    run_id = current_run()
-    run = client.store.get_run(run_id) if run_id else None
-    ended = st.session_state.get(POLLING_KEY) and (run is None or not run.active)
-    if run_id != drawn_for or ended:
-        st.rerun()                     # the whole page: start/stop polling, enable/disable the buttons
+def moving(v: dict, c: Control) -> bool:
+    run = shown(v, c)
+    return run is not None and run.active
+
+
+def intro(v: dict, c: Control) -> list:
+    return [Text("A small EOS model learns multi-query associative recall: key–value pairs, then questions about the "
+                 "keys. Press play and watch the loss fall, the accuracy climb, and the eigenvalues of each layer's "
+                 "oscillation state move inside the unit disk.", "caption")]
+
+
+def share(v: dict, c: Control) -> list:
+    """Whose run this is, and its read-only link."""
+    run = shown(v, c)
     if run is None:
-        st.info("No run selected: press ▶ Play to train with the settings on the left, or pick a past run below.")
-    else:
-        shown_run(client, run)
-    past_runs(client.store)
+        return []
+    return [Text(("Your run: only this tab drives it (a reload keeps it yours). " if run.owned_by(c.owner) else
+                  "👀 Someone else's run, shown read-only: ▶ Play and ⏭ Step start a run of your own. ")
+                 + "Share it read-only with this link:", "caption"),
+            Text(f"{c.page_url}?run={run.id}", "code")]
 
 
-def shown_run(client, run: RunRow) -> None:
+def run_panel(v: dict, run: RunRow | None, c: Control) -> list:
+    """The shown run (status, metrics, curves, eigenvalues) and the past runs; redrawn at every poll."""
+    client = shared_client()
+    head = ([Callout("No run selected: press ▶ Play to train with the settings on the left, or pick a past run "
+                     "below.")] if run is None else shown_run(client, run, c))
+    return head + past_runs(client.store, c)
+
+
+def shown_run(client, run: RunRow, c: Control) -> list:
     position = client.queue_position(run.id)
     waiting = f" — waiting, position {position} in the server queue" if position else ""
-    st.markdown(f"**Run {run.id}** · {run.label} · status **{run.status}**{waiting}"
-                + (f" · {run.reason}" if run.reason else ""))
+    blocks = [Text(f"**Run {run.id}** · {run.label} · status **{run.status}**{waiting}"
+                   + (f" · {run.reason}" if run.reason else ""))]
     if position or (position == 0 and run.status == "paused"):
-        st.caption(sharing_policy(client.policy))
+        blocks.append(Text(sharing_policy(client.policy), "caption"))
     if run.status == "failed":
-        st.error(f"The run failed: {run.reason}")
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("steps", run.steps)
-    c2.metric("test accuracy", "—" if run.test_acc is None else f"{run.test_acc:.3f}")
-    c3.metric("training time", f"{run.wall_s:.1f} s")
-    c4.metric("steps / s", f"{run.steps / run.wall_s:.1f}" if run.wall_s > 0 else "—")
-    metrics = run_metrics(client.store, run.id)
-    left, right = st.columns([3, 2])
-    zoom = st.session_state.get("train_live_zoom", True)
-    figures = run_figures(client.store, run, metrics, zoom)
-    if "curves" in figures:
-        show_chart(figures["curves"], "train-live-curves", container=left)
-    if "eigen" in figures:
-        right.toggle("zoom in on the eigenvalues", value=True, key="train_live_zoom")
-        show_chart(figures["eigen"], "train-live-eigenvalues", container=right)
+        blocks.append(Callout(f"The run failed: {run.reason}", "error"))
+    blocks.append(Readout([Metric("steps", str(run.steps)),
+                           Metric("test accuracy", "—" if run.test_acc is None else f"{run.test_acc:.3f}"),
+                           Metric("training time", f"{run.wall_s:.1f} s"),
+                           Metric("steps / s", f"{run.steps / run.wall_s:.1f}" if run.wall_s > 0 else "—")]))
+    figures = run_figures(client.store, run, run_metrics(client.store, run.id), c.picked[ZOOM], c.present)
+    curves = [Chart(figures["curves"], "train-live-curves")] if "curves" in figures else []
+    eigen = ([Toggle(ZOOM, "zoom in on the eigenvalues"), Chart(figures["eigen"], "train-live-eigenvalues")]
+             if "eigen" in figures else [])
+    return blocks + [Columns([curves, eigen], widths=(3, 2))]
 
 
 # --- the poll's reads and figures, in the process's byte-bounded cache: a poll reads only new rows, builds only on news
@@ -277,12 +236,12 @@ def run_metrics(store: RunStore, run_id: int) -> dict[str, np.ndarray]:
     return new
 
 
-def run_figures(store: RunStore, run: RunRow, metrics: dict[str, np.ndarray], zoom: bool) -> dict[str, ChartSpec]:
+def run_figures(store: RunStore, run: RunRow, metrics: dict[str, np.ndarray], zoom: bool,
+                present: bool) -> dict[str, ChartSpec]:
     """The shown run's curves and eigenvalue charts, as the specs the browser receives (one version per run),
     built again only when a step arrived (rows, last step or status changed) or the zoom or the presenter view
     changed; snapshots are read only then. A poll with no news re-sends cached strings."""
     rows = len(metrics["step"])
-    present = bool(st.session_state.get(PRESENTING_KEY))
     stamp = (rows, float(metrics["step"][-1]) if rows else None, run.status, zoom, present)
     key = ("train_live.figures", str(store.path), run.id)
     cached_stamp, cached = POLLED.lookup(key, (None, None))
@@ -320,58 +279,45 @@ def sharing_policy(policy) -> str:
             f"left paused {policy.max_pause_s / 60:g} min without a step stops.{memory}")
 
 
-def page_url() -> str:
-    """This page's address without its query (the server's, as the browser sees it)."""
-    url = st.context.url or ""
-    return url.split("?", 1)[0] or "/train_live"
-
-
-def past_runs(store: RunStore) -> None:
+def past_runs(store: RunStore, c: Control) -> list:
     """This tab's runs (newest first), and the shown run when a link opened someone else's."""
-    st.subheader("Past runs")
-    runs = store.session_runs(owner_token())[::-1][:100]
-    shown = current_run()
-    if shown is not None and shown not in {r.id for r in runs}:
-        linked = store.get_run(shown)
+    runs = store.session_runs(c.owner)[::-1][:100]
+    if c.run is not None and c.run not in {r.id for r in runs}:
+        linked = store.get_run(c.run)
         runs = [linked, *runs] if linked is not None else runs
     if not runs:
-        st.caption("No runs of yours yet.")
-        return
-    st.dataframe([{"run": r.id, "layer · task · sizes": r.label, "status": r.status, "steps": r.steps,
-                   "time (s)": round(r.wall_s, 1), "test acc": r.test_acc, "best test acc": r.best_test_acc}
-                  for r in runs], hide_index=True, width="stretch", key="runs_table")
+        return [Text("Past runs", "subheader"), Text("No runs of yours yet.", "caption")]
     labels = {r.id: f"{r.id} · {r.label}" for r in runs}
-    chosen = st.multiselect("Compare runs (up to 4)", list(labels), format_func=labels.get, key="compare",
-                            max_selections=4)
-    if chosen:
-        compare_runs(store, chosen)
-    st.selectbox("Show run", [None, *labels], format_func=lambda i: "—" if i is None else labels[i],
-                 key="show_run", on_change=lambda: show_run(st.session_state.show_run))
+    chosen = [i for i in c.picked[COMPARE] if i in labels]
+    return [Text("Past runs", "subheader"),
+            Table([{"run": r.id, "layer · task · sizes": r.label, "status": r.status, "steps": r.steps,
+                    "time (s)": round(r.wall_s, 1), "test acc": r.test_acc, "best test acc": r.best_test_acc}
+                   for r in runs], key="runs_table"),
+            Pick(COMPARE, "Compare runs (up to 4)", list(labels), labels, many=True, most=4),
+            *(compare_runs(store, chosen) if chosen else []),
+            Pick(SHOW, "Show run", [None, *labels], {None: "—", **labels}, on_change=lambda c: c.show(c.picked[SHOW]))]
 
 
-def compare_runs(store, run_ids: list[int]) -> None:
+def compare_runs(store, run_ids: list[int]) -> list:
     """The chosen runs side by side: what differs in their configs, curves overlaid, the last eigenvalues of
     each in small multiples; the comparison as PNG (each chart's camera button), the runs as CSV and JSON."""
     rows = [r for r in (store.get_run(i) for i in run_ids) if r is not None]
+    blocks = []
     if len(rows) > 1:
         diff = differences([r.config for r in rows])
-        if diff:
-            st.markdown("**What differs between these runs**")
-            st.dataframe([{"setting": path, **{f"run {r.id}": str(v) for r, v in zip(rows, values)}}
-                          for path, values in diff.items()], hide_index=True, width="stretch", key="compare_diff")
-        else:
-            st.caption("These runs have the same configuration.")
-    series = [(f"run {r.id}", store.metrics(r.id)) for r in rows]
-    show_chart(overlay_figure(series), "train-live-compare")
+        blocks += ([Text("**What differs between these runs**"),
+                    Table([{"setting": path, **{f"run {r.id}": str(v) for r, v in zip(rows, values)}}
+                           for path, values in diff.items()], key="compare_diff")] if diff else
+                   [Text("These runs have the same configuration.", "caption")])
+    blocks.append(Chart(overlay_figure([(f"run {r.id}", store.metrics(r.id)) for r in rows]), "train-live-compare"))
     snapshots = [(f"run {r.id}", store.snapshots(r.id)) for r in rows]
     if any(snaps for _, snaps in snapshots):
-        show_chart(last_eigenvalues_figure(snapshots), "train-live-compare-eigenvalues")
+        blocks.append(Chart(last_eigenvalues_figure(snapshots), "train-live-compare-eigenvalues"))
     ids = [r.id for r in rows]
-    csv_col, json_col = st.columns(2)
-    csv_col.download_button("⬇️ Runs as CSV (metrics)", runs_csv(store, ids), file_name="runs.csv",
-                            mime="text/csv", key="compare_csv", width="stretch")
-    json_col.download_button("⬇️ Runs as JSON (config, metrics, eigenvalues)", runs_json(store, ids),
-                             file_name="runs.json", mime="application/json", key="compare_json", width="stretch")
+    return blocks + [Columns([[Download("⬇️ Runs as CSV (metrics)", runs_csv(store, ids), "runs.csv", "text/csv",
+                                        "compare_csv")],
+                              [Download("⬇️ Runs as JSON (config, metrics, eigenvalues)", runs_json(store, ids),
+                                        "runs.json", "application/json", "compare_json")]])]
 
 
 # --- figures -------------------------------------------------------------------------------------
@@ -469,7 +415,12 @@ def overlay_figure(series: list[tuple[str, dict[str, np.ndarray]]]) -> go.Figure
 LESSON = Lesson(
     page="train_live", number=8, title="Train live", icon="🏋️", section="Sequence models",
     summary="Small models learn associative recall; eigenvalues move.",
-    settings=SETTINGS, presets=PRESETS, sidebar_title="Run settings", live=live,
+    settings=SETTINGS, presets=PRESETS, sidebar_title="Run settings",
+    live=Live(commands=(Command("play", "▶ Play", play), Command("pause", "⏸ Pause", pause, enabled=drives),
+                        Command("step", "⏭ Step", step), Command("reset", "↺ Reset", reset)),
+              intro=intro, lead=share, moving=moving, fetch=shown, draw=run_panel,
+              quantities=lambda v, run: run_quantities(run), picks={ZOOM: True, COMPARE: [], SHOW: None},
+              poll_s=1.0, owned_run=True),
     snippet=Snippet(imports="from lcsm_core.training import run_config, train", call=training_call,
                     prints=dict(steps="result.step", test_acc="result.test_acc")),
 )

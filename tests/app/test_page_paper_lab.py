@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from lcsm_core.paper_lab import DEFAULT_SPECS, load_shipped, shared_grid_runner
+from lcsm_core.paper_lab import ABLATIONS, DEFAULT_SPECS, load_shipped, shared_grid_runner
 from lcsm_core.training import RunStore
 from tests.app.pages import assert_clean, click, open_page
 
@@ -54,7 +54,8 @@ def test_run_missing_cells_fills_the_heatmap_then_one_cell_reruns(store):
     at = open_page("paper_lab", SMALL)
     assert_clean(at, "load")
     assert any("No results for this grid yet" in c.value for c in at.caption)
-    assert heatmap(at)["text"] == [[""], [""]]
+    entries = len(ABLATIONS["parameterization"].labels)                      # one row each, one length
+    assert heatmap(at)["text"] == [[""]] * entries
     click(at, "paper_lab.launch")
     assert at.button(key="paper_lab.launch").disabled and any("is running" in i.value for i in at.info)
     wait_for_the_grid()
@@ -62,14 +63,14 @@ def test_run_missing_cells_fills_the_heatmap_then_one_cell_reruns(store):
     assert_clean(at, "finished")
     assert not at.button(key="paper_lab.launch").disabled
     assert all(cell != "" for row in heatmap(at)["text"] for cell in row)
-    assert {r.status for r in store.list_runs()} == {"completed"} and len(store.list_runs()) == 2
+    assert {r.status for r in store.list_runs()} == {"completed"} and len(store.list_runs()) == entries
     assert [s.value for s in at.success] or [e.value for e in at.error if "did not hold" in e.value]
 
     at.selectbox(key="paper_lab.cell").set_value("1-1-1-0 · T=32").run()
     click(at, "paper_lab.rerun_cell")
     wait_for_the_grid()
     runs = store.list_runs()
-    assert len(runs) == 3 and runs[0].config["model"]["code"] == "1-1-1-0"    # newest first
+    assert len(runs) == entries + 1 and runs[0].config["model"]["code"] == "1-1-1-0"    # newest first
 
 
 def test_key_value_pairs_stay_within_a_quarter_of_the_shortest_sequence(store):

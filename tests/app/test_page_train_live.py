@@ -158,7 +158,7 @@ def test_another_browser_sees_a_run_read_only_and_cannot_stop_it(page):
     at.button(key="play").click().run()
     run_id = at.session_state["train_live_run"]
     owner = url_value(at, "owner")
-    assert len(owner) == 32
+    assert len(owner) >= 32                                        # the server-signed token (app.kit.owner)
     assert any("Your run" in c.value for c in at.caption)
 
     other = open_page("train_live", {"run": str(run_id)})           # a shared link: no owner token

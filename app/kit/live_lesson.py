@@ -1,0 +1,150 @@
+"""`render_live(lesson, values)`: draws a page's live part (`app.kit.live.Live`) and returns its quantities.
+
+Order: the intro, one row of command buttons, the error slot, the lead blocks, then the polled part — an
+`st.fragment` that reruns alone every `poll_s` seconds while the work moves, and reruns the whole page when it
+stops moving or another run is shown (so the buttons and the polling switch with it).
+
+A page with an owned run (`Live.owned_run`) shows one run of the run store: chosen in this tab, else named by the
+link (`?run=ID`; anything but an id is refused with a note), and driven only by the tab whose owner token
+(`app.kit.owner`) started it. Every hook runs with store faults caught: a `sqlite3.Error` or `OSError` that
+`store_fault_message` can tell is shown in words instead of a traceback.
+"""
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+import streamlit as st
+
+from lcsm_core.training.store_faults import store_fault_message
+
+from .block_view import draw_blocks
+from .lesson import Lesson
+from .literal import literal
+from .live import Control, Live, run_id_of
+from .owner import owner_token
+from .url_state import current_settings
+from .visitor import visitor_key
+from .widgets import PRESENTING_KEY
+
+
+def run_key(page: str) -> str:
+    return f"{page}_run"                       # e.g. train_live_run: the shown run's id (tests read it)
+
+
+def error_key(page: str) -> str:
+    return f"{page}.live.error"
+
+
+def polling_key(page: str) -> str:
+    return f"{page}.live.polling"
+
+
+# --- the shown run (`?run=ID`) -----------------------------------------------------------------------------
+def current_run(page: str) -> int | None:
+    """The run this tab shows: chosen here, else from the link (?run=ID; anything but an id is ignored)."""
+    key = run_key(page)
+    if key not in st.session_state:
+        value = st.query_params.get("run", "")
+        st.session_state[key] = run_id_of(value)
+        if value and run_id_of(value) is None:
+            st.warning(f"This link's run {literal(value)} is not a run id (up to 18 digits 0–9): no run is shown.",
+                       icon="⚠️")
+    return st.session_state[key]
+
+
+def show_run(page: str, run_id: int | None) -> None:
+    st.session_state[run_key(page)] = run_id
+    if run_id is None:
+        st.query_params.pop("run", None)
+    else:
+        st.query_params["run"] = str(run_id)
+
+
+def control_now(lesson: Lesson) -> Control:
+    """This tab's `Control`, read from the session, the URL and the request."""
+    live: Live = lesson.live
+    url = (st.context.url or "").split("?", 1)[0] or f"/{lesson.page}"
+    return Control(settings=current_settings(lesson.settings), owner=owner_token() if live.owned_run else "",
+                   visitor=visitor_key(), run=current_run(lesson.page) if live.owned_run else None,
+                   picked={key: st.session_state.get(key, default) for key, default in live.picks.items()},
+                   present=bool(st.session_state.get(PRESENTING_KEY)), page_url=url)
+
+
+# --- hooks, with the error slot ----------------------------------------------------------------------------
+def store_fault(exc: BaseException) -> str:
+    """The words for a run-store fault; anything else is not ours to hide."""
+    message = store_fault_message(exc)
+    if message is None:
+        raise exc
+    return message
+
+
+def guarded(read: Callable[[], object], default=None):
+    """`read()`, or `default` after showing a run-store fault in words."""
+    try:
+        return read()
+    except (sqlite3.Error, OSError) as exc:
+        st.error(store_fault(exc), icon="🗄️")
+        return default
+
+
+def hook(lesson: Lesson, act: Callable[[Control], None], refusal: str = "error") -> Callable[[], None]:
+    """A widget callback running `act(control)`: a refusal (ValueError) or a store fault goes to the error slot,
+    a run `act` chose to show goes into the URL."""
+    def callback() -> None:
+        control = control_now(lesson)
+        shown = control.run
+        try:
+            act(control)
+        except ValueError as err:
+            st.session_state[error_key(lesson.page)] = (refusal, str(err))
+        except (sqlite3.Error, OSError) as exc:
+            st.session_state[error_key(lesson.page)] = ("error", store_fault(exc))
+        if control.run != shown:
+            show_run(lesson.page, control.run)
+    return callback
+
+
+# --- the page ----------------------------------------------------------------------------------------------
+def render_live(lesson: Lesson, values: dict) -> dict[str, float]:
+    live: Live = lesson.live
+    control = control_now(lesson)
+    if live.intro is not None:
+        draw_blocks(live.intro(values, control))
+    moving = guarded(lambda: live.moving(values, control), default=False)
+    enabled = guarded(lambda: [c.enabled is None or c.enabled(control) for c in live.commands],
+                      default=[c.enabled is None for c in live.commands])
+    for column, command, usable in zip(st.columns(len(live.commands)) if live.commands else (), live.commands,
+                                       enabled):
+        with column:
+            if command.choose is not None:
+                draw_blocks([command.choose(values)], on_change=lambda act: hook(lesson, act))
+            st.button(command.label, key=command.key, width="stretch", disabled=not usable, help=command.help,
+                      type="primary" if command.primary else "secondary",
+                      on_click=hook(lesson, command.act, command.refusal))
+    if error_key(lesson.page) in st.session_state:
+        level, text = st.session_state.pop(error_key(lesson.page))
+        getattr(st, level)(text)
+    if live.lead is not None:
+        guarded(lambda: draw_blocks(live.lead(values, control)))
+    st.session_state[polling_key(lesson.page)] = moving
+    found = st.fragment(polled, run_every=live.poll_s if moving else None)(lesson, values, control.run)
+    return found if found is not None else {}
+
+
+def polled(lesson: Lesson, values: dict, drawn_for: int | None) -> dict[str, float]:
+    """The part that moves; reruns alone while polling, and the whole page when the work stopped or another run
+    is shown (the buttons and the polling switch with it)."""
+    live: Live = lesson.live
+    control = control_now(lesson)
+    moving = guarded(lambda: live.moving(values, control), default=False)
+    if control.run != drawn_for or (st.session_state.get(polling_key(lesson.page)) and not moving):
+        st.rerun()
+    try:
+        found = live.fetch(values, control)
+        draw_blocks(live.draw(values, found, control), on_change=lambda act: hook(lesson, act))
+    except (sqlite3.Error, OSError) as exc:
+        st.error(store_fault(exc), icon="🗄️")
+        found = None                   # the quantities of nothing shown: exercises say "not yet"
+    return live.quantities(values, found) if live.quantities is not None else {}
