@@ -55,6 +55,15 @@ class ModelCode:
 SSM_CODE = ModelCode(None, None, None, None)
 
 
+MAX_FIELD_DIGITS = 4
+SHOWN_CHARS = 40
+
+
+def _shown(text: str) -> str:
+    """repr of a piece of the code, cut short: a message is read, not scrolled."""
+    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + f"… ({len(text)} characters)"
+
+
 def parse_code(code) -> ModelCode:
     """Parse "e-o-s-a" (or the bare "0"). Raises ValueError naming the bad field."""
     if not isinstance(code, str):
@@ -66,15 +75,20 @@ def parse_code(code) -> ModelCode:
         return SSM_CODE
     parts = [p.strip() for p in text.split("-")]
     if len(parts) != 4:
-        raise ValueError(f"model code {code!r} must have four fields e-o-s-a (like '1-9-1-0') or be '0'; "
+        raise ValueError(f"model code {_shown(code)} must have four fields e-o-s-a (like '1-9-1-0') or be '0'; "
                          f"found {len(parts)} field(s)")
     values = []
+    shown = _shown(code)
     for part, (name, allowed, meaning) in zip(parts, FIELDS):
         if not (part.isascii() and part.isdigit()):
-            raise ValueError(f"model code {code!r}: field {name} is {part!r}, not a whole number; allowed: {meaning}")
-        value = int(part)
+            raise ValueError(f"model code {shown}: field {name} is {_shown(part)}, not a whole number; "
+                             f"allowed: {meaning}")
+        # Every allowed value has at most two digits: a longer field is out of range without being read (int()
+        # of a 5000-digit string is refused by Python's own digit limit, with a message naming no field).
+        value = int(part) if len(part) <= MAX_FIELD_DIGITS else None
         if value not in allowed:
-            raise ValueError(f"model code {code!r}: field {name} = {value} is out of range; allowed: {meaning}")
+            value_text = value if value is not None else f"a {len(part)}-digit number"
+            raise ValueError(f"model code {shown}: field {name} = {value_text} is out of range; allowed: {meaning}")
         values.append(value)
     return ModelCode(*values)
 

@@ -56,3 +56,23 @@ def carried_outputs(s, P, m0):
     if P.shape[-2] == 1:
         return P[..., 0, :] * (s @ m0)
     return torch.einsum("...tn,...tnc,...nc->...tc", s, P, m0)
+
+
+def split_blocks(x: torch.Tensor, C: int, time_dim: int, pad: torch.Tensor | float) -> torch.Tensor:
+    """Pad the time axis to a multiple of C and split it: (..., T, *rest) -> (..., N, C, *rest)."""
+    T = x.shape[time_dim]
+    n_pad = (-T) % C
+    if n_pad:
+        shape = list(x.shape)
+        shape[time_dim] = n_pad
+        filler = torch.as_tensor(pad, dtype=x.dtype, device=x.device).expand(shape)
+        x = torch.cat([x, filler], dim=time_dim)
+    new_shape = list(x.shape)
+    new_shape[time_dim:time_dim + 1] = [x.shape[time_dim] // C, C]
+    return x.reshape(new_shape)
+
+
+def join_blocks(y: torch.Tensor, T: int) -> torch.Tensor:
+    """(..., N, C, d) -> (..., T, d)."""
+    # Sizes spelled out, not -1: reshape cannot infer a size when the batch is empty.
+    return y.reshape(*y.shape[:-3], y.shape[-3] * y.shape[-2], y.shape[-1])[..., :T, :]

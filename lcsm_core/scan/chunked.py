@@ -5,8 +5,9 @@ Inside a block, with L_t = Σ_{r≤t} log o_r (cumulative log-decay from the blo
 start), the decay from step s to t is exp(L_t − L_s). When the oscillation has no
 zeros and is positive or complex, and the block's decay stays within floating
 range, that factorizes into matmuls:
-  - o = g 1ᵀ (k×1):   A = (s ⊙ e^{L}) (e ⊙ e^{−L})ᵀ masked, y = A i
-  - o = 1 gᵀ (1×d):   y = e^{L} ⊙ (mask ⊙ s eᵀ)(e^{−L} ⊙ i)
+  - o = r cᵀ: a k-vector (c = 1), a d-vector (r = 1) or an Outer(k_part, d_part):
+    chunked_factors.py, two matmuls per block, never a (T, k, d) decay; the block
+    is halved until its log-decays fit the dtype's range
   - o full k×d:       m_t = e^{L_t} ⊙ cumsum_s(e^{−L_s} ⊙ e_s i_sᵀ), y_t = m_tᵀ s_t
 Otherwise (zeros, negative reals, extreme decay) an exact path is used: decay
 products by cumulative product for k×1 / 1×d, or all blocks stepping side by
@@ -16,43 +17,51 @@ Matrix psi: a k×k oscillation has no attention-like block form, so blocks run
 side by side: every block scans its C steps from zero memory at once, keeping the
 running product P_t = o_t ⋯ o_1; then T/C sequential steps join the blocks
 (m_next = P_C m + local memory) and y_t gains (P_t m_start)ᵀ s_t.
+A DeltaRule(k, β) runs in WY/UT form instead (chunked_delta.py).
 """
 from __future__ import annotations
 
 import torch
 
-from .blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix
+from .blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix, join_blocks, split_blocks
+from .chunked_delta import scan_chunked_delta
+from .chunked_factors import in_range, scan_chunked_factors
 from .inputs import ScanInputs
 from .parallel import common_dtype
-
-# |cumulative log-decay| within one block beyond which exp(−L) could overflow.
-LOG_PATH_LIMIT = {torch.float16: 8.0, torch.bfloat16: 30.0, torch.float32: 60.0, torch.float64: 600.0,
-                  torch.complex64: 60.0, torch.complex128: 600.0}
-
-
-def split_blocks(x: torch.Tensor, C: int, time_dim: int, pad: torch.Tensor | float) -> torch.Tensor:
-    """Pad the time axis to a multiple of C and split it: (..., T, *rest) -> (..., N, C, *rest)."""
-    T = x.shape[time_dim]
-    n_pad = (-T) % C
-    if n_pad:
-        shape = list(x.shape)
-        shape[time_dim] = n_pad
-        filler = torch.as_tensor(pad, dtype=x.dtype, device=x.device).expand(shape)
-        x = torch.cat([x, filler], dim=time_dim)
-    new_shape = list(x.shape)
-    new_shape[time_dim:time_dim + 1] = [x.shape[time_dim] // C, C]
-    return x.reshape(new_shape)
-
-
-def join_blocks(y: torch.Tensor, T: int) -> torch.Tensor:
-    """(..., N, C, d) -> (..., T, d)."""
-    # Sizes spelled out, not -1: reshape cannot infer a size when the batch is empty.
-    return y.reshape(*y.shape[:-3], y.shape[-3] * y.shape[-2], y.shape[-1])[..., :T, :]
+from .structured import Outer
 
 
 def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
-    if inp.structure != "dense":
-        inp = inp.densified()
+    dtype, batch = inp.state_dtype, inp.batch
+    i, e, s = (x.to(dtype).expand(*batch, *x.shape[-2:]) for x in (inp.i, inp.e, inp.s))
+    m = torch.zeros(*batch, inp.k, inp.d, dtype=dtype, device=i.device)
+    if m0 is not None:
+        m = m + m0.to(dtype)
+    if inp.structure == "delta":
+        keys, beta = (x.to(dtype).expand(*batch, inp.T, x.shape[-1]) for x in (inp.o.k, inp.o.beta))
+        return scan_chunked_delta(i, e, s, keys, beta, m, inp.T, chunk_size)
+    factors = _vector_factors(inp)
+    if factors is not None:
+        rows, cols = (None if x is None else x.to(dtype).expand(*batch, inp.T, x.shape[-1]) for x in factors)
+        done = scan_chunked_factors(i, e, s, rows, cols, m, inp.T, chunk_size)
+        if done is not None:
+            return done
+    return _scan_dense(inp.densified(), m, chunk_size)
+
+
+def _vector_factors(inp: ScanInputs):
+    """An elementwise o as (rows (..., T|1, k|1) or None, cols (..., T|1, d) or None) when it is a k-vector, a
+    d-vector, a scalar or an Outer; None for a full k×d or a matrix o."""
+    o = inp.o
+    if isinstance(o, Outer):
+        return o.k_part[..., 0], o.d_part[..., 0, :]
+    if inp.psi != "elementwise" or (o.shape[-2] > 1 and o.shape[-1] > 1):
+        return None
+    return (o[..., 0], None) if o.shape[-1] == 1 else (None, o[..., 0, :])
+
+
+def _scan_dense(inp: ScanInputs, m: torch.Tensor, chunk_size: int):
+    """A dense o with no vector factors (full k×d, matrix) or whose log-decays are unsafe."""
     C = min(chunk_size, inp.T)
     i, e, o, s = common_dtype(inp)
     batch = inp.batch
@@ -62,9 +71,6 @@ def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
     identity = torch.eye(inp.k, dtype=o.dtype, device=o.device) if inp.psi == "matrix" else 1.0
     ib, eb, sb = (split_blocks(x, C, -2, 0.0) for x in (i, e, s))     # (..., N, C, .)
     ob = split_blocks(o, C, -3, identity)                              # (..., N, C, ko|k, do|k)
-    m = torch.zeros(*batch, inp.k, inp.d, dtype=ib.dtype, device=ib.device)
-    if m0 is not None:
-        m = m + m0.to(ib.dtype)
     if inp.psi == "elementwise" and ob.shape[-1] > 1 and ob.shape[-2] > 1:
         L = _log_decay(ob)
         if L is not None:
@@ -84,42 +90,23 @@ def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
 def _log_decay(ob: torch.Tensor):
     """Cumulative log-decay per block, or None when the factorized path is unsafe.
 
-    log of a zero is −inf and of a negative real is NaN; both fail the range check
-    below, so one reduction decides. An empty batch has nothing to overflow.
+    log of a zero is −inf and of a negative real is NaN; both fail the range check,
+    so one reduction decides (growth too: |L| is bounded both ways). An empty batch
+    has nothing to overflow.
     """
     L = torch.cumsum(torch.log(ob), dim=-3)                            # (..., N, C, ko, do)
-    if L.numel() and not bool(L.real.min() > -LOG_PATH_LIMIT.get(L.dtype, 60.0)):
-        return None
-    return L
+    return L if in_range(L) else None
 
 
 def _blocks_elementwise(i, e, o, s):
-    """Per-block outputs from zero memory, the block's decay P_C, what it adds U, and the carry reader."""
-    ko, do = o.shape[-2], o.shape[-1]
-    L = _log_decay(o)
-    if L is None:
-        if ko > 1 and do > 1:
-            return _blocks_side_by_side(i, e, o, s, matrix=False)
-        D = decay_matrix(o)                                            # (..., N, C, C, ko, do)
-        P = torch.cumprod(o, dim=-3)
-        y = block_outputs(i, e, o, s, D)
-        U = block_final_expand(i, e, D[..., -1, :, :, :])
-        return y, P[..., -1, :, :], U, lambda M: carried_outputs(s, P, M)
-    C = o.shape[-3]
-    causal = torch.ones(C, C, dtype=torch.bool, device=o.device).tril()
-    P = torch.exp(L)                                                   # decay from the block start
-    P_inv = torch.exp(-L)
-    to_end = P[..., -1:, :, :] * P_inv                                 # D[C-1, s]
-    if do == 1:
-        reader = s * P[..., 0]                                         # s_t ⊙ P_t: reads block and carried memory
-        A = (reader @ (e * P_inv[..., 0]).transpose(-1, -2)).masked_fill(~causal, 0)
-        y = A @ i
-        U = (e * to_end[..., 0]).transpose(-1, -2) @ i
-        return y, P[..., -1, :, :], U, lambda M: reader @ M
-    if ko == 1:
-        G = (s @ e.transpose(-1, -2)).masked_fill(~causal, 0)
-        y = P[..., 0, :] * (G @ (P_inv[..., 0, :] * i))
-        U = e.transpose(-1, -2) @ (to_end[..., 0, :] * i)
+    """The exact per-block pieces (decays by cumulative product): outputs from zero memory, the block's decay
+    P_C, what it adds U, and the carry reader. A full k×d o steps its blocks side by side instead."""
+    if o.shape[-2] > 1 and o.shape[-1] > 1:
+        return _blocks_side_by_side(i, e, o, s, matrix=False)
+    D = decay_matrix(o)                                                # (..., N, C, C, ko, do)
+    P = torch.cumprod(o, dim=-3)
+    y = block_outputs(i, e, o, s, D)
+    U = block_final_expand(i, e, D[..., -1, :, :, :])
     return y, P[..., -1, :, :], U, lambda M: carried_outputs(s, P, M)
 
 

@@ -7,10 +7,12 @@ taking 11 GiB. The model counts the numbers (fp32, 4 bytes; complex counts twice
 - parameters, their gradients and AdamW's two moments: 4 × the parameter count (built on the meta device);
 - per layer, kept for backward (N = batch · seq_len tokens): the block around the EOS layer (norms, short
   convolution, projections, MLP) ~ N·d numbers each; the EOS states i (N·d), e and s (N·k); the
-  oscillation o — per step it is N·ko·do numbers, so a data-dependent k×d o (codes with o ∈ {1, 6, 7, 8, 9},
-  DUR, Mamba, Longhorn) costs N·k·d per layer, and a k×k matrix o (DeltaNet, M1–M3) N·k·k; and the scan's
+  oscillation o — per step it is N·ko·do numbers, so a data-dependent k×d o (codes with o ∈ {6, 7}, DUR,
+  Mamba, Longhorn) costs N·k·d per layer, and a k×k matrix o (M3) N·k·k, while one given by its factors
+  (codes 1, 8, 9: a k- and a d-vector; DeltaNet, M1, M2: k and β) costs N·(k + d) or N·(k + 1); and the scan's
   own intermediates: the recurrent form keeps every step's memory (N·k·d; per channel for S4, S5, DSS,
-  TNN, LRU), the chunked form a few N·k plus its blocks' N·C scores — or several N·k·d for a full o;
+  TNN, LRU), the chunked form a few N·k plus its blocks' N·C scores — or several N·k·d for a full o, and
+  (N / C)·k·d for the memories entering the blocks;
 - the head: logits, their log-softmax and gradient (3·N·vocab);
 - backward's working set: one more layer's worth of the biggest of these;
 - evaluation (no gradients, up to 256 test examples at once), when it is bigger than the training step.
@@ -107,7 +109,8 @@ def scan_form(m: ModelConfig, osc: Oscillation, batch_size: int, seq_len: int) -
     if forced in ("recurrent", "parallel", "chunked"):
         return forced
     return cpu_form(ScanShape(psi=osc.psi, T=seq_len, k=osc.memory_rows, d=osc.memory_cols, o_rows=osc.rows,
-                              o_cols=osc.cols, sequences=batch_size * (osc.channels or 1)))
+                              o_cols=osc.cols, sequences=batch_size * (osc.channels or 1),
+                              structure=osc.structure))
 
 
 def layer_numbers(m: ModelConfig, osc: Oscillation, form: str, N: int, B: int, T: int, keep: bool) -> dict:
@@ -117,7 +120,7 @@ def layer_numbers(m: ModelConfig, osc: Oscillation, form: str, N: int, B: int, T
     c = 2 if osc.complex else 1
     width = osc.channels or 1                            # channel banks: one small memory per channel
     mem = osc.memory_rows * osc.memory_cols * width      # numbers of one token's memory
-    o_step = osc.rows * osc.cols * (width if osc.channels and osc.per_step else 1)
+    o_step = osc.step_numbers * (width if osc.channels and osc.per_step else 1)
     o_full = N * o_step if osc.per_step else 0
     block = (10 * N * d + 2 * N * r * d) if keep else (3 * N * d + 2 * N * r * d)
     states = c * (N * d + (4 + osc.extra_k) * N * k) + osc.extra_d * N * d
@@ -134,6 +137,10 @@ def layer_numbers(m: ModelConfig, osc: Oscillation, form: str, N: int, B: int, T
         if osc.psi == "matrix" and keep:
             # o's gradient step by step; a static per-channel o is broadcast over the batch (a copy per step)
             scan += N * o_step if osc.per_step else N * width * osc.rows * osc.cols * osc.batched_copy
+    elif osc.structure == "delta":                        # chunked WY/UT form: C×C blocks, (k + d)-wide solves
+        scan = c * (6 * N * C + 6 * N * (osc.rows + d) + 4 * (N // C + 1) * mem)
+    elif osc.structure == "outer":                        # chunked, two vector factors (blocks may be halved)
+        scan = c * (10 * N * (osc.rows + osc.cols) + 3 * N * C + 8 * (N // C + 1) * mem)
     elif osc.psi == "matrix":                             # chunked: blocks side by side
         scan = c * (2 * N * mem + 2 * N * osc.rows * osc.cols * (width if osc.channels else 1))
     elif osc.rows > 1 and osc.cols > 1:                   # chunked, full k×d o
@@ -181,7 +188,8 @@ def dominant_part(config: RunConfig, osc: Oscillation, form: str, layer: dict, p
     biggest = max((part for part in parts if part != "fixed"), key=parts.get)
     if biggest in ("layers (kept for backward)", "backward working set", "evaluation"):
         per_layer = max(("oscillation", "scan", "states", "block"), key=layer.get)
-        if per_layer in ("oscillation", "scan") and osc.per_step and osc.rows > 1 and osc.cols > 1:
+        full = osc.per_step and osc.rows > 1 and osc.cols > 1 and osc.structure == "dense"
+        if per_layer in ("oscillation", "scan") and full:
             what = "k×k transition" if osc.psi == "matrix" else "k×d gate"
             size = "B·T·k·k·layers" if osc.psi == "matrix" else "B·T·k·d·layers"
             return f"{name}'s {what}: {size} numbers"

@@ -27,17 +27,20 @@ O_PARTS = {
 
 
 def code_oscillation_shape(code: ModelCode) -> OscillationShape:
-    """A coded layer's o as its scan sees it (see oscillation.py): the product of its O_PARTS; a data-dependent
-    k×d gate keeps its linear output, log-sigmoid buffer and exp (3 more full tensors). Code "0" is a DSS layer."""
+    """A coded layer's o as its scan sees it (see oscillation.py): the product of its O_PARTS, given as its two
+    factors when it is a k-vector times a d-vector; a data-dependent k×d gate keeps its linear output,
+    log-sigmoid buffer and exp (3 more full tensors). Code "0" is a DSS layer."""
     if code.is_ssm:
         return VARIANT_CLASSES["dss"].info.oscillation_shape
     parts = O_PARTS[code.o]
     per_step = bool(parts & {"dd_k", "dd_d", "dd_kd"})
-    built = 1 + (3 if "dd_kd" in parts else 0) + (1 if {"dd_k", "dd_d"} <= parts else 0)
+    built = 1 + (3 if "dd_kd" in parts else 0)
     has_rows = bool(parts & {"static_kd", "static_k", "dd_k", "dd_kd", "phase_k"})
     has_cols = bool(parts & {"static_kd", "static_d", "dd_d", "dd_kd"})
+    outer = not parts & {"static_kd", "dd_kd"} and has_rows and has_cols         # codes 1, 8, 9: Outer
     return lambda k, d: Oscillation(k if has_rows else 1, d if has_cols else 1, per_step, built_from=built,
                                     complex="phase_k" in parts, memory_rows=k, memory_cols=d,
+                                    structure="outer" if outer else "dense",
                                     extra_k=2 * code.e + 2 * code.s + 3 * ("dd_k" in parts),
                                     extra_d=3 * ("dd_d" in parts))
 

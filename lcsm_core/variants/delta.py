@@ -16,7 +16,7 @@ class DeltaNet(QKVLayer):
     info = VariantInfo("deltanet", "FWP / DeltaNet", "online learner", "v_t", "β_t k_t", "I − β_t k_t k_tᵀ", "q_t",
                        "matrix", "e, o, s",
                        "eigenvalue 1 − β‖k‖² can fall below −1 (unstable) unless keys are normalized",
-                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6))
+                       oscillation_shape=qkv(rows_k, rows_k, True, psi="matrix", extra_k=6, structure="delta"))
 
     def __init__(self, d_model, expand_dim, *, normalize_keys: bool = True, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -38,7 +38,7 @@ class DeltaNet(QKVLayer):
 class M1(QKVLayer):
     info = VariantInfo("m1", "M1", "online learner", "v_t", "k_t", "I − k_t k_tᵀ", "q_t", "matrix", "e, o, s",
                        "proposed in LCSM Table 7",
-                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=2, psi="matrix"))
+                       oscillation_shape=qkv(rows_k, rows_k, True, psi="matrix", structure="delta"))
 
     def states(self, x):
         q, k, v = self.qkv(x)
@@ -49,7 +49,7 @@ class M1(QKVLayer):
 class M2(QKVLayer):
     info = VariantInfo("m2", "M2", "online learner", "v_t", "k̂_t", "I − k̂_t k̂_tᵀ, k̂ = k/‖k‖", "q_t", "matrix",
                        "e, o, s", "Table 7 prints M2 like M1; read here with unit keys, a projection (stable)",
-                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=2, psi="matrix", extra_k=6))
+                       oscillation_shape=qkv(rows_k, rows_k, True, psi="matrix", extra_k=6, structure="delta"))
 
     def states(self, x):
         q, k, v = self.qkv(x)

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 class Oscillation:
     """How one layer's scan sees its oscillation, per token: o is (rows × cols) per step when `per_step`, else
     static; `built_from` full-size tensors are kept while building it (o itself included); `complex` doubles
-    every scan number; `psi` is "elementwise" or "matrix"; `channels` ≠ 0: one small system per channel."""
+    every scan number; `psi` is "elementwise" or "matrix"; `channels` ≠ 0: one small system per channel;
+    `structure`: how the scan gets o (rows × cols stays the shape o stands for).
+
+    `step_numbers` is what one token's o holds as the scan gets it."""
 
     rows: int
     cols: int
@@ -29,6 +32,17 @@ class Oscillation:
     extra_k: int = 0             # more (N, k) tensors the layer keeps (gates, feature maps)
     extra_d: int = 0             # more (N, d) tensors the layer keeps
     batched_copy: bool = False   # a static per-channel matrix o that matmul copies over the batch at every step
+    structure: str = "dense"     # "outer" (k-vector ⊗ d-vector) or "delta" (I − β k kᵀ): o reaches the scan as
+                                 # its factors (lcsm_core.scan.structured), rows + cols numbers per step, not rows·cols
+
+
+    @property
+    def step_numbers(self) -> int:
+        if self.structure == "outer":
+            return self.rows + self.cols
+        if self.structure == "delta":
+            return self.rows + 1
+        return self.rows * self.cols
 
 
 OscillationShape = Callable[[int, int], Oscillation]   # (k = expand_dim, d = d_model) -> Oscillation

@@ -104,3 +104,64 @@ def test_dense_of_a_normalized_delta_rule_is_the_householder_like_matrix():
 def test_bad_factors_are_named(o, psi, needle):
     with pytest.raises(ValueError, match=needle.replace("(", r"\(").replace("'", "'")):
         eos_scan(torch.randn(2, 5, 6), torch.randn(2, 5, 3), o(), torch.randn(2, 5, 3), psi=psi)
+
+
+def test_the_chunked_form_never_builds_the_dense_oscillation_of_an_outer_or_a_delta_rule(monkeypatch):
+    from lcsm_core.scan import blocks, chunked, structured
+    refuse = lambda *a, **k: pytest.fail("the chunked form built a dense o or an O(C²·k) decay")
+    monkeypatch.setattr(structured, "dense", refuse)
+    monkeypatch.setattr(chunked, "decay_matrix", refuse)
+    monkeypatch.setattr(blocks, "decay_matrix", refuse)
+    i, e, a, b, s = outer_states(70, 5, 7, "per-step")
+    eos_scan(i, e, Outer(a, b), s, form="chunked", chunk_size=16)
+    i, e, keys, beta, s = delta_states(70, 5, 7)
+    eos_scan(i, e, DeltaRule(keys, beta), s, psi="matrix", form="chunked", chunk_size=16)
+
+
+@pytest.mark.parametrize("structured_o", [True, False], ids=["outer", "k-vector"])
+def test_a_fast_forgetting_row_halves_the_block_instead_of_expanding_the_decays(structured_o, monkeypatch):
+    """float32, a row decaying by e^-0.96 per step (the codes' gates at k = 128 start there): 64 steps are
+    61 nats, past float32's safe range; the block is halved to 32, still exact, with no O(C²·k) decay."""
+    from lcsm_core.scan import chunked, chunked_factors
+    monkeypatch.setattr(chunked, "decay_matrix", lambda *a, **k: pytest.fail("fell back to the exact decays"))
+    g = _gen(3)
+    T, k, d = 200, 6, 5
+    rate = torch.full((1, T, k), 0.5)
+    rate[..., 0] = 0.96
+    k_part = torch.exp(-rate)
+    d_part = 0.9 + 0.1 * torch.rand(1, T, d, generator=g)
+    i, e, s = torch.randn(1, T, d, generator=g), torch.randn(1, T, k, generator=g), torch.randn(1, T, k, generator=g)
+    o = Outer(k_part, d_part) if structured_o else k_part.unsqueeze(-1)
+    o_dense = k_part.unsqueeze(-1) * (d_part.unsqueeze(-2) if structured_o else 1)
+    found = chunked_factors.block_log_decays(torch.log(k_part), None, T, 64)
+    assert found is not None and found[0] == 32
+    y, m = eos_scan(i, e, o, s, form="chunked", chunk_size=64, return_state=True)
+    y_ref, m_ref = eos_scan(i.double(), e.double(), o_dense.double(), s.double(), return_state=True)
+    torch.testing.assert_close(y.double(), y_ref, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(m.double(), m_ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("factor", ["zero", "negative"])
+def test_an_outer_with_zero_or_negative_factors_takes_the_exact_path(factor):
+    i, e, a, b, s = outer_states(37, 4, 3, "per-step")
+    a = a.clone()
+    a[:, 5, 1] = 0.0 if factor == "zero" else -0.7
+    y, m = eos_scan(i, e, Outer(a, b), s, form="chunked", chunk_size=16, return_state=True)
+    y_ref, m_ref = eos_scan(i, e, a.unsqueeze(-1) * b.unsqueeze(-2), s, return_state=True)
+    assert_close(y, y_ref, "y")
+    assert_close(m, m_ref, "final memory")
+
+
+@pytest.mark.parametrize("name", ["deltanet", "m1", "m2"])
+def test_the_online_learners_give_the_dense_matrix_path_s_outputs(name):
+    from lcsm_core import build_layer
+    torch.manual_seed(0)
+    layer = build_layer(name, 12, 8).double()
+    x = torch.randn(2, 40, 12, dtype=torch.float64)
+    st = layer.states(x)
+    assert isinstance(st.scan_o, DeltaRule)
+    y_dense = eos_scan(st.i, st.e, st.o, st.s, psi="matrix")                  # st.o: the dense I − β k kᵀ
+    layer.form = "chunked"
+    assert_close(layer.mix(x), y_dense, "y (chunked WY)")
+    layer.form = "recurrent"
+    assert_close(layer.mix(x), y_dense, "y (recurrent, by the factors)")
