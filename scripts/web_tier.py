@@ -52,6 +52,12 @@ SERVICE_MODULE = "lcsm_core.training.service"
 SERVICE_FILE = ROOT / "lcsm_core" / "training" / "service.py"
 ENV_PROCESSES = "LCSM_WEB_PROCESSES"
 ENV_TRAINER = "LCSM_TRAINER"                      # "external": the web processes leave training to the service
+# Peers whose X-Forwarded-For the web processes believe (uvicorn reads it: the client address Streamlit's
+# st.context.ip_address reports, which app/kit/visitor.py keys admission quotas by). Behind HAProxy: HAProxy only
+# (it connects from loopback and replaces any client-sent header); one process with nothing in front: nobody,
+# unless the operator names their own proxy in FORWARDED_ALLOW_IPS.
+ENV_FORWARDED_ALLOW = "FORWARDED_ALLOW_IPS"
+PROXY_PEER = "127.0.0.1"
 # Streamlit signs its cookies with this secret; every replica must share it (its own config docs say so).
 ENV_COOKIE_SECRET = "STREAMLIT_SERVER_COOKIE_SECRET"
 COOKIE = "LCSMWEB"                                # HAProxy's affinity cookie: the name of a tab's web process
@@ -259,7 +265,7 @@ class Tier:
             env["LCSM_DATA_DIR"] = str(Path(env["LCSM_DATA_DIR"]).resolve())
         env[ENV_ALLOWED_HOSTS] = web_allowed_hosts(environ, address)
         env.setdefault(ENV_COOKIE_SECRET, secrets.token_hex(32))
-        web_env = dict(env, **{ENV_TRAINER: "external"})
+        web_env = dict(env, **{ENV_TRAINER: "external", ENV_FORWARDED_ALLOW: PROXY_PEER})
         ports = free_loopback_ports(processes)
         self.web = [Child(f"web{i + 1}", streamlit_command("127.0.0.1", p, internal=True), web_env,
                           stdout=subprocess.DEVNULL, port=p)    # its stdout only says "open http://…:<internal>"
@@ -394,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         port = port_from(args.port if args.port is not None else os.environ.get("PORT"))
         if processes == 1:
             os.chdir(ROOT)
+            os.environ.setdefault(ENV_FORWARDED_ALLOW, "")     # no proxy of ours in front: trust no header
             command = streamlit_command(args.address, port)
             os.execv(command[0], command)           # today's single command, nothing in front
         return run_tier(processes, args.address, port, args.run_dir)

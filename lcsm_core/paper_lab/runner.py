@@ -19,6 +19,7 @@ from pathlib import Path
 from ..spawning import connected_ray
 from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
 from ..training import RunConfig, RunRow, RunStore, default_db_path
+from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, run_cost_s
 from .grid import Cell, GridSpec, cell_key, cells
 
 RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
@@ -93,10 +94,38 @@ class GridRunner:
 
     @property
     def active_grid(self) -> str | None:
+        """The grid of this store with a cell still to run, launched by any process (the store says so: "one grid
+        at a time" holds across web processes); None when there is none."""
         with self._lock:
             if self._active and all(f.done() for f in self._pending):
                 self._active, self._pending = None, []
-            return self._active
+        return self._ledger().active_grid()
+
+    def _ledger(self) -> RunStore:
+        """This runner's own handle on the store, for admission and stops (opened once: opening one writes)."""
+        with self._lock:
+            if getattr(self, "_ledger_store", None) is None:
+                self._ledger_store = RunStore(self.db_path)
+            return self._ledger_store
+
+    def stop(self, grid_id: str | None = None, visitor: str | None = None,
+             reason: str = "the grid was stopped") -> int:
+        """Stop a grid (default: the active one): every cell still to run is asked to stop through the store
+        (admission counts them free at once; a training cell ends at its next step, when its worker watches the
+        store: control.stop_asked_control), and cells this process queued that have not started never will.
+        `visitor` (an address, from a page) may stop only a grid it launched; None (the operator, the CLI) any.
+        Returns how many cells were asked; 0 when there was nothing of theirs to stop."""
+        store = self._ledger()
+        grid_id = grid_id or store.active_grid()
+        if grid_id is None:
+            return 0
+        asked = set(store.request_grid_stop(grid_id, reason, visitor))
+        with self._lock:
+            pending = list(getattr(self, "_pending_runs", {}).items())
+        for run_id, future in pending:
+            if run_id in asked and future.cancel():
+                store.set_status(run_id, "stopped", reason)
+        return len(asked)
 
     def todo(self, spec: GridSpec, rerun: tuple | str | None = None, have: frozenset = frozenset()) -> list[Cell]:
         """The cells a launch would run: those with no finished run in the store and whose key is not in `have`
@@ -114,29 +143,48 @@ class GridRunner:
             store.close()
         return [c for c in grid if c.key not in done and c.key not in have]
 
-    def launch(self, spec: GridSpec, rerun: tuple | str | None = None,
-               have: frozenset = frozenset()) -> tuple[str, list[tuple[Cell, int, Future]]]:
+    def launch(self, spec: GridSpec, rerun: tuple | str | None = None, have: frozenset = frozenset(),
+               visitor: str | None = None,
+               admission: AdmissionPolicy | None = None) -> tuple[str, list[tuple[Cell, int, Future]]]:
         """Queue the grid's cells to do (see `todo`) and start them; returns the grid id and (cell, run id,
-        future) per queued cell. A grid with nothing left to do starts nothing."""
+        future) per queued cell. A grid with nothing left to do starts nothing.
+
+        One grid at a time per store, atomically (store.admit_grid: four sessions pressing "Rerun the whole
+        grid" together start one grid; the others get "still running"). `visitor`: the address a page's
+        visitor has (app.kit.visitor.visitor_key); a page's grid passes the admission policy (`admission`,
+        default AdmissionPolicy.from_env(): the visitor's quota and CPU budget, the server's budget, no large
+        grid unless the operator allows them). None: the operator (the CLI, scripts), never refused for cost.
+        ValueError (AdmissionRefused, GridBusy) with the message for the page."""
         if self.active_grid:
-            raise ValueError(f"grid {self.active_grid} is still running; wait for it to finish")
+            raise ValueError(f"grid {self.active_grid} is still running; wait for it to finish (or stop it)")
         todo = self.todo(spec, rerun, have)
         grid_id = spec.grid_id
-        store = RunStore(self.db_path)
-        try:
-            jobs = [(cell, store.create_run(cell.config.to_dict(), label=f"{spec.ablation}: {cell.run_label}",
-                                            session=grid_session(grid_id)))
-                    for cell in todo]
-        finally:
-            store.close()
-        if not jobs:
+        if not todo:
             return grid_id, []
+        costs = [run_cost_s(cell.config) for cell in todo]
+        policy = None
+        if visitor is not None:
+            policy = admission or AdmissionPolicy.from_env()
+            too_large = large_grid_refusal(policy, sum(costs), len(todo), spec.steps)
+            if too_large:
+                raise AdmissionRefused(too_large)
+        run_ids = self._ledger().admit_grid(
+            grid_id, [(cell.config.to_dict(), f"{spec.ablation}: {cell.run_label}", cost)
+                      for cell, cost in zip(todo, costs)], grid_session(grid_id), visitor, policy)
+        jobs = list(zip(todo, run_ids))
         args = [(cell.config.to_dict(), self.db_path, run_id) for cell, run_id in jobs]
-        futures = self._submit_ray(args) if self.ray_address else self._submit_local(args)
+        try:
+            futures = self._submit_ray(args) if self.ray_address else self._submit_local(args)
+        except Exception as err:              # admitted but never started: the rows must not hold the store
+            for run_id in run_ids:
+                self._ledger().set_status(run_id, "failed", f"the grid could not start: {err}")
+            raise
         for future, (_, run_id) in zip(futures, jobs):
-            future.add_done_callback(lambda f, run_id=run_id: self._record_crash(f, run_id))
+            # A cell stop() cancelled before it started has no crash to record (and no exception to ask).
+            future.add_done_callback(lambda f, run_id=run_id: f.cancelled() or self._record_crash(f, run_id))
         with self._lock:
             self._active, self._pending = grid_id, futures
+            self._pending_runs = dict(zip(run_ids, futures))
         return grid_id, [(cell, run_id, future) for (cell, run_id), future in zip(jobs, futures)]
 
     def _record_crash(self, future: Future, run_id: int) -> None:

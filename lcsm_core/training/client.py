@@ -2,8 +2,9 @@
 the run store, so any web process can drive a run and none holds one.
 
 - submit() checks the config and the caps here (an instant, clear ValueError) and stores the job in one
-  transaction with the per-owner place and the queue-full checks (the same words as RunManager's); the
-  service checks again when it admits the job.
+  transaction with the per-owner place, the admission policy (admission.py: the visitor's quota and CPU budget,
+  the server's budget; `visitor` is the address the web process sees) and the queue-full checks (the same words
+  as RunManager's); the service checks the caps again when it takes the job.
 - command() / stop() store a command for the service, only for a live run of the same owner token (the
   store compares hashes; another owner's command is refused and stored nowhere).
 - Without LCSM_TRAINER=external, the first client of a process (and any later call that finds no live
@@ -17,6 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .admission import AdmissionPolicy, run_cost_s
 from .config import RunConfig, SizeLimits, check_learning_rate
 from .control import COMMANDS
 from .manager import (
@@ -41,10 +43,13 @@ SERVICE_CHECK_S = 2.0                 # how often a client looks for a live serv
 class TrainerClient:
     """A web process's handle on the trainer service of one store file. Thread-safe."""
 
-    def __init__(self, db_path: str | os.PathLike | None = None, start_service: bool | None = None):
+    def __init__(self, db_path: str | os.PathLike | None = None, start_service: bool | None = None,
+                 admission: AdmissionPolicy | None = None):
         """`start_service`: start a service thread here when none is live (default: unless
-        LCSM_TRAINER=external)."""
+        LCSM_TRAINER=external). `admission`: the admission policy (default: AdmissionPolicy.from_env() at each
+        submit, the settings every process of a server shares)."""
         self.db_path = Path(db_path) if db_path else default_db_path()
+        self.admission = admission
         self.store = RunStore(self.db_path)
         self.start_service = (os.environ.get(TRAINER_ENV) != "external") if start_service is None else start_service
         self._lock = threading.Lock()
@@ -79,15 +84,18 @@ class TrainerClient:
     def submit(self, config: RunConfig, owner: str, start_paused: bool = False, visitor: str = "") -> int:
         """Store a job for the service; its run id. ValueError with a message for the learner (bad config,
         over a cap, this owner already holds a place, the queue is full). `visitor`: who asks, as the server sees
-        them (`app.kit.visitor.visitor_key`), for the admission policy's per-visitor quota."""
+        them (`app.kit.visitor.visitor_key`), for the admission policy's per-visitor quota and budget ("" or
+        "local": this machine's own user, the operator)."""
         self.ensure_service()
         p = self._service_policy()
         config.validate()
         _limits_of(p).check(config)
         policy = _sharing_policy_of(p)
+        admission = self.admission or AdmissionPolicy.from_env()
         try:
             return self.store.submit_job(config.to_dict(), describe(config), owner, start_paused,
-                                         policy.max_concurrent, policy.max_queue)
+                                         policy.max_concurrent, policy.max_queue, visitor=visitor or None,
+                                         cost_s=run_cost_s(config), admission=admission)
         except PlaceTaken as err:
             raise ValueError(place_taken_message(err.run_id)) from None
         except QueueFull:

@@ -130,6 +130,36 @@ class RunControl:
             return False
 
 
+class StopAskedControl(RunControl):
+    """A run that anyone may ask to stop through the run store (a grid's cell: GridRunner.stop, from any web
+    process). `asked()` returns the stop's reason or None (store.stop_requested of the run); the loop reads
+    stop_reason before every step, and the store is asked at most every `check_s`. A store that cannot be read
+    for a moment stops nothing."""
+
+    def __init__(self, lr: float, asked: Callable[[], str | None], check_s: float = 1.0):
+        super().__init__(lr)
+        self._asked, self._check_s, self._checked = asked, check_s, float("-inf")
+
+    @property
+    def stop_reason(self) -> str | None:
+        reason = self._stop_reason
+        if reason is None and time.monotonic() - self._checked >= self._check_s:
+            self._checked = time.monotonic()
+            try:
+                reason = self._asked()
+            except Exception:  # noqa: BLE001 — a store fault (store_faults.py) must not end a cell by itself
+                reason = None
+            if reason:
+                self.stop(reason)
+        return reason
+
+
+def stop_asked_control(store, run_id: int, lr: float) -> StopAskedControl:
+    """The control a grid cell trains under (pass it to record_run): it stops when `store` (a RunStore) says a
+    stop was asked of run `run_id`."""
+    return StopAskedControl(lr, lambda: store.stop_requested(run_id))
+
+
 class RemoteControl(RunControl):
     """The server's side of a run that trains in a worker process: every call updates this mirror (what the
     server reads: paused, lr, the slot clock) and, once `attach`ed, is sent to the worker's RunControl."""

@@ -7,6 +7,11 @@
   and no more than half the memory at the per-run budget; LCSM_MAX_CONCURRENT_RUNS overrides); the rest wait
   in one FIFO queue (at most `max_queue`) with a visible position.
 - One queued-or-running run per session: a session holds at most one place, whatever it clicks.
+- The queue is FIFO per visitor and fair between visitors (the address a run's job was submitted from,
+  admission.py): a visitor's n-th waiting run goes after every other visitor's earlier ones, counting the runs
+  it already holds slots with, and between equals the visitor served longest ago goes first. Fresh tokens from
+  one address therefore cannot chain their paused runs through the slot ahead of another visitor: that visitor
+  waits at most one pause-hold period (issue 24).
 - A paused run holding a slot gives it up to a waiting run after `pause_hold_s` seconds paused in total
   (Step does not reset that clock), and any run left paused without a Step for `max_pause_s` stops.
 - A run is driven (paused, stepped, stopped, its learning rate changed) only by the session that submitted it;
@@ -23,7 +28,8 @@ import atexit
 import os
 import queue
 import threading
-from collections import deque
+import time
+from collections import Counter, deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +102,7 @@ class _ManagedRun:
     control: RunControl
     thread: threading.Thread | None = None
     worker: WorkerProcess | None = None
+    visitor: str | None = None          # admission's visitor_hash of who submitted it (None: the operator)
 
 
 class RunManager:
@@ -126,6 +133,7 @@ class RunManager:
         self._runs: dict[int, _ManagedRun] = {}
         self._queue: deque[int] = deque()
         self._running: set[int] = set()
+        self._last_served: dict[str | None, float] = {}      # visitor -> when a run of theirs last got a slot
         self._pool: list[WorkerProcess] = []
         self._spawned = 0
         self._closed = False
@@ -152,8 +160,9 @@ class RunManager:
                              self.limits.run_memory_bytes)
 
     # --- submitting --------------------------------------------------------
-    def submit(self, config: RunConfig, session: str, start_paused: bool = False) -> int:
-        """Validate, cap and queue a run; returns its id. ValueError with a message for the learner."""
+    def submit(self, config: RunConfig, session: str, start_paused: bool = False, visitor: str | None = None) -> int:
+        """Validate, cap and queue a run; returns its id. ValueError with a message for the learner. `visitor`:
+        who the queue is fair between (any stable key, e.g. admission.visitor_hash; None: the operator)."""
         config.validate()
         self.limits.check(config)
         with self._lock:
@@ -161,17 +170,19 @@ class RunManager:
             if len(self._queue) >= self.max_queue:
                 raise ValueError(queue_full_message(self.max_queue, self.max_concurrent))
             run_id = self.store.create_run(config.to_dict(), label=describe(config), session=session)
-            self._enqueue(run_id, session, config, start_paused)
+            self._enqueue(run_id, session, config, start_paused, visitor)
             return run_id
 
-    def adopt(self, run_id: int, config: RunConfig, session: str, start_paused: bool = False) -> None:
+    def adopt(self, run_id: int, config: RunConfig, session: str, start_paused: bool = False,
+              visitor: str | None = None) -> None:
         """Take over a run row that already exists (a trainer-service job a web process stored, `session` its
-        owner hash): checked like submit(), then queued. ValueError when it may not run; the row is untouched."""
+        owner hash, `visitor` its visitor hash): checked like submit(), then queued. ValueError when it may not
+        run; the row is untouched."""
         config.validate()
         self.limits.check(config)
         with self._lock:
             self._check_place(session)
-            self._enqueue(run_id, session, config, start_paused)
+            self._enqueue(run_id, session, config, start_paused, visitor)
 
     def _check_place(self, session: str) -> None:
         if self._closed:
@@ -180,12 +191,33 @@ class RunManager:
         if active is not None:
             raise ValueError(place_taken_message(active))
 
-    def _enqueue(self, run_id: int, session: str, config: RunConfig, start_paused: bool) -> None:
+    def _enqueue(self, run_id: int, session: str, config: RunConfig, start_paused: bool,
+                 visitor: str | None = None) -> None:
         control_type = RemoteControl if self.workers == "process" else RunControl
         control = control_type(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s)
-        self._runs[run_id] = _ManagedRun(run_id, session, config, control)
+        self._runs[run_id] = _ManagedRun(run_id, session, config, control, visitor=visitor)
         self._queue.append(run_id)
         self._dispatch()
+
+    def _dispatch_order(self) -> list[int]:
+        """The waiting runs in the order they will get a slot: by how many runs their visitor already holds
+        slots with or has waiting ahead of them, then first come first served (a visitor's own runs stay FIFO;
+        one visitor alone is plain FIFO)."""
+        holding = Counter(self._runs[r].visitor for r in self._running)
+        ahead: Counter = Counter()
+        ranked = []
+        for arrival, run_id in enumerate(self._queue):
+            visitor = self._runs[run_id].visitor
+            served = self._last_served.get(visitor, float("-inf"))
+            ranked.append((holding[visitor] + ahead[visitor], served, arrival, run_id))
+            ahead[visitor] += 1
+        return [run_id for *_, run_id in sorted(ranked)]
+
+    def _served(self, visitor: str | None) -> None:
+        if len(self._last_served) > 10_000:             # forget the visitors served longest ago
+            for old in sorted(self._last_served, key=self._last_served.get)[:5_000]:
+                del self._last_served[old]
+        self._last_served[visitor] = time.monotonic()
 
     def managed_runs(self) -> list[int]:
         """Ids of the runs queued or holding a slot here."""
@@ -195,7 +227,9 @@ class RunManager:
     def _dispatch(self) -> None:
         with self._lock:
             while self._queue and len(self._running) < self.max_concurrent and not self._closed:
-                run = self._runs[self._queue.popleft()]
+                run = self._runs[self._dispatch_order()[0]]
+                self._queue.remove(run.run_id)
+                self._served(run.visitor)
                 self._running.add(run.run_id)
                 run.control.take_slot()
                 if self.workers == "process":
@@ -311,7 +345,7 @@ class RunManager:
             if run_id in self._running:
                 return 0
             if run_id in self._queue:
-                return list(self._queue).index(run_id) + 1
+                return self._dispatch_order().index(run_id) + 1
             return None
 
     def control(self, run_id: int, session: str) -> RunControl | None:

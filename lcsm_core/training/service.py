@@ -3,10 +3,12 @@
 Process model
 -------------
 Web processes never train. A tab's ▶ Play stores a *job* (a queued run row) and each button a *command* row
-in the run store (SQLite WAL, store.py); the service polls the store every POLL_S, admits jobs FIFO, trains
-them on its worker processes (worker.py, one run each) and applies commands to the runs' controls. The
-sharing policy is RunManager's (manager.py): one queued-or-training run per owner, at most `max_concurrent`
-at once, a FIFO queue of at most `max_queue`, a paused run gives its slot to a waiting run after
+in the run store (SQLite WAL, store.py); the service polls the store every POLL_S, takes the new jobs, trains
+them on its worker processes (worker.py, one run each) and applies commands to the runs' controls. What may be
+stored at all is the admission policy's (admission.py: a per-visitor quota and CPU budget, a server budget),
+applied by the web process in the transaction that stores the job. The sharing policy is RunManager's
+(manager.py): one queued-or-training run per owner, at most `max_concurrent` at once, a queue of at most
+`max_queue` (FIFO per visitor, fair between visitors), a paused run gives its slot to a waiting run after
 PAUSE_HOLD_S paused in total and stops after IDLE_PAUSE_S, SizeLimits and the memory guard, a dead worker
 fails its run. It writes each run's queue position into the store, where every web process reads it.
 
@@ -107,10 +109,10 @@ class TrainerService:
         return True
 
     def _admit_jobs(self) -> None:
-        for run_id, config, owner, start_paused in self.store.queued_jobs(self._last_job):
+        for run_id, config, owner, start_paused, visitor in self.store.queued_jobs(self._last_job):
             self._last_job = run_id
             try:
-                self.manager.adopt(run_id, RunConfig.from_dict(config), owner, start_paused)
+                self.manager.adopt(run_id, RunConfig.from_dict(config), owner, start_paused, visitor)
             except Exception as err:  # noqa: BLE001 — a refused job ends with its reason, the service goes on
                 self.store.set_status(run_id, "failed", f"refused by the trainer service: {err}")
 

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .admission import AdmissionPolicy, AdmissionRefused, Charge, refusal, visitor_hash
 from .store_faults import SameFileLock, fault_kind, log_store_fault
 
 DATA_DIR_ENV = "LCSM_DATA_DIR"
@@ -98,7 +99,12 @@ CREATE TABLE IF NOT EXISTS service (
 """
 # Columns added after the first release: old files gain them on open (ALTER TABLE … ADD COLUMN).
 ADDED_RUN_COLUMNS = {"job": "INTEGER NOT NULL DEFAULT 0", "start_paused": "INTEGER NOT NULL DEFAULT 0",
-                     "queue_position": "INTEGER"}
+                     "queue_position": "INTEGER",
+                     # admission (admission.py): who asked (visitor_hash; NULL: the operator), the estimated
+                     # CPU-seconds, the grid a cell belongs to, and a stop asked of a grid's cell
+                     "visitor": "TEXT", "cost_s": "REAL", "grid": "TEXT", "stop_requested": "TEXT"}
+ADDED_RUN_INDEXES = ("CREATE INDEX IF NOT EXISTS runs_visitor ON runs(visitor, created_at)",
+                     "CREATE INDEX IF NOT EXISTS runs_status ON runs(status, grid)")
 SCHEMA_VERSION = 1           # 1: runs.session holds owner_hash(token), not the token
 SERVICE_STALE_S = 5.0        # a service on another host with no heartbeat for this long has lost its lease
 
@@ -119,6 +125,14 @@ class PlaceTaken(ValueError):
 
 class QueueFull(ValueError):
     """As many runs as the policy allows already wait for a slot."""
+
+
+class GridBusy(ValueError):
+    """A grid (`grid_id`) still has cells to run: one grid at a time per store."""
+
+    def __init__(self, grid_id: str):
+        super().__init__(f"grid {grid_id} is still running; wait for it to finish (or stop it)")
+        self.grid_id = grid_id
 
 
 def default_db_path(data_dir: str | os.PathLike | None = None) -> Path:
@@ -224,6 +238,8 @@ class RunStore:
             for name, kind in ADDED_RUN_COLUMNS.items():
                 if name not in present:
                     self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+            for statement in ADDED_RUN_INDEXES:
+                self._db.execute(statement)
             if self._db.execute("PRAGMA user_version").fetchone()[0] < 1:    # plain tokens → their hashes
                 rows = self._db.execute("SELECT id, session FROM runs WHERE session IS NOT NULL").fetchall()
                 self._db.executemany("UPDATE runs SET session=? WHERE id=?",
@@ -250,16 +266,20 @@ class RunStore:
 
     # --- the trainer service's mailbox --------------------------------------
     def submit_job(self, config: dict, label: str, owner: str, start_paused: bool, max_concurrent: int,
-                   max_queue: int) -> int:
+                   max_queue: int, visitor: str | None = None, cost_s: float = 0.0,
+                   admission: AdmissionPolicy | None = None) -> int:
         """A queued job for the trainer service, in one transaction with its checks, so two web processes
         cannot both take an owner's one place or the queue's last: PlaceTaken when `owner` (a token) has an
-        active run; QueueFull when `max_queue` runs already wait for the `max_concurrent` slots."""
-        now, hashed = time.time(), owner_hash(owner)
+        active run; AdmissionRefused when `admission` refuses it for `visitor` (the address as the server sees
+        it, kept as visitor_hash) at `cost_s` CPU-seconds; QueueFull when `max_queue` runs already wait for the
+        `max_concurrent` slots."""
+        now, hashed, who = time.time(), owner_hash(owner), visitor_hash(visitor)
         with self._lock, self._tx():
             active = self._db.execute("SELECT id FROM runs WHERE session=? AND status IN (?,?,?) ORDER BY id",
                                       (hashed, *ACTIVE)).fetchone()
             if active is not None:
                 raise PlaceTaken(active[0])
+            self._check_admission(admission, who, cost_s, now, "this run")
             holding, unplaced = self._db.execute(
                 "SELECT COALESCE(SUM(status!='queued' OR queue_position=0), 0), "
                 "COALESCE(SUM(status='queued' AND (queue_position IS NULL OR queue_position>0)), 0) "
@@ -268,16 +288,98 @@ class RunStore:
                 raise QueueFull(f"{max_queue} runs wait")
             cur = self._db.execute(
                 "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, job, "
-                "start_paused) VALUES (?, ?, 'queued', ?, ?, ?, ?, 1, ?)",
-                (label, json.dumps(config), hashed, process_owner(), now, now, int(start_paused)))
+                "start_paused, visitor, cost_s) VALUES (?, ?, 'queued', ?, ?, ?, ?, 1, ?, ?, ?)",
+                (label, json.dumps(config), hashed, process_owner(), now, now, int(start_paused), who, cost_s))
             return int(cur.lastrowid)
 
-    def queued_jobs(self, after_id: int = 0) -> list[tuple[int, dict, str, bool]]:
-        """Queued jobs with id > after_id, oldest first: (run id, config, owner hash, start paused)."""
+    def queued_jobs(self, after_id: int = 0) -> list[tuple[int, dict, str, bool, str | None]]:
+        """Queued jobs with id > after_id, oldest first: (run id, config, owner hash, start paused, visitor
+        hash — None for the operator)."""
         with self._lock:
-            rows = self._db.execute("SELECT id, config, session, start_paused FROM runs WHERE job=1 AND "
+            rows = self._db.execute("SELECT id, config, session, start_paused, visitor FROM runs WHERE job=1 AND "
                                     "status='queued' AND id>? ORDER BY id", (after_id,)).fetchall()
-        return [(r[0], json.loads(r[1]), r[2], bool(r[3])) for r in rows]
+        return [(r[0], json.loads(r[1]), r[2], bool(r[3]), r[4]) for r in rows]
+
+    # --- admission (admission.py): inside the transaction that stores the work ----------------------
+    def _check_admission(self, policy: AdmissionPolicy | None, visitor: str | None, cost_s: float, now: float,
+                         what: str) -> None:
+        """AdmissionRefused when `policy` refuses `cost_s` CPU-seconds more for `visitor` (a visitor_hash;
+        None: the operator). Called inside the caller's transaction: what it reads cannot change before the
+        work is stored."""
+        if policy is None:
+            return
+        charges = []
+        if visitor is not None:
+            rows = self._db.execute(
+                "SELECT created_at, COALESCE(cost_s, 0), wall_s, status IN (?,?,?) AND stop_requested IS NULL, grid "
+                "FROM runs WHERE visitor=? AND (status IN (?,?,?) OR created_at>?)",
+                (*ACTIVE, visitor, *ACTIVE, now - policy.window_s)).fetchall()
+            charges = [Charge(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
+        backlog = self._db.execute("SELECT COALESCE(SUM(MAX(COALESCE(cost_s, 0) - wall_s, 0)), 0) FROM runs "
+                                   "WHERE status IN (?,?,?) AND stop_requested IS NULL", ACTIVE).fetchone()[0]
+        reason = refusal(policy, cost_s, visitor, charges, float(backlog), now, what)
+        if reason is not None:
+            raise AdmissionRefused(reason)
+
+    def admit_grid(self, grid_id: str, cells: list[tuple[dict, str, float]], session: str,
+                   visitor: str | None = None, admission: AdmissionPolicy | None = None) -> list[int]:
+        """The run rows of a grid's cells ((config, label, cost_s) each), in one transaction with its checks, so
+        four sessions pressing "Rerun the whole grid" together start one grid: GridBusy when any grid of this
+        store still has a cell to run; AdmissionRefused when `admission` refuses the grid's cost for `visitor`.
+        Returns the run ids, in order."""
+        self.mark_interrupted()              # cells of a launcher that died do not keep the store busy
+        now, who = time.time(), visitor_hash(visitor)
+        with self._lock, self._tx():
+            busy = self._active_grid()
+            if busy is not None:
+                raise GridBusy(busy)
+            self._check_admission(admission, who, sum(cost for *_, cost in cells), now, "this grid")
+            ids = []
+            for config, label, cost_s in cells:
+                cur = self._db.execute(
+                    "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, visitor, "
+                    "cost_s, grid) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)",
+                    (label, json.dumps(config), owner_hash(session), process_owner(), now, now, who, cost_s,
+                     grid_id))
+                ids.append(int(cur.lastrowid))
+            return ids
+
+    def _active_grid(self) -> str | None:
+        row = self._db.execute("SELECT grid FROM runs WHERE grid IS NOT NULL AND status IN (?,?,?) AND "
+                               "stop_requested IS NULL ORDER BY id LIMIT 1", ACTIVE).fetchone()
+        return row[0] if row else None
+
+    def active_grid(self) -> str | None:
+        """The grid with a cell still to run (not asked to stop), whichever process launched it; else None."""
+        self.mark_interrupted()
+        with self._lock:
+            return self._active_grid()
+
+    def grid_visitor(self, grid_id: str) -> str | None:
+        """The visitor_hash of whoever launched the grid's newest cells (None: the operator, or no such grid)."""
+        with self._lock:
+            row = self._db.execute("SELECT visitor FROM runs WHERE grid=? ORDER BY id DESC LIMIT 1",
+                                   (grid_id,)).fetchone()
+        return row[0] if row else None
+
+    def request_grid_stop(self, grid_id: str, reason: str, visitor: str | None = None) -> list[int]:
+        """Ask every cell of the grid still to run to stop (`stop_requested`: a cell's worker ends it at its
+        next step, admission counts it free at once); `visitor` (an address) may stop only grids it launched,
+        the operator (None) any. Returns the ids of the cells asked."""
+        who = visitor_hash(visitor)
+        with self._lock, self._tx():
+            where = "grid=? AND status IN (?,?,?) AND stop_requested IS NULL" + ("" if who is None else
+                                                                                  " AND visitor=?")
+            args = (grid_id, *ACTIVE) + (() if who is None else (who,))
+            ids = [r[0] for r in self._db.execute(f"SELECT id FROM runs WHERE {where}", args).fetchall()]
+            self._db.executemany("UPDATE runs SET stop_requested=? WHERE id=?", [(reason, i) for i in ids])
+            return ids
+
+    def stop_requested(self, run_id: int) -> str | None:
+        """The reason a stop was asked of this run (a grid's cell), else None."""
+        with self._lock:
+            row = self._db.execute("SELECT stop_requested FROM runs WHERE id=?", (run_id,)).fetchone()
+        return row[0] if row else None
 
     def add_command(self, run_id: int, owner: str, name: str, args: tuple = ()) -> bool:
         """Queue a command for an active run of `owner` (a token); False (nothing stored) for a run that is
