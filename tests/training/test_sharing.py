@@ -100,3 +100,15 @@ def test_shutdown_ends_the_workers_and_their_runs(tmp_path):
     assert m.store.get_run(run_id).status == "stopped"
     assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z",
                     10)
+
+
+def test_the_queue_is_fair_between_visitors_and_fifo_within_one(tmp_path):
+    """Fresh tokens of one address (visitor "A") queue behind another visitor's first run (issue 24)."""
+    m = RunManager(tmp_path / "fair.sqlite", max_concurrent=1, max_queue=10, workers="thread", pause_hold_s=600)
+    try:
+        a1, a2, a3 = (m.submit(tiny_config(max_steps=5000), f"a{i}", start_paused=True, visitor="A") for i in (1, 2, 3))
+        b1 = m.submit(tiny_config(max_steps=5000), "b1", start_paused=True, visitor="B")
+        c1 = m.submit(tiny_config(max_steps=5000), "c1", start_paused=True)               # the operator
+        assert [m.queue_position(r) for r in (a1, b1, c1, a2, a3)] == [0, 1, 2, 3, 4]
+    finally:
+        m.shutdown()
