@@ -31,7 +31,8 @@ from lcsm_core.paper_lab import (
     shipped_results,
     verdict,
 )
-from lcsm_core.paper_lab.ablations import entry_meaning
+from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
+from lcsm_core.paper_lab.results import lr_note
 from lcsm_core.training import RunStore
 
 CELL_KEY = "paper_lab.cell"
@@ -209,6 +210,8 @@ def grid_results(v: dict, grid: GridView, c: Control) -> list:
     kind, message = verdict_message(ABLATIONS[spec.ablation].claim, verdict(spec, results),
                                     len({r.key for r in results}), spec.cell_count)
     blocks.append(Callout(message, kind))
+    if results and (note := lr_note(spec, results)):
+        blocks.append(Text(f"Learning rates: {note}.", "caption"))
     if grid.rows:
         blocks.append(Table([{"run": r.id, "label": r.label, "status": r.status, "steps": r.steps,
                               "best test acc": r.best_test_acc, "seconds": round(r.wall_s, 1), "note": r.reason}
@@ -218,13 +221,19 @@ def grid_results(v: dict, grid: GridView, c: Control) -> list:
 
 def verdict_message(claim: str, found, finished: int, cells: int) -> tuple[str, str]:
     """The page's one statement of the claim and its verdict (a `verdict` on this grid's numbers, or None while
-    cells are missing) as (st.info / st.success / st.error, text): the claim is never said apart from it."""
+    cells are missing) as (info / success / warning / error, text): the claim is never said apart from it. The
+    text is the core's: its outcome (held, did not hold, inconclusive), the seeds it read, its detail and, for a
+    claim tested more than one way, each reading."""
     said = f"🔎 Checked here: “{claim}”"
     if found is None:
         return "info", f"{said} — once every cell has a result ({finished} of {cells} runs have finished)."
+    seeds = f" ({found.seeds} seed{'' if found.seeds == 1 else 's'} per cell)" if found.seeds else ""
+    readings = "".join(f"  \n· {reading}: **{outcome}** — {detail}" for reading, outcome, detail in found.readings)
     if found.held:
-        return "success", f"{said} — **held** on these numbers: {found.detail}."
-    return "error", f"{said} — **did not hold** at this scale: {found.detail}."
+        return "success", f"{said} — **held** on these numbers{seeds}: {found.detail}.{readings}"
+    if found.outcome == INCONCLUSIVE:
+        return "warning", f"{said} — **inconclusive**{seeds}: {found.detail}.{readings}"
+    return "error", f"{said} — **did not hold** at this scale{seeds}: {found.detail}.{readings}"
 
 
 def grid_quantities(v: dict, grid: GridView | None) -> dict[str, float]:

@@ -42,7 +42,8 @@ def test_the_page_opens_with_the_shipped_results_and_their_verdict(store):
     assert len(heat["y"]) == 8 and len(heat["x"]) == len(spec.seq_lens)
     assert all(cell != "" for row in heat["text"] for cell in row)            # every cell has a number
     assert any("Shipped results" in c.value and shipped.measured_on in c.value for c in at.caption)
-    assert [s.value for s in at.success] or [e.value for e in at.error if "did not hold" in e.value]
+    assert [s.value for s in at.success] or [e.value for e in at.error if "did not hold" in e.value] \
+        or [w.value for w in at.warning if "inconclusive" in w.value]
     assert store.list_runs() == []                                            # nothing ran to show it
 
     click(at, "paper_lab.launch")                                             # nothing is missing
@@ -64,7 +65,7 @@ def test_run_missing_cells_fills_the_heatmap_then_one_cell_reruns(store):
     assert not at.button(key="paper_lab.launch").disabled
     assert all(cell != "" for row in heatmap(at)["text"] for cell in row)
     assert {r.status for r in store.list_runs()} == {"completed"} and len(store.list_runs()) == entries
-    assert [s.value for s in at.success] or [e.value for e in at.error if "did not hold" in e.value]
+    assert any("**inconclusive** (1 seed per cell)" in w.value for w in at.warning)   # one seed decides nothing
 
     at.selectbox(key="paper_lab.cell").set_value("1-1-1-0 · T=32").run()
     click(at, "paper_lab.rerun_cell")
@@ -97,9 +98,9 @@ def test_one_verdict_from_one_source(store, ablation):
     saying = [t for t in all_text(at) if claim in t or "Checked here" in t]
     assert len(saying) == 1, saying
     found = verdict(DEFAULT_SPECS[ablation], load_shipped(ablation).results)
-    boxes = [s.value for s in at.success] + [e.value for e in at.error]
+    boxes = [s.value for s in at.success] + [e.value for e in at.error] + [w.value for w in at.warning]
     assert boxes == saying
-    assert ("**held**" if found.held else "**did not hold**") in saying[0] and found.detail in saying[0]
+    assert f"**{found.outcome}**" in saying[0] and found.detail in saying[0]
 
 
 def test_the_verdict_message_says_the_claim_with_its_state():
@@ -111,3 +112,7 @@ def test_the_verdict_message_says_the_claim_with_its_state():
     assert verdict_message("c", Verdict(True, "a 0.9"), 24, 24)[0] == "success"
     kind, text = verdict_message("c", Verdict(False, "best other 1-0-1-0 0.87"), 24, 24)
     assert kind == "error" and "did not hold" in text and "1-0-1-0 0.87" in text
+    kind, text = verdict_message("c", Verdict("inconclusive", "ranges overlap", seeds=2,
+                                              readings=(("T = 64", "held", "a 0.9 > b 0.5"),)), 24, 24)
+    assert kind == "warning" and "**inconclusive** (2 seeds per cell): ranges overlap." in text
+    assert "T = 64: **held** — a 0.9 > b 0.5" in text                     # every reading the core gave
