@@ -15,7 +15,8 @@ every figure and result), and bounds entries, not memory. Here:
 - single flight: sessions asking for the same key at once compute it once, the others wait for it;
 - arguments whose name starts with "_" are not part of the key (as with st.cache_data); the others must be
   hashable (lists and dicts are frozen into tuples); exceptions are not cached;
-- `fn.clear()` forgets one function's entries, `clear_all()` every entry (tests).
+- `fn.clear()` forgets one function's entries, `clear_all()` every entry (tests); `fn.remember(value, *args)`
+  keeps a value computed elsewhere as `fn(*args)`'s (the results a preview worker computed for its family).
 """
 from __future__ import annotations
 
@@ -177,7 +178,17 @@ def cached(fn=None, *, store: str = "results", max_entries: int | None = None):
             key = (tag, tuple(frozen(bound.arguments[name]) for name in keyed))
             return lru.get_or_compute(key, lambda: function(*args, **kwargs))
 
+        def remember(value, *args, size: int | None = None, **kwargs) -> None:
+            """Keep `value` as what `fn(*args, **kwargs)` returns, made elsewhere (a preview worker computed it),
+            unless that is known already."""
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = (tag, tuple(frozen(bound.arguments[name]) for name in keyed))
+            if key not in lru:
+                lru.put(key, value, size)
+
         wrapper.clear = lambda: lru.forget(keep=lambda key: key[0] != tag)
+        wrapper.remember = remember
         wrapper.store = lru
         return wrapper
 

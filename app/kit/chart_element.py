@@ -50,6 +50,10 @@ SELECTION_MODE = ("points", "box", "lasso")               # st.plotly_chart's de
 # plotly's conversion rules (_plotly_utils.utils: is_skipped_key, to_typed_array_spec), for the common case
 SKIPPED_KEYS = frozenset(("geojson", "layer", "layers", "range"))
 TYPED_ARRAYS = {name: short for name, short in plotlyjsShortTypes.items() if name not in ("int64", "uint64")}
+# to_typed_array_spec's narrowing of 64-bit integers: the first type (in this order) whose range holds the values
+NARROWED = {wide: [(name, (int(np.iinfo(name).min), int(np.iinfo(name).max))) for name in narrow]
+            for wide, narrow in (("int64", ("int8", "int16", "int32")), ("uint64", ("uint8", "uint16", "uint32")))}
+_TEMPLATES: dict[int, tuple] = {}                        # id → (template, its plain copy)
 LEAVES = frozenset((str, int, float, bool, type(None)))   # never arrays, nothing to copy
 
 
@@ -100,10 +104,27 @@ def plain_figure(fig: go.Figure) -> dict:
     specs where `convert_to_base64` makes them), built from new containers around the figure's own values, which
     are never changed. PRIVATE PLOTLY API: a Figure's `_data` (its traces' properties), `_layout` and
     `_frame_objs`, as `BaseFigure.to_dict` of the pinned plotly 7.1 reads them."""
-    plain = {"data": [_typed_arrays(trace) for trace in fig._data], "layout": _typed_arrays(fig._layout)}
+    layout = fig._layout
+    template = layout.get("template")
+    plain_layout = _typed_arrays({key: value for key, value in layout.items() if key != "template"})
+    if template is not None:                                # where plotly puts it: last
+        plain_layout["template"] = _plain_template(template)
+    plain = {"data": [_typed_arrays(trace) for trace in fig._data], "layout": plain_layout}
     frames = [_typed_arrays(frame._props) for frame in fig._frame_objs]
     if frames:
         plain["frames"] = frames
+    return plain
+
+
+def _plain_template(template):
+    """The template as `_typed_arrays` writes it, made once per template object (figure_style shares one among
+    every figure it builds: ~60 dicts that every chart would walk again). The result is shared: never changed."""
+    found = _TEMPLATES.get(id(template))
+    if found is not None and found[0] is template:
+        return found[1]
+    plain = _typed_arrays(template)
+    if len(_TEMPLATES) < 4:                                 # the shared ones; a figure's own copy is not kept
+        _TEMPLATES[id(template)] = (template, plain)
     return plain
 
 
@@ -129,8 +150,23 @@ def _dict_value(value):
         if value.ndim > 1:
             spec["shape"] = str(value.shape)[1:-1]
         return spec
+    if isinstance(value, np.ndarray) and value.dtype.isnative:
+        if not value.size:                                 # written as [] either way
+            return value
+        if value.dtype.name in NARROWED:
+            return _narrowed(value)
     if isinstance(value, np.ndarray) or is_homogeneous_array(value):
-        return to_typed_array_spec(value)                  # int64 narrowed, empty, other dtypes: plotly's way
+        return to_typed_array_spec(value)                  # other dtypes: plotly's way
+    return value
+
+
+def _narrowed(value: np.ndarray):
+    """An int64 or uint64 array as `to_typed_array_spec` writes it: in the smallest of plotly.js's integer types
+    its values fit (unchanged where none does), without its array-library probes."""
+    low, high = int(value.min()), int(value.max())
+    for name, (lowest, highest) in NARROWED[value.dtype.name]:
+        if lowest <= low and high <= highest:
+            return _dict_value(value.astype(name))
     return value
 
 

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import base64
 import colorsys
+import inspect
+import os
 import re
 
 import numpy as np
@@ -55,6 +57,7 @@ LEGENDS = {"right": dict(orientation="v", yanchor="top", y=1.0, xanchor="left", 
 TITLE_LINE_CHARS = 44  # a title line that fits a chart as wide as a phone (≈ 360 px at 16 px); longer ones wrap
 SUBTITLE_ROW_CHARS = 40  # subplot titles' characters a row of panels fits on a phone (a line: 40 // columns)
 TITLE_LINE_PX = 20
+NARROW_PANEL_TICKS = dict(nticks=4, tickangle=0)   # a row of 3+ panels on a phone: few upright ticks, not sideways
 CLEAR = "rgba(0,0,0,0)"
 FLOAT32_SPAN = 1e-3    # float32's 1e-7 rounding stays under 1e-4 of the drawn span: invisible
 FLOAT32_LIMIT = 1e30   # magnitudes float32 holds with room (its range ends near 3.4e38; its normals near 1e-38)
@@ -114,6 +117,84 @@ def _assign_unvalidated(trace, changes: dict) -> None:
 
 ASSIGN = _assign_unvalidated            # (tests swap in `trace.update`, the reference)
 
+# Whether the trace constructors below validate what a page passes them (plotly's per-value checks, ~0.12 ms a
+# trace) and `build` lets plotly assemble the figure. On in tests (tests/app/conftest.py: a mistyped property
+# fails there), off in the server's processes, where every figure of every preview member is built again and the
+# JSON is the same byte for byte (tests/app/test_figure_validation.py, every chart of every page).
+VALIDATE = os.environ.get("LCSM_VALIDATE_FIGURES", "0") == "1"
+
+
+def scatter(**props) -> go.Scatter:
+    """`go.Scatter(**props)`, validated only where `VALIDATE` is on (pages make their traces with these)."""
+    return _trace(SCATTER, props)
+
+
+def heatmap(**props) -> go.Heatmap:
+    return _trace(HEATMAP, props)
+
+
+def contour(**props) -> go.Contour:
+    return _trace(CONTOUR, props)
+
+
+def histogram(**props) -> go.Histogram:
+    return _trace(go.Histogram, props)
+
+
+def _trace(kind, props: dict):
+    """The trace as plotly makes it; unvalidated, a nested dict (line=dict(...)) is stored as given, so its keys
+    are put in the order plotly's validation stores them (`_in_plotly_order`) for the same JSON."""
+    if VALIDATE:
+        return kind(**props)
+    path = kind._path_str
+    return kind(_validate=False, **{key: _unvalidated_value(path, key, value) for key, value in props.items()})
+
+
+COERCED = frozenset(("colorscale",))    # properties whose validation rewrites the value: a colour scale's name → its
+                                        # [position, colour] list (still coerced by plotly's validator)
+
+
+def _unvalidated_value(path: str, name: str, value):
+    if isinstance(value, dict):
+        return _in_plotly_order(path, name, value)
+    if name in COERCED:
+        from plotly.validator_cache import ValidatorCache
+        return ValidatorCache.get_validator(path, name).validate_coerce(value)
+    return value
+
+
+_ORDER: dict[str, tuple[str, dict[str, int]]] = {}     # "scatter.line" → (its class's path, property → position)
+
+
+def _in_plotly_order(parent_path: str, name: str, value: dict) -> dict:
+    """`value`, the compound property `name` of a plotly object at `parent_path`, with its keys (at every depth)
+    in the order the object's class sets them: its constructor's parameter order (PRIVATE PLOTLY API: validators
+    from `plotly.validator_cache.ValidatorCache`, a compound one's `data_class`)."""
+    key = f"{parent_path}.{name}"
+    found = _ORDER.get(key)
+    if found is None:
+        from plotly.validator_cache import ValidatorCache
+        kind = getattr(ValidatorCache.get_validator(parent_path, name), "data_class", None)
+        found = _ORDER[key] = (kind._path_str, _parameter_order(kind)) if kind is not None else None
+    if found is None:                                   # not a compound property: a plain value
+        return value
+    path, order = found
+    items = sorted(value.items(), key=lambda item: order.get(item[0], len(order)))
+    return {k: _in_plotly_order(path, k, v) if isinstance(v, dict) and k in order else v for k, v in items}
+
+
+def _class_order(kind) -> dict[str, int]:
+    found = _CLASS_ORDER.get(kind)
+    if found is None:
+        found = _CLASS_ORDER[kind] = _parameter_order(kind)
+    return found
+
+
+def _parameter_order(kind) -> dict[str, int]:
+    """Property → its position among `kind`'s constructor parameters (the order its `__init__` sets them)."""
+    names = [p for p in inspect.signature(kind.__init__).parameters if p not in ("self", "arg", "kwargs")]
+    return {p: n for n, p in enumerate(names)}
+
 
 def plotly_array(spec: dict) -> np.ndarray:
     """A numeric array as plotly 7 writes it in a figure dict, {"dtype", "bdata"[, "shape"]}, as numpy."""
@@ -144,7 +225,54 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
         layout["annotations"] = list(annotations)
     # The traces were validated when the page made them and the layout here is ours: validating the whole figure a
     # second time was 30-45 % of a page's figure CPU (benchmarks/results/page_compute-cpu.md).
-    return FIGURE(data=traces, layout=layout, frames=frames, _validate=False)
+    if VALIDATE or frames is not None or FIGURE is not TemplateSharingFigure:
+        return FIGURE(data=traces, layout=layout, frames=frames, _validate=False)
+    return _adopting(traces, layout)
+
+
+_CLASS_ORDER: dict[type, dict[str, int]] = {}          # a plotly class → its properties' positions
+
+
+def _adopting(traces: list, layout: dict) -> go.Figure:
+    """The figure `FIGURE(data=traces, layout=layout, _validate=False)` makes, without what it does on the way
+    (a copy of every trace, a deep copy of every trace's and the layout's properties, the layout's ~200 property
+    assignments): a figure made with the numbered axes alone (xaxis2, ...: plotly registers them as it sets them)
+    takes the traces as its own and the rest of the layout with its keys where plotly puts them
+    (`_layout_in_plotly_order`). PRIVATE PLOTLY API, as `BaseFigure.__init__` of the pinned plotly 7.1 sets them:
+    `_data_objs`, `_data`, `_data_defaults`, a trace's `_orphan_props`, `_parent` and `_trace_ind`, and the
+    figure's `_layout` (which its layout object reads). The traces must be new (the page's own, made for it)."""
+    numbered = {key: value for key, value in layout.items() if key not in _layout_order() and isinstance(value, dict)}
+    fig = TemplateSharingFigure(layout=numbered, _validate=False)
+    fig._data_objs = tuple(traces)
+    fig._data = [_props_in_class_order(trace) for trace in traces]
+    fig._data_defaults = [{} for _ in traces]
+    for index, trace in enumerate(traces):
+        trace._orphan_props = {}
+        trace._parent = fig
+        trace._trace_ind = index
+    made = fig._layout                                  # the numbered axes as plotly stored them, then the template
+    fig._layout = _layout_in_plotly_order({key: made.get(key, value) for key, value in layout.items()})
+    if "template" in made:
+        fig._layout["template"] = made["template"]
+    return fig
+
+
+def _props_in_class_order(trace) -> dict:
+    """A trace's properties in its class's order (as plotly's copy of the trace sets them): what `build` added
+    (a heatmap's colour bar) stands where plotly puts it, not last."""
+    positions = _class_order(type(trace))
+    return dict(sorted(trace._orphan_props.items(), key=lambda item: positions.get(item[0], len(positions))))
+
+
+def _layout_in_plotly_order(layout: dict) -> dict:
+    """`layout`'s keys in the order an unvalidated `go.Layout` stores them: its own properties in its constructor's
+    order, then the others (the numbered axes) as given."""
+    order = _layout_order()
+    return dict(sorted(layout.items(), key=lambda item: order.get(item[0], len(order))))
+
+
+def _layout_order() -> dict[str, int]:
+    return _class_order(go.Layout)
 
 
 def compact_array(values):
@@ -245,9 +373,14 @@ def _title_lines(title: str, limit: int = TITLE_LINE_CHARS) -> list[str]:
     return lines
 
 def _with_colorbar(trace):
-    """A heatmap draws its colour bar (in the house number format); other traces pass unchanged."""
+    """A heatmap draws its colour bar (in the house number format); an upright colour bar's title runs along its
+    right side (on top it sat on the top tick label on a phone: "accuracy" over "1"); other traces pass unchanged."""
     if isinstance(trace, HEATMAP):
         ASSIGN(trace, {"showscale": True, "colorbar": {**COLORBAR, **(_raw(trace, "colorbar") or {})}})
+    bar = _raw(trace, "colorbar") or {}
+    title = bar.get("title") or {}
+    if title.get("text") and "side" not in title and bar.get("orientation", "v") == "v":
+        ASSIGN(trace, {"colorbar": {**bar, "title": {**title, "side": "right"}}})
     return trace
 
 
@@ -318,7 +451,7 @@ def precision_band(x0: float, x1: float, floor: float, *, xaxis: str = "x", yaxi
     """A grey band on a log axis from floor/10 up to `floor`, the rounding level of the values drawn, named in
     the legend: values inside it are rounding, not data (draw them at the floor with `at_least`)."""
     grey = "rgba(120,120,120,0.18)"
-    return go.Scatter(x=[x0, x1, x1, x0, x0], y=[floor / 10, floor / 10, floor, floor, floor / 10], mode="lines",
+    return scatter(x=[x0, x1, x1, x0, x0], y=[floor / 10, floor / 10, floor, floor, floor / 10], mode="lines",
                       fill="toself", fillcolor=grey, line=dict(width=0, color=grey), name=name, hoverinfo="skip",
                       xaxis=xaxis, yaxis=yaxis)
 
@@ -357,7 +490,8 @@ def subplot_grid(rows: int, cols: int, titles=(), hspace: float = 0.08, vspace: 
             xname, yname = names(row, col)
             x0 = (col - 1) * (width + hspace)
             y1 = 1 - (row - 1) * (height + vspace)
-            axes[xname.replace("x", "xaxis", 1)] = dict(domain=[x0, x0 + width], anchor=yname)
+            axes[xname.replace("x", "xaxis", 1)] = dict(domain=[x0, x0 + width], anchor=yname,
+                                                        **(NARROW_PANEL_TICKS if cols >= 3 else {}))
             axes[yname.replace("y", "yaxis", 1)] = dict(domain=[max(0.0, y1 - height), y1], anchor=xname)
             n = (row - 1) * cols + col - 1
             if n < len(titles):
@@ -374,7 +508,7 @@ def circle(radius: float = 1.0, points: int = 200) -> tuple[np.ndarray, np.ndarr
 
 def unit_circle_trace(name: str = "unit circle", radius: float = 1.0, **line) -> go.Scatter:
     x, y = circle(radius)
-    return go.Scatter(x=x, y=y, mode="lines", name=name, hoverinfo="skip",
+    return scatter(x=x, y=y, mode="lines", name=name, hoverinfo="skip",
                       line=dict(color=line.get("color", "#888"), dash=line.get("dash", "solid"), width=1.5))
 
 

@@ -83,6 +83,11 @@ class Sweep:
     # compute_many(held, values) -> [result or None (the core refuses that value)], equal member by member to
     # `compute({**held, setting: value})` (tests/app/test_sweep.py checks). None: `compute` once per value.
     compute_many: Callable[[Values, list], list] | None = None
+    # The charts a drag moves, drawn at one member: figures(values, result) -> {name: Figure}, a part of the page's
+    # `figures`. A chart left out is drawn once, at the current value, and follows no drag: it does not change with
+    # the swept setting, or it has an animation of its own (▶ play). None: every chart of the page, per member.
+    # tests/app/test_sweep_follows.py checks both ways: left out → the same at every member (or ▶ play).
+    figures: Callable[[Values, Any], dict] | None = None
 
 
 @dataclass(frozen=True)

@@ -73,8 +73,19 @@ class Family:
     members: tuple[dict, ...]
 
 
-def store_family(key: tuple, members: list[dict]) -> None:
+def store_family(key: tuple, members: list[dict], results: dict | None = None, size: int = 0) -> None:
+    """Keep the family (for every session) and, when the worker sent them, its members' compute results as the
+    page's own (`render.computed`, by settings): the release of a drag lands on a member's value, whose page is
+    then computed already (the batch equals `compute` to fp64 rounding: tests/app/test_sweep_batch.py)."""
     FAMILIES.put(key, Family(key[0], key[1], tuple(members)))
+    if results:
+        from app.lessons import lesson
+
+        from .render import computed
+        page, each = lesson(key[0]), size // len(results)
+        name = page.sweep.setting
+        for value, result in results.items():
+            computed.remember(result, key[0], tuple(sorted((*key[1], (name, value)))), page, size=each)
 
 
 def pool() -> PreviewPool | None:
@@ -225,8 +236,8 @@ def family_link(page: str, held: tuple, _lesson: Lesson, _family: Family) -> dic
     charts = {}
     for chart in _lesson.chart_names():
         family = chart_family(members, chart)
-        if any(m.get("own_frames") for m in family) and chart != _lesson.sweep.chart:   # ▶ play: never follows
-            continue
+        if not family or any(m.get("own_frames") for m in family) and chart != _lesson.sweep.chart:
+            continue                                   # not in the family (`Sweep.figures`), or ▶ play: never follows
         charts[chart] = [{key: group[key] for key in ("signature", "frames")} for group in family_frames(family)]
     readouts = {m["name"]: m["readouts"] for m in members}
     text = json.dumps({"charts": charts, "readouts": readouts}, cls=PlotlyJSONEncoder,   # NaN → null, as to_json

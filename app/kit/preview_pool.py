@@ -89,16 +89,26 @@ def _start_worker(parent_pid: int, cache_mb: float) -> None:
     threading.Thread(target=watch, daemon=True, name="watch-parent").start()
 
 
-def compute_family(page: str, held: tuple) -> list[dict]:
-    """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker)."""
+RESULTS_BYTES = 2 * 2**20  # a family's compute results travel back with it up to this size (else only members)
+
+
+def compute_family(page: str, held: tuple) -> tuple[list[dict], dict, int]:
+    """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker), and the members'
+    compute results by value with their size in bytes (none where they pass `RESULTS_BYTES`: copying them to the
+    web process would cost more than computing one again there)."""
+    from app.kit.cache import measured_size
     from app.kit.sweep import sweep_family
     from app.lessons import lesson
-    return sweep_family(lesson(page), dict(held))
+    results: dict = {}
+    members = sweep_family(lesson(page), dict(held), results)
+    size = measured_size(results)
+    return (members, results, size) if size <= RESULTS_BYTES else (members, {}, 0)
 
 
 # --- in the web process ---------------------------------------------------------------------------------------
 class PreviewPool:
-    """Queues families for `workers` spawned processes; `on_done(key, members)` is called with each result."""
+    """Queues families for `workers` spawned processes; `on_done(key, members, results, size)` is called with each
+    result (`compute_family`'s)."""
 
     def __init__(self, workers: int, on_done: Callable[[tuple, list], None]):
         self.workers, self.on_done = workers, on_done
@@ -148,17 +158,17 @@ class PreviewPool:
 
     def _finished(self, key: tuple, done: Future) -> None:
         try:
-            members = done.result()
+            finished = done.result()
         except BrokenProcessPool:
             self._executor = None
-            members = None
+            finished = None
         except Exception:                                  # noqa: BLE001 - a family that fails has no preview
-            members = []
+            finished = ([], {}, 0)
         with self._lock:
             self._running -= 1
             self._queued.discard(key)
-        if members is not None:
-            self.on_done(key, members)
+        if finished is not None:
+            self.on_done(key, *finished)
         self._dispatch()
 
     def _pool(self) -> ProcessPoolExecutor:

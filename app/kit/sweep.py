@@ -46,15 +46,19 @@ def readout_text(items: list) -> dict:
 
 
 def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, dict], dict]:
-    """Every chart of the page (as figure dicts) and its readouts, drawn from `result` at `values`."""
-    figs = {name: plain_figure(fig) for name, fig in lesson.figures(values, result).items()}
+    """Every chart a drag moves (`Sweep.figures`, else every chart of the page; as figure dicts) and the page's
+    readouts, drawn from `result` at `values`."""
+    draw = lesson.sweep.figures if lesson.sweep is not None and lesson.sweep.figures is not None else lesson.figures
+    figs = {name: plain_figure(fig) for name, fig in draw(values, result).items()}
     readouts = readout_text(lesson.metrics(values, result) if lesson.metrics is not None else [])
     return figs, readouts
 
 
-def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None) -> dict | None:
+def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None, results: dict | None = None
+                 ) -> dict | None:
     """The member at `value` of the swept setting, `held` fixing the others (`result`: its compute, when known);
-    None where the core refuses it (the renderer says so for the current value; the preview has no frame there)."""
+    None where the core refuses it (the renderer says so for the current value; the preview has no frame there).
+    `results`, when given, receives the compute result under `value`."""
     setting = lesson.settings[lesson.sweep.setting]
     values = {**held, setting.name: value}
     if result is None:
@@ -62,17 +66,21 @@ def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None) -> 
             result = lesson.compute(values)
         except ValueError:
             return None
+    if results is not None:
+        results[value] = result
     return page_member(setting, value, *page_at(lesson, values, result))
 
 
-def sweep_family(lesson: Lesson, held: dict) -> list[dict]:
-    """One member per value of the swept setting (`sweep_values`), in order."""
+def sweep_family(lesson: Lesson, held: dict, results: dict | None = None) -> list[dict]:
+    """One member per value of the swept setting (`sweep_values`), in order. `results`, when given, receives each
+    member's compute result by its value (the preview worker sends them back: a release on a member's value then
+    finds the page computed)."""
     setting = lesson.settings[lesson.sweep.setting]
     values = sweep_values(setting, lesson.sweep, held)
     if lesson.sweep.compute_many is None:
-        members = (sweep_member(lesson, held, value) for value in values)
+        members = (sweep_member(lesson, held, value, results=results) for value in values)
     else:                                                # one core call for the whole family
-        results = lesson.sweep.compute_many(held, values)
-        members = (sweep_member(lesson, held, value, result)
-                   for value, result in zip(values, results) if result is not None)
+        computed = lesson.sweep.compute_many(held, values)
+        members = (sweep_member(lesson, held, value, result, results)
+                   for value, result in zip(values, computed) if result is not None)
     return [m for m in members if m is not None]

@@ -17,6 +17,7 @@ from app.kit.figure_style import (
     divergence_marks,
     note,
     precision_band,
+    scatter,
     unit_circle_trace,
     vline,
 )
@@ -119,18 +120,18 @@ def grid_trace(cmp: DiscretizationComparison, which: int, name: str) -> go.Scatt
     """All grid lines (s side: which=0, z side: which=1) as one trace, separated by gaps."""
     pieces = [np.append(line[which], np.nan) for line in cmp.pole_map.lines]
     z = np.concatenate(pieces) if pieces else np.array([])
-    return go.Scatter(x=z.real, y=z.imag, mode="lines", hoverinfo="skip", name=name, connectgaps=False,
-                      line=dict(color="#bbb", width=1))
+    return scatter(x=z.real, y=z.imag, mode="lines", hoverinfo="skip", name=name, connectgaps=False,
+                   line=dict(color="#bbb", width=1))
 
 
 def s_plane_map_figure(cmp: DiscretizationComparison) -> go.Figure:
     """Continuous poles, the grid that gets mapped, and Euler's stable disk |1 + sΔ| < 1."""
     circle = cmp.pole_map.euler_circle
     traces = [grid_trace(cmp, 0, "grid (mapped →)"),
-              go.Scatter(x=circle.real, y=circle.imag, mode="lines", name="Euler stable disk", fill="toself",
-                         fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"], dash="dot")),
-              go.Scatter(x=cmp.s_poles.real, y=cmp.s_poles.imag, mode="markers", name="poles p",
-                         marker=dict(symbol="x", size=14, color="black", line=dict(width=2)))]
+              scatter(x=circle.real, y=circle.imag, mode="lines", name="Euler stable disk", fill="toself",
+                      fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"], dash="dot")),
+              scatter(x=cmp.s_poles.real, y=cmp.s_poles.imag, mode="markers", name="poles p",
+                      marker=dict(symbol="x", size=14, color="black", line=dict(width=2)))]
     reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
     return build(traces, "s-plane (continuous)", height=400, legend_side="right", shapes=[vline(0, "#888")],
                  xaxis=axis("Re s", range=[-reach, 0.5 * reach], constrain="domain"),
@@ -143,16 +144,16 @@ def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.F
     zoom=True frames the poles (poles of a fine Δ crowd near z = 1, where the differences are).
     """
     traces = [grid_trace(cmp, 1, "grid mapped by exp(sΔ)"), unit_circle_trace(color="black"),
-              go.Scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="exact exp(pΔ)",
-                         marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
+              scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="exact exp(pΔ)",
+                      marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
     reach = 1.2
     for method, res in cmp.methods.items():
         z = res.poles
         reach = max(reach, 1.1 * res.radius)
-        traces.append(go.Scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
-                                 marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
-                                             line=dict(width=2, color=COLORS[method])),
-                                 hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
+        traces.append(scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
+                              marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
+                                          line=dict(width=2, color=COLORS[method])),
+                              hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
     reach = min(reach, 4.0)
     x_range = y_range = [-reach, reach]
     if zoom:
@@ -168,11 +169,11 @@ def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.F
 
 def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
     """The exact samples and each method's response; framed on the exact one when a method runs away."""
-    traces = [go.Scatter(x=cmp.t, y=cmp.y_exact, name="exact (continuous)",
-                         line=dict(color=COLORS["exact"], width=4), opacity=0.35)]
+    traces = [scatter(x=cmp.t, y=cmp.y_exact, name="exact (continuous)",
+                      line=dict(color=COLORS["exact"], width=4), opacity=0.35)]
     for method, res in cmp.methods.items():
-        traces.append(go.Scatter(x=cmp.t[:len(res.y)], y=res.y, name=METHOD_LABELS[method], mode="lines+markers",
-                                 marker=dict(size=4), line=dict(color=COLORS[method], width=1.5)))
+        traces.append(scatter(x=cmp.t[:len(res.y)], y=res.y, name=METHOD_LABELS[method], mode="lines+markers",
+                              marker=dict(size=4), line=dict(color=COLORS[method], width=1.5)))
     shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")
     limit = FRAME * max(float(np.max(np.abs(cmp.y_exact))), 1e-12)
     runaway = {METHOD_LABELS[m]: float(np.max(np.abs(res.y))) for m, res in cmp.methods.items()
@@ -191,8 +192,8 @@ def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
 
 def error_figure(cmp: DiscretizationComparison) -> go.Figure:
     """|y_method − y_exact| on a log axis; errors below the rounding level are drawn in a band that says so."""
-    traces = [go.Scatter(x=cmp.t[:len(res.error)], y=at_least(res.error, cmp.precision), name=METHOD_LABELS[method],
-                         line=dict(color=COLORS[method])) for method, res in cmp.methods.items()]
+    traces = [scatter(x=cmp.t[:len(res.error)], y=at_least(res.error, cmp.precision), name=METHOD_LABELS[method],
+                      line=dict(color=COLORS[method])) for method, res in cmp.methods.items()]
     if any(np.any(res.error < cmp.precision) for res in cmp.methods.values()):
         traces.insert(0, precision_band(float(cmp.t[0]), float(cmp.t[-1]), cmp.precision))
     shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.cache import cached
-from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, note, subplot_grid
+from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, note, scatter, subplot_grid
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.divergence import DIVERGENCE_BOUND
@@ -162,15 +162,15 @@ def eigen_trajectory_figure(runs: dict[str, StabilityRun]) -> go.Figure:
     circles, trails, points = [], [], []
     for col, (name, run) in enumerate(runs.items(), 1):
         xa, ya = cell(1, col)
-        circles.append(go.Scatter(x=cx, y=cy, mode="lines", line=dict(color="black", width=1.5), hoverinfo="skip",
-                                  showlegend=False, xaxis=xa, yaxis=ya))
+        circles.append(scatter(x=cx, y=cy, mode="lines", line=dict(color="black", width=1.5), hoverinfo="skip",
+                               showlegend=False, xaxis=xa, yaxis=ya))
         z = _trails(run.eigenvalues)
-        trails.append(go.Scatter(x=z.real, y=z.imag, mode="lines", line=dict(color=COLORS[name], width=1.5),
-                                 opacity=0.6, hoverinfo="skip", showlegend=False, xaxis=xa, yaxis=ya))
+        trails.append(scatter(x=z.real, y=z.imag, mode="lines", line=dict(color=COLORS[name], width=1.5),
+                              opacity=0.6, hoverinfo="skip", showlegend=False, xaxis=xa, yaxis=ya))
         z = _clip(run.eigenvalues[-1])
-        points.append(go.Scatter(x=z.real.tolist(), y=z.imag.tolist(), mode="markers", name=f"λ ({name})",
-                                 xaxis=xa, yaxis=ya,
-                                 marker=dict(size=9, color=COLORS[name], line=dict(color="black", width=1))))
+        points.append(scatter(x=z.real.tolist(), y=z.imag.tolist(), mode="markers", name=f"λ ({name})",
+                              xaxis=xa, yaxis=ya,
+                              marker=dict(size=9, color=COLORS[name], line=dict(color="black", width=1))))
         lim = [-DISPLAY_RADIUS - 0.05, DISPLAY_RADIUS + 0.05]
         axes[xa.replace("x", "xaxis", 1)].update(range=lim, title=dict(text="Re λ"), constrain="domain")
         axes[ya.replace("y", "yaxis", 1)].update(range=lim, title=dict(text="Im λ" if col == 1 else ""),  # the
@@ -200,9 +200,9 @@ def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
     for name, run in runs.items():
         # a diverged step may hold 1e30, inf or NaN: drawn at the divergence bound
         loss = np.minimum(log_safe(np.nan_to_num(run.loss, nan=DIVERGENCE_BOUND)), DIVERGENCE_BOUND)
-        traces.append(go.Scatter(x=np.arange(len(loss)), y=loss, name=name, line=dict(color=COLORS[name])))
-        traces.append(go.Scatter(x=np.arange(len(run.eigenvalues)), y=np.abs(run.eigenvalues).max(axis=1),
-                                 name=name, showlegend=False, line=dict(color=COLORS[name]), xaxis="x2", yaxis="y2"))
+        traces.append(scatter(x=np.arange(len(loss)), y=loss, name=name, line=dict(color=COLORS[name])))
+        traces.append(scatter(x=np.arange(len(run.eigenvalues)), y=np.abs(run.eigenvalues).max(axis=1),
+                              name=name, showlegend=False, line=dict(color=COLORS[name]), xaxis="x2", yaxis="y2"))
     diverged = [(run.diverged_step, name) for name, run in runs.items() if run.diverged_step is not None]
     shapes = [hline(1.0, "black", "dash", xref="x2 domain", yref="y2")]
     for n, (step, name) in enumerate(diverged):      # one line per run, one note for all of them
@@ -235,7 +235,9 @@ LESSON = Lesson(
     metrics=metrics, quantities=quantities, equations=equations,
     # "gradient steps", not the learning rate: a family over lr trains 7 runs (seconds each on a 2-core CPU) on
     # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150)
-    sweep=Sweep("steps", "loss", points=15, compute_many=compute_family),
+    # the eigenvalue chart has its own ▶ animation over training: only the loss follows a drag of the steps
+    sweep=Sweep("steps", "loss", points=15, compute_many=compute_family,
+                figures=lambda v, study: dict(loss=loss_figure(study.runs))),
     caption="Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
             "Both students start from the same ring; their gradients are written out by hand and checked against "
             "torch autograd through the EOS scan.",

@@ -11,7 +11,18 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.cache import cached
-from app.kit.figure_style import COLORS, LOG_FLOOR, PALETTE, axis, build, divergence_marks, subplot_grid
+from app.kit.figure_style import (
+    COLORS,
+    LOG_FLOOR,
+    PALETTE,
+    axis,
+    build,
+    contour,
+    divergence_marks,
+    heatmap,
+    scatter,
+    subplot_grid,
+)
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.propagation import (
@@ -43,7 +54,7 @@ PRESETS = (
            "2|λ|²⁰⁰ = 2e⁻²⁰ ≈ 4·10⁻⁹: the two states can no longer be told apart.",
            claim=("predicted_distance = 4.12e-9 ± 1%", "lru_distance = predicted_distance ± 1%", "lru_exploded = 0")),
     Preset("💥 Explodes", dict(gap=100, length=400, nu=-0.05, theta=15),
-           "ν = −0.05: |λ| = e^0.05 > 1 — both states grow like e^(0.05 t), pass ±10⁶ after about 280 steps "
+           "ν = −0.05: |λ| = exp(0.05) ≈ 1.05 > 1 — both states grow like exp(0.05 t), pass ±10⁶ after about 280 steps "
            "and are stopped there.",
            claim=("lambda_abs = 1.0513 ± 0.0001", "lru_exploded = 1", "lru_last_step between 270 and 290")),
     Preset("🧠 Long memory", dict(gap=50, length=400, nu=0.002, theta=5),
@@ -118,9 +129,9 @@ def traces_figure(traces: list[PropagationTrace]) -> go.Figure:
     for n, tr in enumerate(traces):
         xa, ya = cell(n // 2 + 1, n % 2 + 1)
         for seq, y in (("aa", tr.y_aa), ("ab", tr.y_ab)):
-            data.append(go.Scatter(x=tr.t, y=y, name=f'"{seq}"', showlegend=n == 0, legendgroup=seq, xaxis=xa,
-                                   yaxis=ya, line=dict(color=COLORS[seq], width=2 if seq == "aa" else 1.5,
-                                                       dash="solid" if seq == "aa" else "dot")))
+            data.append(scatter(x=tr.t, y=y, name=f'"{seq}"', showlegend=n == 0, legendgroup=seq, xaxis=xa,
+                                yaxis=ya, line=dict(color=COLORS[seq], width=2 if seq == "aa" else 1.5,
+                                                    dash="solid" if seq == "aa" else "dot")))
         marks, words = divergence_marks(float(tr.t[-1]) if tr.exploded else None, "", xref=xa, yref=f"{ya} domain",
                                         text=f"exploded at {tr.t[-1]:.4g}")
         shapes += marks
@@ -142,8 +153,8 @@ def distance_figure(traces: list[PropagationTrace]) -> go.Figure:
         # the distance itself, however small: 2|λ|^L stays far above float precision (it is the same size as the
         # states it is the difference of) down to 1e-300, so no floor is drawn; an exact zero is left as a gap
         shown = np.where(tr.distance[start:] > 0, tr.distance[start:], np.nan)
-        data.append(go.Scatter(x=np.arange(start, len(tr.distance)), y=shown, name=tr.name,
-                               line=dict(color=PALETTE[n])))
+        data.append(scatter(x=np.arange(start, len(tr.distance)), y=shown, name=tr.name,
+                            line=dict(color=PALETTE[n])))
     return build(data, "How far apart the two states are", xaxis=axis("step"),
                  yaxis=axis("‖Δ state‖", type="log", exponentformat="power"))
 
@@ -153,20 +164,20 @@ def heatmap_figure(cut: DistanceMap, *, marker: tuple, x_title: str, title: str)
     z = np.clip(np.log10(np.maximum(cut.distance, LOG_FLOOR)), *LOG_RANGE)
     exploded = cut.size > EXPLODE_ABOVE
     data = [
-        go.Heatmap(x=cut.x, y=cut.nu, z=np.where(exploded, LOG_RANGE[1], z), zmin=LOG_RANGE[0], zmax=LOG_RANGE[1],
-                   colorscale="Viridis", colorbar=dict(title=dict(text="distance"), len=0.9, tickvals=LOG_TICKS,
-                                                       ticktext=log_tick_text(LOG_TICKS)),
-                   hovertemplate=f"{x_title} %{{x:.3g}}<br>damping ν %{{y:.3g}}<br>log₁₀ dist %{{z:.2f}}"
-                                 "<extra></extra>"),
-        go.Contour(x=cut.x, y=cut.nu, z=z, showscale=False, hoverinfo="skip", name="forgets",
-                   contours=dict(start=np.log10(FORGET_BELOW), end=np.log10(FORGET_BELOW), size=1, coloring="none"),
-                   line=dict(color="white", width=3, dash="dash")),
-        go.Contour(x=cut.x, y=cut.nu, z=exploded.astype(float), showscale=False, hoverinfo="skip", name="explodes",
-                   contours=dict(start=0.5, end=0.5, size=1, coloring="none"), line=dict(color="#d62728", width=3)),
+        heatmap(x=cut.x, y=cut.nu, z=np.where(exploded, LOG_RANGE[1], z), zmin=LOG_RANGE[0], zmax=LOG_RANGE[1],
+                colorscale="Viridis", colorbar=dict(title=dict(text="distance"), len=0.9, tickvals=LOG_TICKS,
+                                                    ticktext=log_tick_text(LOG_TICKS)),
+                hovertemplate=f"{x_title} %{{x:.3g}}<br>damping ν %{{y:.3g}}<br>log₁₀ dist %{{z:.2f}}"
+                              "<extra></extra>"),
+        contour(x=cut.x, y=cut.nu, z=z, showscale=False, hoverinfo="skip", name="forgets",
+                contours=dict(start=np.log10(FORGET_BELOW), end=np.log10(FORGET_BELOW), size=1, coloring="none"),
+                line=dict(color="white", width=3, dash="dash")),
+        contour(x=cut.x, y=cut.nu, z=exploded.astype(float), showscale=False, hoverinfo="skip", name="explodes",
+                contours=dict(start=0.5, end=0.5, size=1, coloring="none"), line=dict(color="#d62728", width=3)),
         # the current setting sits on the map's edge whenever a slider is at its end (the length slider's default
         # is the by-length map's last column): drawn whole over the axis line, not cut in half by it
-        go.Scatter(x=[marker[0]], y=[marker[1]], mode="markers", name="current", cliponaxis=False,
-                   marker=dict(symbol="star", size=18, color="white", line=dict(color="black", width=1.5)))]
+        scatter(x=[marker[0]], y=[marker[1]], mode="markers", name="current", cliponaxis=False,
+                marker=dict(symbol="star", size=18, color="white", line=dict(color="black", width=1.5)))]
     notes = _zone_label(cut, z <= np.log10(FORGET_BELOW), "forgets", "white") + \
         _zone_label(cut, exploded, "explodes", "#d62728", above=True)
     return build(data, title, height=380, legend=False, annotations=notes, xaxis=axis(x_title, range=cell_range(cut.x)),

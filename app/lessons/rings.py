@@ -11,7 +11,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import PALETTE, axis, build, unit_circle_trace, vline
+from app.kit.figure_style import PALETTE, axis, build, histogram, scatter, unit_circle_trace, vline
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.rings import RingStudy, ring_study
@@ -104,15 +104,15 @@ def eigenvalue_ring_figure(study: RingStudy) -> go.Figure:
     for n, r in enumerate(bounds):           # both edges of the ring: one legend entry
         traces.append(unit_circle_trace(f"ring {study.r_min:g} ≤ |λ| ≤ {study.r_max:g}", r, color=RING_COLOR,
                                         dash="dash").update(legendgroup="ring", showlegend=n == 0))
-    traces.append(go.Scatter(x=lam.real, y=lam.imag, mode="markers", name="λ",
-                             marker=dict(size=6, color=PALETTE[0], opacity=0.7),
-                             customdata=np.stack([study.radii, study.horizons], -1),
-                             hovertemplate="|λ| = %{customdata[0]:.5f}<br>horizon %{customdata[1]:.4g} steps"
-                                           "<extra></extra>"))
+    traces.append(scatter(x=lam.real, y=lam.imag, mode="markers", name="λ",
+                          marker=dict(size=6, color=PALETTE[0], opacity=0.7),
+                          customdata=np.stack([study.radii, study.horizons], -1),
+                          hovertemplate="|λ| = %{customdata[0]:.5f}<br>horizon %{customdata[1]:.4g} steps"
+                                        "<extra></extra>"))
     for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
-        traces.append(go.Scatter(x=[lam[idx].real], y=[lam[idx].imag], mode="markers", name=label,
-                                 marker=dict(size=14, symbol="star", color=PICK_COLORS[n],
-                                             line=dict(color="black", width=1))))
+        traces.append(scatter(x=[lam[idx].real], y=[lam[idx].imag], mode="markers", name=label,
+                              marker=dict(size=14, symbol="star", color=PICK_COLORS[n],
+                                          line=dict(color="black", width=1))))
     return build(traces, f"{len(lam)} eigenvalues", height=430, legend_side="right",
                  xaxis=axis("Re λ", range=[-1.1, 1.1], constrain="domain"),
                  yaxis=axis("Im λ", range=[-1.1, 1.1], scaleanchor="x"))
@@ -120,11 +120,11 @@ def eigenvalue_ring_figure(study: RingStudy) -> go.Figure:
 
 def radius_histogram_figure(study: RingStudy) -> go.Figure:
     """Histogram of |λ|; the dashed line is what uniform-in-area predicts (density ∝ r)."""
-    traces = [go.Histogram(x=study.radii, nbinsx=30, name="|λ|", marker_color=PALETTE[0],
-                           histnorm="probability density")]
+    traces = [histogram(x=study.radii, nbinsx=30, name="|λ|", marker_color=PALETTE[0],
+                        histnorm="probability density")]
     if len(study.density_radii):
-        traces.append(go.Scatter(x=study.density_radii, y=study.density, mode="lines", name="∝ r (uniform in area)",
-                                 line=dict(color="black", dash="dash")))
+        traces.append(scatter(x=study.density_radii, y=study.density, mode="lines", name="∝ r (uniform in area)",
+                              line=dict(color="black", dash="dash")))
     return build(traces, "Distribution of |λ|", xaxis=axis("|λ|", exponentformat="none"), yaxis=axis("density"))
 
 
@@ -135,9 +135,9 @@ def impulse_response_figure(study: RingStudy) -> go.Figure:
     for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
         h = study.impulse[n]
         color = PICK_COLORS[n]
-        traces.append(go.Scatter(x=steps, y=h.real, name=f"{label}: Re λᵗ", line=dict(color=color, width=1.5)))
-        traces.append(go.Scatter(x=steps, y=np.abs(h), showlegend=False, hoverinfo="skip",
-                                 line=dict(color=color, dash="dot", width=1)))
+        traces.append(scatter(x=steps, y=h.real, name=f"{label}: Re λᵗ", line=dict(color=color, width=1.5)))
+        traces.append(scatter(x=steps, y=np.abs(h), showlegend=False, hoverinfo="skip",
+                              line=dict(color=color, dash="dot", width=1)))
         if study.horizons[idx] < steps[-1]:
             shapes.append(vline(float(study.horizons[idx]), color, "dash"))
     return build(traces, "Impulse responses (dotted: |λ|ᵗ, dashed: horizon)", shapes=shapes,

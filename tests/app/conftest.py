@@ -12,3 +12,12 @@ def _private_run_store(tmp_path_factory):
     patch.setenv("LCSM_DATA_DIR", str(folder))
     yield folder
     patch.undo()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _validated_figures():
+    """Figures built in tests are validated by plotly (a mistyped property fails); the server skips that
+    (app.kit.figure_style.VALIDATE; tests/app/test_figure_validation.py shows the JSON is the same)."""
+    from app.kit import figure_style
+    figure_style.VALIDATE = True
+    yield

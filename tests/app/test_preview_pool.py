@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def test_a_family_is_computed_once_off_the_request_path_and_shared(monkeypatch):
     monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
     done = []
-    pool = PreviewPool(1, lambda key, members: done.append((key, members)))
+    pool = PreviewPool(1, lambda key, members, *results: done.append((key, members)))
     key = ("spring", tuple(sorted(held("spring", k=3.0).items())))
     assert pool.request(key) and pool.request(key) and pool.pending(key)     # the second ask joins the first
     deadline = time.monotonic() + 180
@@ -33,7 +33,7 @@ def test_a_family_is_computed_once_off_the_request_path_and_shared(monkeypatch):
 
 def test_a_busy_machine_sheds_new_families(monkeypatch):
     monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "-1")                       # any load is "busy"
-    pool = PreviewPool(1, lambda key, members: None)
+    pool = PreviewPool(1, lambda key, members, *results: None)
     assert pool.request(("spring", (("k", 9.0),))) is None and pool.backlog() == 0
     assert pool._executor is None                                           # nothing was started for it
 
@@ -41,7 +41,7 @@ def test_a_busy_machine_sheds_new_families(monkeypatch):
 def test_a_worker_keeps_a_quarter_of_the_cache_budget(monkeypatch):
     from app.kit.cache import budget_bytes
     monkeypatch.setenv("LCSM_CACHE_MB", "160")
-    pool = PreviewPool(1, lambda key, members: None)
+    pool = PreviewPool(1, lambda key, members, *results: None)
     try:
         assert pool._pool().submit(budget_bytes).result(timeout=120) == 40 * 2**20
     finally:
@@ -57,7 +57,7 @@ def test_the_worker_exits_when_the_web_process_is_killed():
         import sys, time
         sys.path.insert(0, {ROOT!r})
         from app.kit.preview_pool import PreviewPool
-        pool = PreviewPool(1, lambda key, members: None)
+        pool = PreviewPool(1, lambda key, members, *results: None)
         executor = pool._pool()
         print(*executor._processes, flush=True)
         time.sleep(600)

@@ -91,8 +91,9 @@ def test_a_member_is_the_whole_page_at_that_value(page):
     found = next(m for m in family if m["value"] == value)
     values = {**spec.settings.defaults, name: value}
     result = spec.compute(values)
-    assert set(found["charts"]) == set(spec.chart_names())
-    for chart, fig in spec.figures(values, result).items():
+    moved = spec.sweep.figures(values, result) if spec.sweep.figures is not None else spec.figures(values, result)
+    assert set(found["charts"]) == set(moved)
+    for chart, fig in moved.items():
         drawn, frame = fig.to_dict(), found["charts"][chart]["frame"]
         assert frame["name"] == found["name"] and len(frame["data"]) == len(drawn["data"]), chart
         for moved, trace in zip(frame["data"], drawn["data"]):
