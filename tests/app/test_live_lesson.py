@@ -1,0 +1,70 @@
+"""The live-lesson kind (app/kit/live_lesson.py) on a tiny declared page: a command shows its run in the URL, a
+refusal and a run-store fault land in the error slot in words, a fault while polling is told (not a traceback)
+and what is not a store fault is not hidden; a link naming no run id gets a note."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app import live_demo
+from tests.app.pages import url_value
+
+SCRIPT = """
+import streamlit as st
+from app.kit.live_lesson import render_live
+from tests.app.live_demo import LESSON
+st.caption(f"quantities {render_live(LESSON, {'a': 1})}")
+"""
+
+
+@pytest.fixture
+def page(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    live_demo.WORLD.update(fault=None, moving=False, started=0)
+    return AppTest.from_string(SCRIPT, default_timeout=30)
+
+
+def shown(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_a_command_shows_its_run_and_the_buttons_follow(page):
+    at = page.run()
+    assert not at.exception and "started 0 · run None" in shown(at)
+    assert at.button(key="full").disabled and "quantities {'started': 0.0}" in at.caption[-1].value
+    at.button(key="start").click().run()
+    assert not at.exception and at.session_state["live_demo_run"] == 7 and url_value(at, "run") == "7"
+    assert "started 1 · run 7" in shown(at) and not at.button(key="full").disabled
+
+
+def test_a_refusal_and_a_store_fault_go_to_the_error_slot(page):
+    at = page.run()
+    at.button(key="refuse").click().run()
+    assert not at.exception and [e.value for e in at.error] == ["Cannot start this run: `too big`"]
+    at.run()
+    assert not at.error                                           # said once
+    at.button(key="start").click().run()
+    at.button(key="full").click().run()
+    assert not at.exception and any("disk is full" in e.value for e in at.error)
+
+
+def test_a_store_fault_while_polling_is_told_and_a_bug_is_not_hidden(page):
+    at = page.run()
+    live_demo.WORLD["fault"] = "store"
+    at.run()
+    assert not at.exception and any("cannot open its run store" in e.value for e in at.error)
+    assert "quantities {'started': -1.0}" in at.caption[-1].value  # nothing fetched: the exercises read "not yet"
+    live_demo.WORLD["fault"] = "bug"
+    at.run()
+    assert at.exception
+
+
+def test_a_run_link_that_is_not_an_id_gets_a_note(page):
+    page.query_params["run"] = "12abc"
+    at = page.run()
+    assert not at.exception and at.session_state["live_demo_run"] is None
+    assert any("is not a run id" in w.value for w in at.warning)
+    page2 = AppTest.from_string(SCRIPT, default_timeout=30)
+    page2.query_params["run"] = "42"
+    at2 = page2.run()
+    assert at2.session_state["live_demo_run"] == 42 and "run 42" in shown(at2)
