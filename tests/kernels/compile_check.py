@@ -63,7 +63,7 @@ def tensor_core_ops(compiled) -> str:
     return "+".join(found) if found else "no-mma"
 
 
-def variants(full: bool, K: int = 128, D: int = 128):
+def variants(full: bool, K: int = 128, D: int = 128, in_dtype: str = "bf16"):
     """(name, kernel, constexprs) with the block sizes, warps and matmul precision the launchers
     pick for k = K, d = D on a GPU."""
     from kernels import fused_recurrent, fused_recurrent_matrix
@@ -87,19 +87,23 @@ def variants(full: bool, K: int = 128, D: int = 128):
         out.append((f"matrix fwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_fwd_kernel,
                     dict(common, SAVE=True)))
         out.append((f"matrix bwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_bwd_kernel, common))
-    out += chunk_variants(K, D)
-    out += delta_variants(K, D)
+    out += chunk_variants(K, D, in_dtype)
+    out += delta_variants(K, D, in_dtype)
     return out
 
 
-def chunk_variants(K: int, D: int):
-    """The GLA-family chunk kernels as the launcher sets them up for bf16 inputs on a GPU."""
+def operand_type(in_dtype: str):
     import triton.language as tl
+    return {"bf16": tl.bfloat16, "fp16": tl.float16}.get(in_dtype, tl.float32)
 
+
+def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
+    """The GLA-family chunk kernels as the launcher sets them up on a GPU for in_dtype inputs."""
     from kernels import chunk
     from kernels.utils import DOT_PRECISION
     BK, BV, _ = chunk._blocks(K, D)
-    dots = dict(C=chunk.CHUNK, BK=BK, DT=tl.bfloat16, OP=tl.bfloat16, PREC=DOT_PRECISION)
+    DT = operand_type(in_dtype)
+    dots = dict(C=chunk.CHUNK, BK=BK, DT=DT, OP=DT, PREC=DOT_PRECISION)
     walk = dict(dots, BV=BV, HAS_M0=True, _num_warps=chunk.WARPS, _num_stages=chunk.STATE_STAGES)
     return [
         ("chunk fwd intra", chunk.eos_chunk_fwd_kernel_intra, dict(dots, S=chunk.SUB, _num_warps=4)),
@@ -108,19 +112,18 @@ def chunk_variants(K: int, D: int):
         ("chunk bwd dstate", chunk.eos_chunk_bwd_kernel_dstate, walk),
         ("chunk bwd dout", chunk.eos_chunk_bwd_kernel_dout, dict(dots, BV=BV, _num_warps=chunk.WARPS)),
         ("chunk bwd dscores", chunk.eos_chunk_bwd_kernel_dscores,
-         dict(C=chunk.CHUNK, BV=BV, DT=tl.bfloat16, OP=tl.bfloat16, PREC=DOT_PRECISION, _num_warps=4)),
+         dict(C=chunk.CHUNK, BV=BV, DT=DT, OP=DT, PREC=DOT_PRECISION, _num_warps=4)),
         ("chunk bwd dintra", chunk.eos_chunk_bwd_kernel_dintra, dict(dots, S=chunk.SUB, _num_warps=4)),
     ]
 
 
-def delta_variants(K: int, D: int):
-    """The structured delta-rule kernels as the launcher sets them up for bf16 inputs on a GPU."""
-    import triton.language as tl
-
+def delta_variants(K: int, D: int, in_dtype: str = "bf16"):
+    """The structured delta-rule kernels as the launcher sets them up on a GPU for in_dtype inputs."""
     from kernels import delta
     from kernels.utils import DOT_PRECISION, num_warps
     BK, BV, _ = delta._blocks(K, D)
-    dots = dict(C=delta.CHUNK, BK=BK, DT=tl.bfloat16, OP=tl.bfloat16, PREC=DOT_PRECISION)
+    DT = operand_type(in_dtype)
+    dots = dict(C=delta.CHUNK, BK=BK, DT=DT, OP=DT, PREC=DOT_PRECISION)
     return [
         ("delta fused fwd", delta.delta_fused_fwd_kernel,
          dict(BK=BK, BV=BV, CK=32, HAS_M0=True, SAVE=True, _num_warps=num_warps(BK * BV))),
@@ -139,16 +142,18 @@ def main() -> int:
     ap.add_argument("--all", action="store_true", help="every constexpr combination of the fused kernel")
     ap.add_argument("--only", default="", help="comma-separated substrings of the variant names to compile")
     ap.add_argument("--max-spill", type=int, default=None, help="fail a variant whose stack frame exceeds this")
+    ap.add_argument("--in-dtype", default="bf16", choices=("bf16", "fp16", "fp32"),
+                    help="the inputs' dtype (the chunk and delta kernels' matmul operands follow it)")
     args = ap.parse_args()
     if os.environ.get("TRITON_INTERPRET") == "1":
         print("unset TRITON_INTERPRET: compiling needs jitted kernels")
         return 2
     failed = 0
-    for name, kernel, constexprs in variants(args.all):
+    for name, kernel, constexprs in variants(args.all, in_dtype=args.in_dtype):
         if args.only and not any(part in name for part in args.only.split(",")):
             continue
         try:
-            c = compile_kernel(kernel, dict(constexprs), arch=args.arch)
+            c = compile_kernel(kernel, dict(constexprs), in_dtype=args.in_dtype, arch=args.arch)
             usage = resource_usage(c)
             stack = int(usage.split("STACK:")[1].split()[0]) if "STACK:" in usage else 0
             if args.max_spill is not None and stack > args.max_spill:
