@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from lcsm_core.training import RunStore
+from lcsm_core.training import RunStore, client
 from tests.app.pages import open_page
 
 PAGES = ("train_live", "paper_lab")
@@ -58,6 +58,11 @@ def test_a_store_deleted_while_the_server_runs_is_said_and_not_recreated_by_trai
     for name in ("runs.sqlite", "runs.sqlite-wal", "runs.sqlite-shm"):
         if (tmp_path / name).exists():
             (tmp_path / name).unlink()
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert any("deleted or replaced" in s for s in shown(at)), shown(at)
+    try:
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any("deleted or replaced" in s for s in shown(at)), shown(at)
+    finally:                                  # the page's trainer service thread: not left polling a ghost
+        service = client._SERVICES.pop((tmp_path / "runs.sqlite").resolve(), None)
+        if service is not None:
+            service.stop()
