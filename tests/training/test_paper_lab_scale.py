@@ -54,3 +54,13 @@ def test_a_tiny_grid_is_measured_entry_by_entry():
     cost = grid_cost(spec, steps=1)
     assert set(cost.seconds_per_step) == {(label, 16) for label in ABLATIONS["parameterization"].labels}
     assert all(s > 0 for s in cost.seconds_per_step.values()) and cost.device.startswith("cpu")
+
+
+def test_the_cli_picks_the_scale_and_lays_flags_over_it():
+    from lcsm_core.paper_lab.cli import parse_args, specs_from_args
+    paper = specs_from_args(parse_args(["--grid", "tau", "--scale", "paper", "--d-model", "128"]))
+    assert [(s.d_model, s.device, s.seq_lens) for s in paper] == [(128, "cuda", (32, 64, 128, 256))]
+    assert len(specs_from_args(parse_args(["--grid", "tau", "--scale", "paper", "--device", "cpu"]))) == 4
+    cpu = specs_from_args(parse_args(["--grid", "tau", "--scale", "cpu", "--vocab-size", "128", "--steps", "50000"]))
+    assert [(s.seeds, s.vocab_size, s.steps) for s in cpu] == [((0, 1, 2), 128, 50_000)]
+    assert specs_from_args(parse_args(["--grid", "tau"])) == [DEFAULT_SPECS["tau"]]
