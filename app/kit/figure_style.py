@@ -58,6 +58,7 @@ TITLE_LINE_CHARS = 44  # a title line that fits a chart as wide as a phone (≈ 
 SUBTITLE_ROW_CHARS = 40  # subplot titles' characters a row of panels fits on a phone (a line: 40 // columns)
 TITLE_LINE_PX = 20
 NARROW_PANEL_TICKS = dict(nticks=4, tickangle=0)   # a row of 3+ panels on a phone: few upright ticks, not sideways
+SHORT_BAR, SHORT_BAR_TICKS = 0.3, dict(nticks=3, tickangle=0)   # a flat colour bar under one of 3+ panels: 3 ticks
 CLEAR = "rgba(0,0,0,0)"
 FLOAT32_SPAN = 1e-3    # float32's 1e-7 rounding stays under 1e-4 of the drawn span: invisible
 FLOAT32_LIMIT = 1e30   # magnitudes float32 holds with room (its range ends near 3.4e38; its normals near 1e-38)
@@ -374,13 +375,17 @@ def _title_lines(title: str, limit: int = TITLE_LINE_CHARS) -> list[str]:
 
 def _with_colorbar(trace):
     """A heatmap draws its colour bar (in the house number format); an upright colour bar's title runs along its
-    right side (on top it sat on the top tick label on a phone: "accuracy" over "1"); other traces pass unchanged."""
+    right side (on top it sat on the top tick label on a phone: "accuracy" over "1"); a flat one shorter than
+    `SHORT_BAR` of the chart gets 3 upright ticks (more overlapped, or turned sideways, on a phone); other traces
+    pass unchanged."""
     if isinstance(trace, HEATMAP):
         ASSIGN(trace, {"showscale": True, "colorbar": {**COLORBAR, **(_raw(trace, "colorbar") or {})}})
     bar = _raw(trace, "colorbar") or {}
     title = bar.get("title") or {}
     if title.get("text") and "side" not in title and bar.get("orientation", "v") == "v":
         ASSIGN(trace, {"colorbar": {**bar, "title": {**title, "side": "right"}}})
+    elif bar.get("orientation") == "h" and bar.get("len", 1) < SHORT_BAR:
+        ASSIGN(trace, {"colorbar": {**bar, **SHORT_BAR_TICKS}})
     return trace
 
 

@@ -7,6 +7,10 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
 - A page link (Home's lesson list) and a toggle's label wrap instead of cutting their text.
 - On a phone (touch: no hover) plotly's tool bar stays shown: it gets its own row above the chart instead of
   covering the chart's title.
+- The presenter view (`?present=1`, a projector at 1280×720) is a stage, as TensorFlow Playground's: the page's
+  controls and its readouts in a narrow column on the left, the charts on the right, under nothing but the title
+  (the objectives and notes fold at the end), so the controls in use and the main chart share the first screen
+  (`presenter_columns`).
 Charts place their titles and legends in `figure_style.build`; the sidebar's order is `render.render_lesson`'s.
 """
 from __future__ import annotations
@@ -26,12 +30,36 @@ LAYOUT_CSS = """
   padding: 0.2rem 0; }
 [data-testid="stPageLink"] a, [data-testid="stPageLink"] a * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; height: auto; }
+.st-key-presenter_controls [data-testid="stWidgetLabel"] p,
+.st-key-presenter_controls [data-testid="stMetricLabel"] p { font-size: 1.05rem !important; }
+.st-key-presenter_controls [data-testid="stMetricValue"], .st-key-presenter_controls [data-testid="stMetricValue"] * {
+  font-size: 1.6rem !important; overflow-wrap: normal !important; }
+.st-key-presenter_controls { gap: 0.4rem; }
+.st-key-presenter_controls h2, .st-key-presenter_controls h3 { font-size: 1.2rem !important;
+  padding: 0.4rem 0 0 !important; }                            /* a group's name, not a page heading */
+.st-key-presenter_controls [data-testid="stHorizontalBlock"] { flex-wrap: wrap; row-gap: 0.2rem; }
+.st-key-presenter_controls [data-testid="stColumn"] { flex: 1 1 100% !important; min-width: 100% !important; }
+[data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) { padding-top: 0.25rem !important; }
+[data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) h1 { font-size: 1.9rem !important;
+  padding-top: 0.25rem !important; padding-bottom: 0 !important; }
 @media (max-width: 640px) {
   [data-testid="stPlotlyChart"] { margin-top: 30px; }         /* not padding: the chart's box has its height */
+  [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]) { overflow: visible !important;
+    margin-bottom: 30px; }   /* its box keeps the chart's height: the 30 px moved down would be cut (the x title) */
   [data-testid="stPlotlyChart"] .modebar-container { top: -30px !important; }
 }
 </style>
 """
+
+
+PRESENTER_SPLIT = (1, 3)       # controls : charts, in the presenter view's two columns
+
+
+def presenter_columns():
+    """The presenter view's two columns: (controls, stage). The controls column is keyed for its compact style;
+    the readouts go there too, under the controls, so a tall first chart still fits the screen beside them."""
+    controls, stage = st.columns(PRESENTER_SPLIT, gap="medium")
+    return controls.container(key="presenter_controls"), stage
 
 
 def layout_style() -> None:

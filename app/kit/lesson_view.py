@@ -16,7 +16,6 @@ from .lesson_text import (
     check_settings,
     item_markdown,
     markdown,
-    objectives_line,
 )
 from .progress import LessonProgress, lesson_progress, solved_titles
 
@@ -78,10 +77,8 @@ def every_lesson_progress() -> list[LessonProgress]:
 
 
 def lesson_intro(lesson: LessonText) -> None:
-    """Title and objectives, at the top of the page."""
+    """The title, at the top of the page (the objectives open the story under it: `reading_order.story`)."""
     st.title(lesson.title)
-    if lesson.objectives:
-        st.markdown(objectives_line(lesson))
 
 
 def lesson_exercises(lesson: LessonText, quantities: dict) -> None:

@@ -13,7 +13,16 @@ from __future__ import annotations
 import streamlit as st
 
 from .lesson import Lesson
-from .lesson_text import LessonFormatError, LessonText, Step, check_steps, lesson_pages, more_notes, step_markdown
+from .lesson_text import (
+    LessonFormatError,
+    LessonText,
+    Step,
+    check_steps,
+    lesson_pages,
+    more_notes,
+    objectives_line,
+    step_markdown,
+)
 from .lesson_text import story as story_text
 from .lesson_view import read_lesson
 
@@ -42,17 +51,16 @@ def draw_steps(steps, container=None) -> None:
 
 
 def story(text: LessonText, steps: StepsByChart, present: bool) -> None:
-    """The top of the lesson: its story open (a projector keeps it folded, the charts need the screen), a line
-    saying where the steps are, and the steps that name no chart; the rest of the notes folded."""
-    rest = more_notes(text)
+    """The top of the lesson, under its title: the objectives, the story open, a line saying where the steps are,
+    and the steps that name no chart; the rest of the notes folded. The presenter view draws none of it here (the
+    charts need the projector's screen): `folded_notes` puts it at the end."""
     if present:
-        if text.body or rest:
-            with st.expander("📖 Lesson notes", expanded=False):
-                for piece in [story_text(text), *rest]:
-                    st.markdown(piece)
         return
+    if text.objectives:
+        st.markdown(objectives_line(text))
     if text.body:
         st.markdown(story_text(text))
+    rest = more_notes(text)
     if rest:
         with st.expander("📖 More notes", expanded=False):
             for piece in rest:
@@ -62,6 +70,17 @@ def story(text: LessonText, steps: StepsByChart, present: bool) -> None:
         st.markdown(f"**Try this** — {placed} step{'s' * (placed != 1)} below, each under the chart it is about "
                     "(👉 Try 1 first).")
     draw_steps(steps.get(TOP, ()))
+
+
+def folded_notes(text: LessonText, steps: StepsByChart) -> None:
+    """The presenter view's objectives, story and notes, folded under the charts; the steps that name no chart
+    (a live page's) stay open above them: they are what the class does next."""
+    draw_steps(steps.get(TOP, ()))
+    pieces = [objectives_line(text), story_text(text), *more_notes(text)]
+    if any(pieces):
+        with st.expander("📖 Lesson notes", expanded=False):
+            for piece in filter(None, pieces):
+                st.markdown(piece)
 
 
 def next_lesson(page: str) -> None:

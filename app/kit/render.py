@@ -15,12 +15,15 @@ standing in until then.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import streamlit as st
 
 from .block_view import draw_blocks
 from .cache import cached
 from .chart_element import ChartSpec, chart_spec
 from .classroom import ClassroomView, current_view, presenter_figure, presenter_style, share_panel
+from .layout import presenter_columns
 from .lesson import Lesson
 from .lesson_view import (
     cached_lesson,
@@ -33,7 +36,7 @@ from .live_lesson import render_live
 from .page_link import READOUT_KEY, link_page
 from .preview import await_family, page_preview
 from .progress import score_line
-from .reading_order import draw_steps, next_lesson, steps_by_chart, story
+from .reading_order import draw_steps, folded_notes, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
 from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset_buttons, show_chart, show_readout
@@ -50,9 +53,12 @@ def render_lesson(lesson: Lesson) -> None:
     load_settings(spec)
     values = save_settings(spec)
     st.session_state[PRESENTING_KEY] = view.present
-    if view.present:                                    # a projector: controls on the page, no sidebar
+    controls = stage = None
+    if view.present:                                    # a projector: the controls beside the charts, no sidebar
         presenter_style()
-        draw_sidebar_settings(spec, values, view, columns=True)
+        controls, stage = presenter_columns()
+        with controls:
+            draw_sidebar_settings(spec, values, view)
     else:
         with st.sidebar:                                # the controls first: above the fold at 1280×720
             if lesson.sidebar_title:
@@ -65,17 +71,20 @@ def render_lesson(lesson: Lesson) -> None:
 
     quantities: dict[str, float] = {}
     pending: list = []                                  # previews to finish once the page is out
-    if lesson.compute is not None:
-        frozen = freeze(values)
-        try:
-            result = computed(lesson.page, frozen, lesson)
-        except ValueError as err:                       # the core's message for settings it cannot run
-            st.error(f"These settings cannot be computed: {err}", icon="🚫")
-            result = None
-        if result is not None:
-            quantities = draw_result(lesson, values, frozen, result, view, pending, steps)
-    if lesson.live is not None:
-        quantities.update(render_live(lesson, values))
+    with stage if stage is not None else nullcontext():   # the presenter view: right of the controls
+        if lesson.compute is not None:
+            frozen = freeze(values)
+            try:
+                result = computed(lesson.page, frozen, lesson)
+            except ValueError as err:                   # the core's message for settings it cannot run
+                st.error(f"These settings cannot be computed: {err}", icon="🚫")
+                result = None
+            if result is not None:
+                quantities = draw_result(lesson, values, frozen, result, view, pending, steps, readout=controls)
+        if lesson.live is not None:
+            quantities.update(render_live(lesson, values))
+    if view.present:
+        folded_notes(text, steps)
     if lesson.snippet is not None and not view.present:
         snippet_panel(lesson, values)
     lesson_exercises(text, quantities)
@@ -112,11 +121,12 @@ def snippet_panel(lesson: Lesson, values: dict) -> None:
 
 
 def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: ClassroomView,
-                pending: list, steps: dict | None = None) -> dict[str, float]:
+                pending: list, steps: dict | None = None, readout=None) -> dict[str, float]:
     """Metrics, panel, charts, equations and caption; a preview whose family is new goes on `pending`; `steps`
-    (chart → its try-this steps) drawn under their charts."""
+    (chart → its try-this steps) drawn under their charts; the metrics in `readout` when given (the presenter
+    view's controls column)."""
     if lesson.metrics is not None:
-        with st.container(key=READOUT_KEY):             # the page link rewrites these during a drag
+        with (readout or st).container(key=READOUT_KEY):   # the page link rewrites these during a drag
             show_readout(lesson.metrics(values, result))
     if lesson.panel is not None:
         draw_blocks(lesson.panel(values, result))

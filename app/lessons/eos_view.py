@@ -63,20 +63,20 @@ def _variant(name: str, signal: str, scale: float = 1.0, T: int = 48) -> dict:
 
 PRESETS = (
     Preset("♾️ Linear attention never forgets", _variant("linear_attention", "impulse"),
-           "o = 1: an impulse stays in memory unchanged forever — move t: m_t never fades and ‖m_t‖ is flat.",
+           "o = 1: an impulse stays in memory unchanged forever — move t: mₜ never fades and ‖mₜ‖ is flat.",
            claim=("min_radius = 1 ± 1e-12", "spectral_radius = 1 ± 1e-12", "max_phase = 0 ± 1e-12",
                   "memory_norm_spread = 0 ± 1e-12")),
     Preset("🚪 GLA forgets selectively", _variant("gla", "random"),
-           "A data-dependent decay g_t: each row of the memory fades at its own, input-chosen rate.",
+           "A data-dependent decay gₜ: each row of the memory fades at its own, input-chosen rate.",
            claim=("o_data_dependent = 1", "spectral_radius < 1", "eigen_spread > 0.02")),
     Preset("🌀 LRPE rotates", _variant("lrpe", "repeated pattern"),
-           "o = exp(iθⱼ) per memory row, θⱼ = 10000^(−j/k) (row 0 turns 1 rad a step): the memory spins in the "
-           "complex plane and W[t, s] = Σⱼ cos((t − s)θⱼ) q_tⱼ k_sⱼ depends on the distance t − s — it differs from "
-           "linear attention's masked QKᵀ by about half of QKᵀ's size.",
+           "o = exp(iθⱼ) per memory row, θⱼ = 10000 to the power −j/k (row 0 turns 1 rad a step): the memory spins "
+           "in the complex plane and W[t, s] = Σⱼ cos((t − s)θⱼ) qₜⱼ kₛⱼ depends on the distance t − s — it differs "
+           "from linear attention's masked QKᵀ by about half of QKᵀ's size.",
            claim=("complex_memory = 1", "min_radius = 1 ± 1e-9", "spectral_radius = 1 ± 1e-9", "max_phase = 1 ± 1e-9",
                   "weights_vs_linear between 0.35 and 0.7")),
     Preset("🐢 Cosformer turns slowly", _variant("cosformer", "repeated pattern", T=128),
-           "o = exp(iθ) with θ = π/1024: in 128 steps the memory turns only 22.5°, so W[t, s] = cos((t − s)θ) q_t·k_s "
+           "o = exp(iθ) with θ = π/1024: in 128 steps the memory turns only 22.5°, so W[t, s] = cos((t − s)θ) qₜ·kₛ "
            "stays within 8 % of linear attention's masked QKᵀ — a quarter turn takes 512 steps.",
            claim=("T = 128", "max_phase = 0.00306796 ± 1e-8", "min_radius = 1 ± 1e-9", "weights_vs_linear < 0.08")),
     Preset("💥 DeltaNet explodes", _variant("deltanet", "random", scale=20.0),
@@ -86,7 +86,8 @@ PRESETS = (
            "Same push, but 1 − (k⊙k)εᵀ stays in (0, 1]: bounded memory.",
            claim=("scale = 20", "min_eigen_re > 0", "max_phase = 0 ± 1e-12", "spectral_radius <= 1", "diverged = 0")),
     Preset("🧪 LCSM code 1-9-1-0", dict(_variant("gla", "random"), source="model code", code="1-9-1-0"),
-           "Data-dependent expand and shrink, oscillation = outer(data-dependent k, learned d).",
+           "Data-dependent expand and shrink; the oscillation is the outer product of a data-dependent k-vector and a "
+           "learned d-vector.",
            claim=("e_data_dependent = 1", "s_data_dependent = 1", "o_data_dependent = 1")),
 )
 

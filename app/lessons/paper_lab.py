@@ -95,7 +95,7 @@ PRESETS = (
     _preset("data_dependence", "8 codes e-o-s-0: which of e, o, s must read the input?"),
     _preset("oscillation", "12 ways to build o (1-o-1-0): on MQAR the paper's complex 1-11-1-0 stood out."),
     _preset("activation", "8 activations of e and s (1-1-1-a): sigmoid (a = 2) was the paper's best."),
-    _preset("tau", "sigmoid(Wx)^(1/τ) for τ = 1..64: does a slower-forgetting o recall better?"),
+    _preset("tau", "sigmoid(Wx) to the power 1/τ, for τ = 1..64: does a slower-forgetting o recall better?"),
 )
 
 

@@ -37,7 +37,7 @@ from lcsm_core.dynamics.propagation import (
 )
 from lcsm_core.dynamics.propagation_family import propagation_family
 
-EIGENVALUE = "LRU eigenvalue λ = e^(−ν + iθ)"
+EIGENVALUE = "LRU eigenvalue λ = exp(−ν + iθ)"
 SETTINGS = Settings("propagation", (
     Setting.slider("gap", "steps between the two tokens", 100, 1, 200),
     Setting.slider("length", "steps after the second token", 200, 1, 400),

@@ -133,6 +133,19 @@ def test_every_try_this_step_speaks_the_pages_words(name):
             assert not named(text, names), (name, named(text, names), text)
 
 
+ASCII_MATH = re.compile(r"\^|\bsqrt\b|\w ?\* ?\w|\b[A-Za-z]+_\w+")
+
+
+def test_every_preset_caption_writes_math_in_unicode_or_words():
+    """Issue 21 item 3: a preset's caption says "mₜ", "exp(0.05)", "to the power", never "m_t", "e^0.05", "sqrt"."""
+    from app.lessons import all_lessons
+
+    ascii_math = [(page.page, preset.label, ASCII_MATH.findall(prose(preset.insight)))
+                  for page in all_lessons() for preset in page.presets if ASCII_MATH.search(prose(preset.insight))]
+    assert not ascii_math, ascii_math
+    assert ASCII_MATH.findall("g_t = sigmoid(Wx)^(1/τ), a*b, sqrt(2)") == ["g_t", "^", "a*b", "sqrt"]
+
+
 def test_the_word_check_catches_variable_names():
     spring = LESSONS["01-spring.md"]
     assert named("raise zeta above 1", variable_names(spring)) == ["zeta"]

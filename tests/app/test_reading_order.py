@@ -98,6 +98,15 @@ def test_the_presenter_view_folds_the_story_for_the_charts():
     assert any(m.value.startswith("A mass $m$ on a spring") for m in notes.markdown)
 
 
+def test_the_presenter_view_keeps_a_live_pages_steps_open_under_its_live_part():
+    at = open_page("check_math", {"present": "1"})
+    assert not at.exception
+    [notes] = [e for e in at.expander if "Lesson notes" in e.label]
+    tries = [i.value for i in at.info if i.value.startswith("**Try ")]
+    assert len(tries) == len(LESSONS["10-check-math.md"].steps)
+    assert not [i for i in notes.info if i.value.startswith("**Try ")]
+
+
 def test_a_step_naming_an_unknown_chart_is_told_on_its_page_only(tmp_path, monkeypatch):
     for path in lt.lesson_files():
         (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")

@@ -6,7 +6,11 @@ are for that):
 - nothing in the main block is wider than the window, unless it sits inside a box that scrolls sideways
   (a wide table or equation scrolls; the page itself never does);
 - at 1280×720 the sidebar's first control (and the spring's damping slider) shows without scrolling;
-- on a phone no chart's title, subplot titles and legend overlap.
+- at 1280×720 in the presenter view (`?present=1`) the page's main chart (its first) and the controls in use (the
+  first one, and the setting the page previews while dragging) are all within the first screen (issue 21.5);
+- on a phone no chart's title, subplot titles and legend overlap; every x-axis title is whole (inside its chart,
+  not cut by the box around it, clear of the tick labels); the charts stack, one a row (heatmaps among them), and
+  no colour bar's tick labels overlap.
 One browser and one app serve every page; a page is read once it finished running and drew its charts.
 """
 import time
@@ -100,6 +104,52 @@ CONTROL_BOTTOM = """(label) => { const side = document.querySelector('[data-test
 # Page → the control a teacher reaches for first, checked above the fold by its label.
 MAIN_CONTROL = {"spring": "damping c"}
 
+# The presenter view's first screen: the main chart (the page's first) and the controls column's first widget and
+# the one labelled `label` (the setting the page previews while dragging): [label, top, bottom] of each (px).
+PRESENTER_FOLD = """(label) => { const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const span = e => { const b = e.getBoundingClientRect(); return [Math.round(b.top), Math.round(b.bottom)] };
+  const controls = document.querySelector('.st-key-presenter_controls');
+  const labels = controls ? [...controls.querySelectorAll('[data-testid="stWidgetLabel"]')] : [];
+  const widget = l => l.closest('[data-testid="stElementContainer"]') || l;
+  const chart = main.querySelector('[data-testid="stPlotlyChart"]');
+  const named = label && labels.find(l => l.innerText.trim() === label);
+  return {chart: chart ? [(chart.querySelector('.gtitle') || {}).textContent || 'chart', ...span(chart)] : null,
+          first: labels.length ? [labels[0].innerText.trim(), ...span(widget(labels[0]))] : null,
+          named: label ? (named ? [label, ...span(widget(named))] : [label, null, null]) : null} }"""
+
+# Per chart on a phone: x-axis titles cut (outside the chart, or by a box around it that hides what overflows) or
+# on top of tick labels; charts side by side; colour-bar tick labels on top of each other.
+PHONE_CHARTS = """() => { const out = [], main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const width = main.getBoundingClientRect().width;
+  document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((plot, n) => {
+    const title = plot.querySelector('.gtitle');
+    const name = `chart ${n + 1} (${(title && title.textContent.slice(0, 30)) || 'untitled'})`;
+    const frame = plot.getBoundingClientRect();
+    if (frame.width < 0.85 * width) out.push(`${name}: ${Math.round(frame.width)} px wide in ${Math.round(width)} px:`
+                                              + ' not stacked');
+    let clip = null;
+    for (let e = plot.parentElement; e && e !== main; e = e.parentElement) {
+      const st = getComputedStyle(e);
+      if (st.overflowY !== 'visible') { clip = e.getBoundingClientRect(); break; } }
+    const ticks = [...plot.querySelectorAll('.xaxislayer-above text, .yaxislayer-above text')]
+      .map(t => t.getBoundingClientRect()).filter(r => r.width > 0);
+    plot.querySelectorAll('[class^="g-x"][class$="title"] text').forEach(t => {
+      const b = t.getBoundingClientRect(), what = `${name}: x-axis title ${JSON.stringify(t.textContent)}`;
+      if (!t.textContent.trim() || b.width === 0) return;
+      if (b.top < frame.top - 1 || b.bottom > frame.bottom + 1 || b.left < frame.left - 1 || b.right > frame.right + 1)
+        out.push(`${what} sticks out of the chart`);
+      if (clip && b.bottom > clip.bottom + 1) out.push(`${what} is cut at ${Math.round(clip.bottom)} px`);
+      if (ticks.some(r => hit(b, r))) out.push(`${what} overlaps tick labels`); });
+    plot.querySelectorAll('.colorbar').forEach(bar => {
+      const labels = [...bar.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
+        .filter(([, r]) => r.width > 0);
+      for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++)
+        if (hit(labels[i][1], labels[j][1])) {
+          out.push(`${name}: colour-bar labels ${JSON.stringify(labels[i][0])} and ${JSON.stringify(labels[j][0])} `
+                   + 'overlap'); return; } }); });
+  return out }"""
+
 
 @pytest.fixture(scope="module")
 def browser_and_url(tmp_path_factory):
@@ -148,7 +198,41 @@ def test_projector_1280x720_metrics_whole_controls_above_the_fold(browser_and_ur
     assert not problems, "\n".join(problems)
 
 
-def test_presenter_view_at_1280x720_cuts_no_metric(browser_and_url):
+def charts_of(path: str) -> list[str]:
+    """The charts a page declares (a live page draws its own in its live part: none declared)."""
+    from app.lessons import lesson
+
+    return lesson(path).chart_names()
+
+
+def swept_label(path: str) -> str | None:
+    """The label of the setting a page previews while dragging (None for a page without a preview)."""
+    from app.lessons import lesson
+
+    sweep = lesson(path).sweep
+    return lesson(path).settings[sweep.setting].label if sweep is not None else None
+
+
+def presenter_fold(found: dict, whole: bool = True) -> list[str]:
+    """What of the presenter view's main chart and controls in use lies outside the first screen. `whole`: the main
+    chart must fit whole (a page of declared charts); a live page's chart (below its run buttons and verdict) must
+    at least start on the first screen with a third of its height."""
+    def outside(what: str, box) -> bool:
+        if box[1] is None or box[1] < 0:
+            return True
+        if what == "main chart" and not whole:
+            return box[1] + (box[2] - box[1]) / 3 > PROJECTOR[1]
+        return box[2] > PROJECTOR[1]
+
+    return [f"{what} {box[0]!r} is not within the first screen (top {box[1]}, bottom {box[2]} px; "
+            f"the screen is {PROJECTOR[1]} px)"
+            for what, box in (("main chart", found["chart"]), ("first control", found["first"]),
+                              ("previewed control", found["named"]))
+            if box is not None and outside(what, box)] + (
+        ["no control in the presenter view's controls column"] if found["first"] is None else [])
+
+
+def test_presenter_view_at_1280x720_cuts_no_metric_and_shows_main_chart_and_controls(browser_and_url):
     browser, url = browser_and_url
     page = browser.new_page(viewport=dict(zip(("width", "height"), PROJECTOR)))
     problems = []
@@ -157,6 +241,8 @@ def test_presenter_view_at_1280x720_cuts_no_metric(browser_and_url):
             open_page(page, f"{url}/{path}?present=1")
             page.screenshot(path=str(SHOTS / f"layout-present-{path}.png"))
             problems += [f"{path}: {p}" for p in page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW)]
+            fold = presenter_fold(page.evaluate(PRESENTER_FOLD, swept_label(path)), whole=bool(charts_of(path)))
+            problems += [f"{path}: {p}" for p in fold]
     finally:
         page.close()
     assert not problems, "\n".join(problems)
@@ -172,6 +258,7 @@ def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends
             open_page(page, f"{url}/{path}")
             page.screenshot(path=str(SHOTS / f"layout-390-{name_of(path)}.png"))
             found = page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW) + page.evaluate(CHART_OVERLAPS)
+            found += page.evaluate(PHONE_CHARTS)
             problems += [f"{name_of(path)}: {p}" for p in found]
             whole_page_shot(page, SHOTS / f"layout-390-{name_of(path)}-full.png")
     finally:
