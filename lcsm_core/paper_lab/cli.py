@@ -174,6 +174,14 @@ def main(argv=None) -> int:
     return 0
 
 
+def machine(spec: GridSpec) -> str:
+    """Where the shipped numbers were measured, in words: the GPU when the cells trained on one."""
+    import torch
+    if spec.device != "cpu" and torch.cuda.is_available():
+        return f"an {torch.cuda.get_device_name()} GPU beside a {os.cpu_count()}-core CPU"
+    return f"a {os.cpu_count()}-core CPU"
+
+
 def run_one_grid(spec: GridSpec, runner: GridRunner, args: argparse.Namespace) -> int:
     print(f"grid {spec.grid_id}: {spec.cell_count} cells × {spec.steps} steps on {runner.where}; "
           f"store {runner.db_path}", file=sys.stderr)
@@ -184,7 +192,7 @@ def run_one_grid(spec: GridSpec, runner: GridRunner, args: argparse.Namespace) -
         return 2
     print(json.dumps(result, ensure_ascii=False), flush=True)
     if args.ship:
-        save_shipped(shipped_path(spec.ablation), spec, results, device=f"a {os.cpu_count()}-core CPU, {runner.where}",
+        save_shipped(shipped_path(spec.ablation), spec, results, device=f"{machine(spec)}, {runner.where}",
                      measured_on=time.strftime("%Y-%m-%d"), wall_s=result["wall_s"], workers=runner.workers)
         print(f"wrote {shipped_path(spec.ablation)}", file=sys.stderr)
     return 0
