@@ -163,8 +163,15 @@ def main(argv=None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.ray and args.gpus_per_cell == 0 and any(spec.device == "cuda" for spec in specs):
+        print("note: --device cuda on Ray with --gpus-per-cell 0: Ray hides the GPUs from a task that asks for "
+              "none, so each cell will fail to find one; ask for --gpus-per-cell 1 (or a fraction)", file=sys.stderr)
     for spec in specs:                                  # the cost of everything asked for, before anything runs
-        print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
+        try:
+            print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
+        except ValueError as err:                       # e.g. cuda cells measured from a machine without a GPU
+            print(f"cost: {spec.grid_id}: {spec.cell_count} cells × {spec.steps} steps; not measured on this "
+                  f"machine ({err})", file=sys.stderr, flush=True)
     if args.cost_only:
         return 0
     for spec in specs:

@@ -103,3 +103,13 @@ def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsy
     assert shipped.spec.grid_id == summary["summary"] and len(shipped.results) == 3
     assert results.is_complete(shipped.spec, shipped.results) and shipped.workers == 1
     assert {r.source for r in shipped.results} == {"shipped"} and "core CPU" in shipped.device
+
+
+def test_a_gpu_grid_asked_from_a_cpu_machine_says_its_cost_is_unmeasured(tmp_path, subprocess_env):
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: the cost is measured")
+    out = run_cli(["--grid", "tau", *TINY, "--device", "cuda", "--ray", "127.0.0.1:1", "--cost-only",
+                   "--db", str(tmp_path / "g.sqlite")], subprocess_env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "not measured on this machine" in out.stderr and "--gpus-per-cell 1" in out.stderr
