@@ -64,3 +64,12 @@ def test_the_cli_picks_the_scale_and_lays_flags_over_it():
     cpu = specs_from_args(parse_args(["--grid", "tau", "--scale", "cpu", "--vocab-size", "128", "--steps", "50000"]))
     assert [(s.seeds, s.vocab_size, s.steps) for s in cpu] == [((0, 1, 2), 128, 50_000)]
     assert specs_from_args(parse_args(["--grid", "tau"])) == [DEFAULT_SPECS["tau"]]
+
+
+def test_a_grid_says_how_it_differs_from_the_paper():
+    from lcsm_core.paper_lab.scale import differences_from_paper
+    shipped = "\n".join(differences_from_paper(DEFAULT_SPECS["tau"]))
+    assert "d = 32, k = 32" in shipped and "vocabulary of 64" in shipped and "too few for a verdict" in shipped
+    assert "the best of 2 learning rate(s) 0.003, 0.01" in shipped and "1e-05 … 0.01" in shipped
+    paper = "\n".join(differences_from_paper(paper_specs("tau")[0]))
+    assert "3 seeds per cell\n" in paper and "sequence lengths 32, 64, 128, 256" in paper and "cuda" in paper
