@@ -25,6 +25,8 @@ parts (w_t, β_t), never as a k×k matrix per step.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import triton
 import triton.language as tl
@@ -33,6 +35,19 @@ from torch.autograd.function import once_differentiable
 from .utils import DOT_PRECISION, check_checkpoint, check_device, next_pow2, num_warps, operand_dtype
 
 CHUNK = 64   # the chunked form's C: four 16-row tensor-core tiles
+
+
+class WY(NamedTuple):
+    """What the chunked forward leaves for its backward, per step row (B, T, ·): P = Tinv diag(β) W (k wide),
+    G = Tinv diag(β) tril₋(W Eᵀ), Asw = tril(S Wᵀ), Ase = tril(S Eᵀ), Ti = Tinv (C wide), X (d wide)."""
+
+    P: torch.Tensor
+    G: torch.Tensor
+    Asw: torch.Tensor
+    Ase: torch.Tensor
+    X: torch.Tensor
+    Ti: torch.Tensor
+
 CHUNK_WARPS = 8   # k = 128, C = 64: the chunked kernels' tiles fit in registers with 8 warps (compile_check.py)
 STATE_STAGES = 2  # the chunk walk prefetches one chunk ahead; Triton's default 3 spills 96 bytes at k = 128
 
@@ -130,7 +145,7 @@ def delta_bwd_kernel(
 
 @triton.jit
 def delta_chunk_prep_kernel(
-    e, w, beta, s, P, G, Asw, Ase, T, K,
+    e, w, beta, s, P, G, Asw, Ase, Ti, T, K,
     C: tl.constexpr, BK: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
     # One program per (batch, chunk), all in parallel: the value-independent parts of the WY form.
@@ -153,7 +168,9 @@ def delta_chunk_prep_kernel(
         b_row = tl.sum(tl.where(oc[:, None] == r, b_N, 0.), 0)
         b_row += tl.sum(b_row[:, None] * b_N, 0) * (oc < r)
         b_N = tl.where(oc[:, None] == r, b_row[None, :], b_N)
-    b_Tb = (b_N + tl.where(oc[:, None] == oc[None, :], 1., 0.)) * b_beta[None, :]   # Tinv diag(β)
+    b_Ti = b_N + tl.where(oc[:, None] == oc[None, :], 1., 0.)                      # Tinv
+    tl.store(Ti + p_tc, b_Ti, mask=mt[:, None])                                      # for the WY backward
+    b_Tb = b_Ti * b_beta[None, :]                                                    # Tinv diag(β)
     b_Awe = tl.where(strict, tl.dot(b_w, tl.trans(b_e), input_precision=PREC), 0.)
     b_P = tl.dot(b_Tb.to(DT).to(OP), b_w, input_precision=PREC)
     b_G = tl.dot(b_Tb.to(DT).to(OP), b_Awe.to(DT).to(OP), input_precision=PREC)
@@ -244,7 +261,8 @@ def dot_dtype(x: torch.Tensor):
 
 def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: bool):
     """i (B, T, d), e/w/s (B, T, k), beta (B, T), m0 (B, k, d) or None; contiguous.
-    Returns fp32 y (B, T, d), m_T (B, k, d), the saved memories (B, NC, k, d) and their interval."""
+    Returns fp32 y (B, T, d), m_T (B, k, d), the saved memories (B, NC, k, d), their interval, and for the
+    chunked form the per-chunk WY factors its backward reads (None otherwise)."""
     B, T, D = i.shape
     K = e.shape[-1]
     BK, BV, NV = _blocks(K, D)
@@ -255,17 +273,17 @@ def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: boo
     mT = torch.empty(B, K, D, **f32)
     ck = torch.empty(B, NC, K, D, **f32) if save else mT
     if B == 0:   # an empty batch launches nothing (a zero-size grid is an error on CUDA)
-        return y, mT, ck, CK
+        return y, mT, ck, CK, None
     m0_arg = m0 if m0 is not None else mT
     if not chunked:
         delta_fused_fwd_kernel[(B, NV)](i, e, w, beta, s, m0_arg, y, mT, ck, T, K, D, NC, BK=BK, BV=BV, CK=CK,
                                         HAS_M0=m0 is not None, SAVE=save, num_warps=num_warps(BK * BV))
-        return y, mT, ck, CK
+        return y, mT, ck, CK, None
     DT = dot_dtype(i)
     OP = operand_dtype(DT)
     P = torch.empty(B, T, K, **f32)
-    G, Asw, Ase = (torch.empty(B, T, CHUNK, **f32) for _ in range(3))
-    delta_chunk_prep_kernel[(B, NC)](e, w, beta, s, P, G, Asw, Ase, T, K, C=CHUNK, BK=BK, DT=DT, OP=OP,
+    G, Asw, Ase, Ti = (torch.empty(B, T, CHUNK, **f32) for _ in range(4))
+    delta_chunk_prep_kernel[(B, NC)](e, w, beta, s, P, G, Asw, Ase, Ti, T, K, C=CHUNK, BK=BK, DT=DT, OP=OP,
                                      PREC=DOT_PRECISION, num_warps=CHUNK_WARPS)
     X = torch.empty(B, T, D, **f32)
     ck = ck if save else torch.empty(B, NC, K, D, **f32)   # the outputs read every chunk's H
@@ -273,7 +291,7 @@ def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: boo
     delta_chunk_state_kernel[(B, NV)](i, e, w, P, G, m0_arg, X, mT, ck, T, K, D, NC, **dots,
                                       HAS_M0=m0 is not None, num_warps=CHUNK_WARPS, num_stages=STATE_STAGES)
     delta_chunk_out_kernel[(B, NC, NV)](i, s, Asw, Ase, X, ck, y, T, K, D, NC, **dots, num_warps=CHUNK_WARPS)
-    return y, mT, ck, CK
+    return y, mT, ck, CK, WY(P, G, Asw, Ase, X, Ti)
 
 
 def delta_bwd(i, e, w, beta, s, has_m0: bool, ck, CK: int, dy, dmT):
@@ -296,13 +314,14 @@ def delta_bwd(i, e, w, beta, s, has_m0: bool, ck, CK: int, dy, dmT):
 
 
 class DeltaRuleFunction(torch.autograd.Function):
-    """(i, e, w, beta, s, m0) → fp32 (y, m_T); backward through delta_bwd."""
+    """(i, e, w, beta, s, m0) → fp32 (y, m_T); backward: the chunked WY backward after the chunked forward
+    (delta_wy.py), the recomputing recurrent one (delta_bwd) after the fused forward."""
 
     @staticmethod
     def forward(ctx, i, e, w, beta, s, m0, chunked, checkpoint):
         save = any(ctx.needs_input_grad)
-        y, mT, ck, CK = delta_fwd(i, e, w, beta, s, m0, chunked=chunked, checkpoint=checkpoint, save=save)
-        ctx.save_for_backward(i, e, w, beta, s, ck)
+        y, mT, ck, CK, wy = delta_fwd(i, e, w, beta, s, m0, chunked=chunked, checkpoint=checkpoint, save=save)
+        ctx.save_for_backward(i, e, w, beta, s, ck, *(wy if wy is not None else ()))
         ctx.CK = CK
         ctx.m0_dtype = None if m0 is None else m0.dtype
         return y, mT
@@ -310,9 +329,15 @@ class DeltaRuleFunction(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, dy, dmT):
-        i, e, w, beta, s, ck = ctx.saved_tensors
-        di, de, dw, dbeta, ds, dm0 = delta_bwd(i, e, w, beta, s, ctx.m0_dtype is not None, ck, ctx.CK,
-                                               dy.float().contiguous(), dmT.float().contiguous())
+        i, e, w, beta, s, ck, *wy = ctx.saved_tensors
+        has_m0 = ctx.m0_dtype is not None
+        dy, dmT = dy.float().contiguous(), dmT.float().contiguous()
+        if wy:
+            from .delta_wy import delta_wy_bwd
+            grads = delta_wy_bwd(i, e, w, beta, s, has_m0, ck, WY(*wy), dy, dmT)
+        else:
+            grads = delta_bwd(i, e, w, beta, s, has_m0, ck, ctx.CK, dy, dmT)
+        di, de, dw, dbeta, ds, dm0 = grads
         return (di.to(i.dtype), de.to(e.dtype), dw.to(w.dtype), dbeta.to(beta.dtype), ds.to(s.dtype),
                 None if dm0 is None else dm0.to(ctx.m0_dtype), None, None)
 

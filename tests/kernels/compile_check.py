@@ -119,7 +119,7 @@ def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
 
 def delta_variants(K: int, D: int, in_dtype: str = "bf16"):
     """The structured delta-rule kernels as the launcher sets them up on a GPU for in_dtype inputs."""
-    from kernels import delta
+    from kernels import delta, delta_wy
     from kernels.utils import DOT_PRECISION, num_warps
     BK, BV, _ = delta._blocks(K, D)
     DT = operand_type(in_dtype)
@@ -133,6 +133,8 @@ def delta_variants(K: int, D: int, in_dtype: str = "bf16"):
         ("delta chunk state", delta.delta_chunk_state_kernel,
          dict(dots, BV=BV, HAS_M0=True, _num_warps=delta.CHUNK_WARPS, _num_stages=delta.STATE_STAGES)),
         ("delta chunk out", delta.delta_chunk_out_kernel, dict(dots, BV=BV, _num_warps=delta.CHUNK_WARPS)),
+        ("delta chunk bwd walk", delta_wy.delta_chunk_bwd_walk_kernel,
+         dict(dots, BV=BV, HAS_M0=True, _num_warps=delta.CHUNK_WARPS, _num_stages=delta.STATE_STAGES)),
     ]
 
 

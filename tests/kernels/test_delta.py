@@ -130,3 +130,16 @@ def test_eos_scan_delta_rule_reaches_the_structured_kernels(impl, monkeypatch):
     for name, a, b in zip(("y", "m_T", "di", "de", "dk", "ds", "dm0"), got, want):
         assert a.dtype == torch.float32, name
         assert_close(a, b, name, precision=torch.float32, scale=10)
+
+
+def test_chunked_forward_takes_the_wy_backward(monkeypatch):
+    """After the chunked forward the gradients come from the chunked WY backward (delta_wy.py), not the
+    recurrent walk of the fused form."""
+    import kernels.delta as delta
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the chunked forward fell back to the recurrent backward")
+
+    monkeypatch.setattr(delta, "delta_bwd", refuse)
+    states = delta_states(1, 70, 5, 7)
+    check(lambda i, e, w, beta, s, m0: run_delta(i, e, w, beta, s, m0, impl="chunk"), states, torch.float32)
