@@ -11,7 +11,11 @@ probe starts from them. Each prints PASS or FAIL with what it saw; the exit stat
   a reopen of the link;
 - store faults (items 6, 7; needs the data directory, so only with a server this script starts or --data-dir):
   runs.sqlite replaced by garbage, then deleted: Train live and Paper lab say so in words, with no exception;
-  the file is put back after.
+  the file is put back after;
+- a full disk (item 6; `--full-disk-dir DIR`, an empty small file system, e.g. as root
+  `mount -t tmpfs -o size=3m tmpfs DIR`): a training worker writes its run into DIR/runs.sqlite, a filler file
+  fills the disk; the store's polls must still read, the worker live, the fault be logged once, and the run end
+  "failed" with the reason soon after the filler is deleted, with the rows written before kept.
 
 The lesson-file probe of item 5 edits lessons/ and so runs on a temporary copy in tests/app/test_lesson_isolation.py.
 Light: a few page opens; safe on a loaded machine.
@@ -24,6 +28,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -123,10 +128,66 @@ async def probe_store_faults(url: str, data_dir: Path) -> None:
     print("      (the server keeps refusing the moved file until it restarts: that is the intended behaviour)")
 
 
+def probe_full_disk(folder: Path) -> None:
+    """The worker process logs to its stderr (this process's, inherited): it goes to a file here to be counted."""
+    from lcsm_core.training.manager import RunManager
+    from tests.training.tiny import tiny_config
+    log_path = Path(tempfile.mkstemp(prefix="lcsm-full-disk-", suffix=".log")[1])
+    saved_stderr = os.dup(2)
+    with open(log_path, "wb") as log:
+        os.dup2(log.fileno(), 2)
+    manager = RunManager(folder / "runs.sqlite", max_concurrent=1, max_pause_s=600)
+    filler = folder / "filler"
+    try:
+        run_id = manager.submit(tiny_config(max_steps=5000, max_seconds=600, eval_every=20), "probe")
+        deadline = time.monotonic() + 60
+        while manager.store.get_run(run_id).steps < 50 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        rows_before = len(manager.store.metrics(run_id)["step"])
+        with open(filler, "wb", buffering=0) as f:       # unbuffered: the last write fails here, not at close
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+            except OSError:
+                pass
+        poll_errors = []
+        for _ in range(5):                                    # a page's 1 s polls while the disk is full
+            try:
+                manager.store.get_run(run_id), manager.store.list_runs()
+            except Exception as err:  # noqa: BLE001 — reported
+                poll_errors.append(f"{type(err).__name__}: {err}")
+            time.sleep(1)
+        verdict(not poll_errors, "full disk: 5 polls of the store read while the disk is full", poll_errors)
+        workers = [run.worker for run in manager._runs.values() if getattr(run, "worker", None) is not None]
+        verdict(all(w.alive for w in workers), "full disk: the training worker lives", [w.alive for w in workers])
+        filler.unlink()
+        freed = time.monotonic()
+        while manager.store.get_run(run_id).active and time.monotonic() - freed < 20:
+            time.sleep(0.2)
+        row = manager.store.get_run(run_id)
+        seconds = time.monotonic() - freed
+        verdict(row.status == "failed" and "disk is full" in (row.reason or ""),
+                f"full disk: the run ends failed with the reason {seconds:.1f} s after space returns",
+                (row.status, row.reason))
+        kept = len(manager.store.metrics(run_id)["step"])
+        verdict(kept >= rows_before and manager.store.integrity_ok(),
+                f"full disk: rows written before are kept ({kept} ≥ {rows_before}), the file is sound")
+        logged = log_path.read_text(errors="replace")
+        verdict(logged.count("run store fault") == 1 and "Traceback" not in logged,
+                "full disk: the fault is logged once, with no traceback", logged[-600:])
+    finally:
+        filler.unlink(missing_ok=True)
+        manager.shutdown()
+        os.dup2(saved_stderr, 2)
+        os.close(saved_stderr)
+        log_path.unlink(missing_ok=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="probe this server instead of starting one")
     parser.add_argument("--data-dir", type=Path, help="the server's LCSM_DATA_DIR (enables the store probes)")
+    parser.add_argument("--full-disk-dir", type=Path, help="an empty small file system for the full-disk probe")
     args = parser.parse_args()
     server = None
     data_dir = args.data_dir
@@ -141,6 +202,10 @@ def main() -> int:
             asyncio.run(probe_store_faults(url, data_dir))
         else:
             print("SKIP  store faults: give --data-dir (the server's LCSM_DATA_DIR)")
+        if args.full_disk_dir is not None:
+            probe_full_disk(args.full_disk_dir)
+        else:
+            print("SKIP  full disk: give --full-disk-dir (an empty small file system)")
     finally:
         if server is not None:
             server.stop()
