@@ -3,7 +3,7 @@ parts (w_t, β_t), never as a k×k matrix per step.
 
     m_t = m_{t−1} − β_t w_t (w_tᵀ m_{t−1}) + e_t i_tᵀ          y_t = m_tᵀ s_t
 
-(DeltaNet: w = key, e = β key, i = value, s = query.) Two forward kernels, one backward:
+(DeltaNet: w = key, e = β key, i = value, s = query.) Two forward forms, each with its backward:
 
 - fused recurrent: one program holds a (k, BV) slice of m in fp32 registers and walks the sequence once;
   per step it reads four k-vectors and a scalar instead of a k×k matrix (inference, short sequences).
@@ -15,13 +15,13 @@ parts (w_t, β_t), never as a k×k matrix per step.
       Y = S H + tril(S Wᵀ) X + tril(S Eᵀ) V,       H' = H + Wᵀ X + Eᵀ V.
   `_prep` builds P, G and the two score matrices for every chunk in parallel (they do not depend on the
   values, so once per chunk, shared by every value block); `_state` walks the chunks in order holding a
-  (k, BV) slice of H, every line a tensor-core matmul (operands in the inputs' 16-bit dtype with fp32
-  accumulation; fp32 inputs use DOT_PRECISION).
-- backward (both forwards): the forwards save the memory every CK steps (the chunked one at every chunk
-  start); the backward recomputes a segment's memories into a per-program scratch buffer, then runs the
-  adjoint step, last step first (o_t is symmetric, so dm_{t−1} = dm_t − β_t w_t (w_tᵀ dm_t)):
+  (k, BV) slice of H (X and H only); `_out` forms Y for every (chunk, value block) in parallel. Every line is a
+  tensor-core matmul (operands in the inputs' 16-bit dtype with fp32 accumulation; fp32 inputs at DOT_PRECISION).
+  Its backward is the chunked WY backward of the same shape (delta_wy.py).
+- recurrent backward (after the fused forward): the forward saves the memory every CK steps; the backward
+  recomputes a segment's memories into a per-program scratch buffer, then runs the adjoint step, last step
+  first (o_t is symmetric, so dm_{t−1} = dm_t − β_t w_t (w_tᵀ dm_t)):
       dβ_t = −Σ_d (w_tᵀ dm_t)(w_tᵀ m_{t−1}),  dw_t = −β_t (dm_t (m_{t−1}ᵀ w_t) + m_{t−1} (dm_tᵀ w_t)).
-  A chunked WY backward of the chunked forward's shape is the next step (benchmarks/results/kernels-design.md).
 """
 from __future__ import annotations
 
