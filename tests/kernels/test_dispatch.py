@@ -84,9 +84,11 @@ dev = "cuda"
 x = lambda *s: torch.randn(*s, device=dev)
 cases = {
   "fused-kxd": (x(B, T, d), x(B, T, k) / 8, torch.rand(B, T, k, d, device=dev) * 0.4 + 0.6, x(B, T, k), "elementwise"),
-  "fused-complex": (x(B, T, d), x(B, T, k) / 8, (torch.rand(k, 1, device=dev) * 0.4 + 0.6) * torch.exp(1j * x(k, 1)),
-                    x(B, T, k), "elementwise"),
+  "rotation-complex-kx1": (x(B, T, d), x(B, T, k) / 8,
+                           (torch.rand(k, 1, device=dev) * 0.4 + 0.6) * torch.exp(1j * x(k, 1)), x(B, T, k),
+                           "elementwise"),
   "chunk-kx1": (x(B, T, d), x(B, T, k) / 8, torch.rand(B, T, k, 1, device=dev) * 0.4 + 0.6, x(B, T, k), "elementwise"),
+  "fused-complex-kxd": (x(B, T, d), x(B, T, k) / 8, 0.95 * torch.exp(1j * x(k, d)), x(B, T, k), "elementwise"),
   "matrix": (x(B, T, d), x(B, T, k) / 8, 0.9 * torch.eye(k, device=dev) + 0.01 * x(B, T, k, k), x(B, T, k), "matrix"),
 }
 for name, (i, e, o, s, psi) in cases.items():
@@ -102,6 +104,33 @@ for name, (i, e, o, s, psi) in cases.items():
         scale = max(b.abs().max().item(), 1.0)
         assert err <= 1e-4 * scale, (name, n, err, scale)
     print("ok", name)
+
+# the structured delta rule, both kernels, and the chunk kernel in bf16 (tensor-core operands)
+from lcsm_core.scan.structured import DeltaRule
+from lcsm_core.scan import kernel as adapter
+from lcsm_core.scan.inputs import prepare
+keys = torch.nn.functional.normalize(x(B, T, k), dim=-1)
+beta = torch.rand(B, T, device=dev)
+for impl in ("chunk", "fused_recurrent"):
+    states = [x(B, T, d), x(B, T, k) / 8, keys, beta, x(B, T, k)]
+    outs = []
+    for dt in (torch.float32, torch.float64):
+        leaves = [t.detach().to(dt).requires_grad_() for t in states]
+        i, e, kk, bb, s = leaves
+        inp = prepare(i, e, DeltaRule(kk, bb), s, "matrix")
+        y = (adapter.scan_kernel_delta(inp, None, impl=impl)[0] if dt == torch.float32
+             else eos_scan(i, e, DeltaRule(kk, bb), s, psi="matrix", form="recurrent"))
+        y.square().sum().backward()
+        outs.append([y] + [t.grad for t in leaves])
+    for n, a, b in zip(["y", "di", "de", "dk", "dbeta", "ds"], *outs):
+        err, scale = (a.double() - b).abs().max().item(), max(b.abs().max().item(), 1.0)
+        assert err <= 1e-4 * scale, ("delta " + impl, n, err, scale)
+    print("ok delta", impl)
+i, e, o, s = x(B, T, d), x(B, T, k) / 8, torch.rand(B, T, k, 1, device=dev) * 0.4 + 0.6, x(B, T, k)
+y16 = eos_scan(i.bfloat16(), e.bfloat16(), o, s.bfloat16(), form="kernel").double()
+y64 = eos_scan(*(t.bfloat16().double() for t in (i, e)), o.double(), s.bfloat16().double(), form="recurrent")
+assert (y16 - y64).abs().max().item() <= 3e-2 * max(y64.abs().max().item(), 1.0), "chunk bf16"
+print("ok chunk bf16")
 """
 
 
