@@ -154,13 +154,20 @@ def parse_lesson(text: str) -> LessonText:
 
 
 def markdown(text: str) -> str:
-    """Lesson Markdown as the page hands it to `st.markdown`: a display equation `$$…$$` that spans lines is
-    rewritten in block form (`$$`, the equation, `$$`, each on its own line). Streamlit's renderer reads a line
+    """Lesson Markdown as the page hands it to `st.markdown`: a display equation `$$…$$` that spans lines, or
+    stands alone on its line, is rewritten in block form (`$$`, the equation, `$$`, each on its own line: shown
+    centred, in display style; on one line with its text Streamlit shows it inline). Streamlit's renderer reads a line
     opening with `$$` as a math block whose first line is a label, so `$$a =\\n b.$$` would lose `a =` and run
     the block on to the end of the text, all shown as red TeX source."""
     lines, out, n = text.splitlines(), [], 0
     while n < len(lines):
         opening = re.match(r"^(\s*)\$\$(.*)$", lines[n])
+        alone = re.match(r"^(\s*)\$\$([^$]+)\$\$([.,;:]?)\s*$", lines[n])
+        if alone:                                 # an equation alone on its line: shown as a display, centred
+            indent, equation, stop = alone.groups()
+            out += [f"{indent}$$", indent + equation.strip() + stop, f"{indent}$$"]
+            n += 1
+            continue
         close = next((j for j in range(n + 1, len(lines)) if "$$" in lines[j]), None)
         if opening is None or "$$" in opening.group(2) or close is None:
             out.append(lines[n])                  # prose, a one-line equation, or an unclosed $$ (left as written)

@@ -101,6 +101,9 @@ def test_display_math_over_several_lines_becomes_a_math_block():
                                  "  $$\n  p =\n  q\n  $$\n  after")
     assert lc.markdown("$$\nalready\n$$") == "$$\nalready\n$$"
     assert lc.markdown("$$ unclosed\ntext") == "$$ unclosed\ntext"
+    # an equation alone on its line is shown as a display (on a line with text, Streamlit draws $$…$$ inline)
+    assert lc.markdown("Text:\n\n$$m\\ddot x = f.$$\n  $$p$$,\nand $$q$$ here") == (
+        "Text:\n\n$$\nm\\ddot x = f.\n$$\n  $$\n  p,\n  $$\nand $$q$$ here")
 
 
 BREAKS = {"a bad check line": lambda text: text.replace("check: zeta = 1 ± 0.02", "check: zeta ~ 1"),
