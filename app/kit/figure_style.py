@@ -31,11 +31,19 @@ Less CPU per figure (a swept move builds every chart of its page again; benchmar
   plotly validated when the page made the trace.
 The figure, its dict and its JSON are the same as with plain plotly calls (`go.Figure`, `trace.update`, reading
 `trace.x`): tests/app/test_figure_hygiene.py builds every lesson's charts both ways and compares the JSON.
+
+Validated in tests, not in the server (`VALIDATE`): pages make their traces with `scatter`, `heatmap`, `contour`
+and `histogram`, which let plotly check every value under pytest (a mistyped property fails) and skip the checks
+in the server's processes (~0.12 → 0.02 ms a trace), where `build` also takes the traces into the figure as they
+are instead of copying them (`_adopting`). A preview family builds every chart once per member, so this is most
+of a held move's CPU. The JSON is the same byte for byte (tests/app/test_figure_validation.py: every chart of
+every page at its defaults, presets and extreme settings, and every family).
 """
 from __future__ import annotations
 
 import base64
 import colorsys
+import copy
 import inspect
 import os
 import re
@@ -43,6 +51,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.basedatatypes import BasePlotlyType
 
 COLORS = {"exact": "#222222", "zoh": "#1f77b4", "bilinear": "#2ca02c", "euler": "#d62728",
           "aa": "#1f77b4", "ab": "#ff7f0e", "naive": "#d62728", "exponential": "#2ca02c"}
@@ -66,6 +75,7 @@ MAX_LINE_POINTS = 4000  # a line drawn with more points than this is thinned (a 
 COMPACTED = ("x", "y", "z")
 # The trace classes looked up once: each `go.Scatter` is a lazy-module lookup (an import_module call) in plotly 7.
 SCATTER, BAR, HEATMAP, CONTOUR = go.Scatter, go.Bar, go.Heatmap, go.Contour
+HISTOGRAM, LAYOUT = go.Histogram, go.Layout
 COMPACTED_TRACES = (SCATTER, HEATMAP, CONTOUR, BAR)
 _TEMPLATES: dict[str, dict] = {}        # template name → its plotly JSON, shared by every figure built here
 
@@ -139,7 +149,7 @@ def contour(**props) -> go.Contour:
 
 
 def histogram(**props) -> go.Histogram:
-    return _trace(go.Histogram, props)
+    return _trace(HISTOGRAM, props)
 
 
 def _trace(kind, props: dict):
@@ -148,7 +158,40 @@ def _trace(kind, props: dict):
     if VALIDATE:
         return kind(**props)
     path = kind._path_str
-    return kind(_validate=False, **{key: _unvalidated_value(path, key, value) for key, value in props.items()})
+    props = {key: _unvalidated_value(path, key, value) for key, value in props.items()}
+    order = _class_order(kind)
+    if not all(key in order and not _plotly_object(value) for key, value in props.items()):
+        return kind(_validate=False, **props)          # a path (marker_color), plotly objects: its constructor
+    trace = _clone(_blank(kind))
+    # what the unvalidated constructor stores: the given properties in its order (None: not set), then the type
+    stored = {key: value for key, value in sorted(props.items(), key=lambda item: order[item[0]]) if value is not None}
+    trace._orphan_props = {**stored, **trace._orphan_props}
+    return trace
+
+
+def _plotly_object(value) -> bool:
+    """A plotly object, or a list of them (the constructor stores their JSON instead)."""
+    return isinstance(value, BasePlotlyType) or (isinstance(value, list | tuple) and bool(value)
+                                                 and isinstance(value[0], BasePlotlyType))
+
+
+_BLANKS: dict = {}                       # a plotly class → an empty unvalidated instance of it (copied, never used)
+
+
+def _blank(kind):
+    found = _BLANKS.get(kind)
+    if found is None:
+        found = _BLANKS[kind] = kind(_validate=False)
+    return found
+
+
+def _clone(blank):
+    """A new object as `blank` was made: its attributes, each container copied (PRIVATE PLOTLY API: an instance's
+    state is its attributes; its constructor's ~100 property assignments are the cost this skips)."""
+    made = object.__new__(type(blank))
+    made.__dict__.update({name: copy.copy(value) if isinstance(value, dict | list | set) else value
+                          for name, value in blank.__dict__.items()})
+    return made
 
 
 COERCED = frozenset(("colorscale",))    # properties whose validation rewrites the value: a colour scale's name → its
@@ -240,11 +283,12 @@ def _adopting(traces: list, layout: dict) -> go.Figure:
     assignments): a figure made with the numbered axes alone (xaxis2, ...: plotly registers them as it sets them)
     takes the traces as its own and the rest of the layout with its keys where plotly puts them
     (`_layout_in_plotly_order`). PRIVATE PLOTLY API, as `BaseFigure.__init__` of the pinned plotly 7.1 sets them:
-    `_data_objs`, `_data`, `_data_defaults`, a trace's `_orphan_props`, `_parent` and `_trace_ind`, and the
+    `_data_objs` (a list), `_data`, `_data_defaults`, a trace's `_orphan_props`, `_parent` and `_trace_ind`, and the
     figure's `_layout` (which its layout object reads). The traces must be new (the page's own, made for it)."""
-    numbered = {key: value for key, value in layout.items() if key not in _layout_order() and isinstance(value, dict)}
-    fig = TemplateSharingFigure(layout=numbered, _validate=False)
-    fig._data_objs = tuple(traces)
+    known = _layout_order()
+    numbered = {key: value for key, value in layout.items() if key not in known and isinstance(value, dict)}
+    fig = TemplateSharingFigure(layout=numbered, _validate=False) if numbered else _blank_figure()
+    fig._data_objs = list(traces)
     fig._data = [_props_in_class_order(trace) for trace in traces]
     fig._data_defaults = [{} for _ in traces]
     for index, trace in enumerate(traces):
@@ -255,6 +299,18 @@ def _adopting(traces: list, layout: dict) -> go.Figure:
     fig._layout = _layout_in_plotly_order({key: made.get(key, value) for key, value in layout.items()})
     if "template" in made:
         fig._layout["template"] = made["template"]
+    return fig
+
+
+def _blank_figure() -> go.Figure:
+    """`TemplateSharingFigure(_validate=False)`, an empty figure, copied from one made once (`_clone`); its data
+    validator is its own, as `BaseFigure.__init__` makes it (tied to the figure that sets trace ids)."""
+    blank = _blank(TemplateSharingFigure)
+    fig = _clone(blank)
+    fig._layout_obj = _clone(blank._layout_obj)
+    fig._layout_obj._parent = fig
+    fig._data_validator = copy.copy(blank._data_validator)
+    fig._data_validator.set_uid = fig._set_trace_uid
     return fig
 
 
@@ -273,20 +329,23 @@ def _layout_in_plotly_order(layout: dict) -> dict:
 
 
 def _layout_order() -> dict[str, int]:
-    return _class_order(go.Layout)
+    return _class_order(LAYOUT)
 
 
 def compact_array(values):
     """`values` as float32 when that cannot change the picture (see the module's docstring), else unchanged."""
     if not isinstance(values, np.ndarray) or values.dtype != np.float64 or values.size < 16:
         return values
-    finite = np.abs(values[np.isfinite(values)])
+    finite = values[np.isfinite(values)]
     if not finite.size:
         return values
-    size, nonzero = float(finite.max()), finite[finite > 0]
-    if size > FLOAT32_LIMIT or (nonzero.size and float(nonzero.min()) < 1 / FLOAT32_LIMIT):
+    low, high = float(finite.min()), float(finite.max())
+    size = max(abs(low), abs(high))                     # the largest magnitude
+    if size > FLOAT32_LIMIT or high - low <= FLOAT32_SPAN * size:
         return values
-    if float(np.nanmax(values[np.isfinite(values)]) - np.nanmin(values[np.isfinite(values)])) <= FLOAT32_SPAN * size:
+    magnitudes = np.abs(finite)
+    nonzero = magnitudes[magnitudes > 0]
+    if nonzero.size and float(nonzero.min()) < 1 / FLOAT32_LIMIT:
         return values
     return values.astype(np.float32)
 

@@ -57,3 +57,17 @@ def test_an_unvalidated_figure_is_a_whole_plotly_figure(monkeypatch):
     fig.data[0].name = "b"
     assert fig.to_dict()["layout"]["height"] == 200 and fig.to_dict()["data"][0]["name"] == "b"
     assert isinstance(fig, go.Figure)
+
+
+def test_unvalidated_figures_and_traces_share_no_state(monkeypatch):
+    """Traces and figures copied from blank ones (`figure_style._clone`) are each their own."""
+    monkeypatch.setattr(figure_style, "VALIDATE", False)
+    first, second = (figure_style.build([figure_style.scatter(x=[0.0, 1.0], y=[0.0, 1.0], name=name)], name)
+                     for name in ("a", "b"))
+    first.update_layout(height=123)
+    first.add_trace(go.Scatter(x=[1], y=[1]))
+    first.data[0].line.color = "red"
+    assert second.layout.height != 123 and len(second.data) == 1 and second.data[0].line.color is None
+    assert second.to_dict()["data"][0]["name"] == "b" and first.to_dict()["data"][0]["name"] == "a"
+    fresh = figure_style.build([figure_style.scatter(x=[0.0], y=[0.0])], "c")
+    assert fresh.layout.height == 340 and len(fresh.data) == 1 and fresh.data[0].line.color is None
