@@ -18,9 +18,10 @@ Forward, three kernels:
 Matmul operands are the inputs' 16-bit type with fp32 accumulation (bf16/fp16 inputs), or fp32 at DOT_PRECISION.
 
 Backward, the same shape: `_dstate` walks the chunks in reverse with dH (gradient of the memory after the chunk)
-and stores it per chunk; `_dout` (batch, chunk, value block) gives di and the inter-chunk parts of ds and de
-(partial over value blocks); `_dscores` forms dA = dy iᵀ per chunk; `_dintra` (batch, chunk, sub-chunk) the
-intra-chunk parts of ds and de, matmuls off the diagonal, columns on it. The gradient of the log-gate follows from
+and stores it per chunk; `_dv` and `_dqk` (batch, chunk, value block) give di and the inter-chunk parts of ds and
+de (partial over value blocks; two kernels, as one spilled twice as much at k = 128); `_dscores` forms dA = dy iᵀ
+per chunk; `_dintra` (batch, chunk, sub-chunk) the intra-chunk parts of ds and de, matmuls off the diagonal,
+columns on it. The gradient of the log-gate follows from
 the others (dm the gradient of the memory):
     ∂L/∂a_t = Σ_d dm_t ⊙ g_t m_{t−1} = Σ_{τ≥t} (s_τ ⊙ ds_τ − e_τ ⊙ de_τ) + Σ_d dm_T ⊙ m_T
 so it costs one reverse cumulative sum in torch; autograd of a = log o turns it into ∂L/∂o.
@@ -160,11 +161,39 @@ def eos_chunk_bwd_kernel_dstate(
 
 
 @triton.jit
-def eos_chunk_bwd_kernel_dout(
-    i, e, b, s, A, ck, dck, dy, di, de, ds, T, K, D, B, NC,
+def eos_chunk_bwd_kernel_dv(
+    e, b, A, dck, dy, di, T, K, D, NC,
     C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
-    # (batch, chunk, value block) in parallel: di whole, the inter-chunk ds and de partial over value blocks.
+    # (batch, chunk, value block) in parallel: di = Aᵀ dy + (e ⊙ e^{b_C − b}) dH, whole.
+    i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
+    TP = NC * C
+    ok, oc = tl.arange(0, BK), tl.arange(0, C)
+    ov = i_v * BV + tl.arange(0, BV)
+    ot = c * C + oc
+    mk, mv, mt = ok < K, ov < D, ot < T
+    m_tv = mt[:, None] & mv[None, :]
+    p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+    b_dh = tl.load(dck + (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
+                   other=0.)
+    b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+    b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
+    b_k = tl.load(e + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+    b_kd = (b_k * tl.exp(b_last[None, :] - b_bc)).to(DT).to(OP)
+    b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
+    b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
+    b_dv = tl.dot(tl.trans(b_A), b_dy, input_precision=PREC) + tl.dot(b_kd, b_dh.to(DT).to(OP),
+                                                                      input_precision=PREC)
+    tl.store(di + p_tv, b_dv, mask=m_tv)
+
+
+@triton.jit
+def eos_chunk_bwd_kernel_dqk(
+    i, b, ck, dck, dy, de, ds, T, K, D, B, NC,
+    C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
+):
+    # (batch, chunk, value block) in parallel: the inter-chunk ds = (dy Hᵀ) ⊙ e^{b} and de = (i dHᵀ) ⊙ e^{b_C − b},
+    # partial over value blocks (summed by the launcher).
     i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
     TP = NC * C
     ok, oc = tl.arange(0, BK), tl.arange(0, C)
@@ -175,23 +204,18 @@ def eos_chunk_bwd_kernel_dout(
     m_tk = mt[:, None] & mk[None, :]
     m_tv = mt[:, None] & mv[None, :]
     p_kv = (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :]
-    p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
     p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
-    b_h = tl.load(ck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
-    b_dh = tl.load(dck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
-    b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
-    b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
-    b_decay = tl.exp(b_last[None, :] - b_bc)
-    b_k = tl.load(e + p_tk, mask=m_tk, other=0.)
-    b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
-    b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
-    b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
-    b_dv = tl.dot(tl.trans(b_A), b_dy, input_precision=PREC) + tl.dot((b_k * b_decay).to(DT).to(OP), b_dh,
-                                                                       input_precision=PREC)
-    tl.store(di + p_tv, b_dv, mask=m_tv)
+    p_b = (i_b * TP + ot[:, None]) * K + ok[None, :]
     p_part = ((i_v * B + i_b) * T + ot[:, None]) * K + ok[None, :]
-    tl.store(ds + p_part, tl.dot(b_dy, tl.trans(b_h), input_precision=PREC) * tl.exp(b_bc), mask=m_tk)
-    tl.store(de + p_part, tl.dot(b_v, tl.trans(b_dh), input_precision=PREC) * b_decay, mask=m_tk)
+    b_h = tl.load(ck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
+    b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
+    b_dq = tl.dot(b_dy, tl.trans(b_h), input_precision=PREC)
+    tl.store(ds + p_part, b_dq * tl.exp(tl.load(b + p_b, mask=mk[None, :], other=0.)), mask=m_tk)
+    b_dh = tl.load(dck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
+    b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
+    b_dk = tl.dot(b_v, tl.trans(b_dh), input_precision=PREC)
+    b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
+    tl.store(de + p_part, b_dk * tl.exp(b_last[None, :] - tl.load(b + p_b, mask=mk[None, :], other=0.)), mask=m_tk)
 
 
 @triton.jit
@@ -327,8 +351,10 @@ def chunk_eos_bwd(i, e, s, has_m0: bool, b, A, ck, mT, dy, dmT):
         dots = _dots(i)
         eos_chunk_bwd_kernel_dstate[(B, NV)](b, s, dy, dmT, dck, dm0, T, K, D, NC, C=CHUNK, BK=BK, BV=BV, **dots,
                                              HAS_M0=has_m0, num_warps=WARPS, num_stages=STATE_STAGES)
-        eos_chunk_bwd_kernel_dout[(B, NC, NV)](i, e, b, s, A, ck, dck, dy, di, de, ds, T, K, D, B, NC, C=CHUNK,
-                                               BK=BK, BV=BV, **dots, num_warps=WARPS)
+        eos_chunk_bwd_kernel_dv[(B, NC, NV)](e, b, A, dck, dy, di, T, K, D, NC, C=CHUNK, BK=BK, BV=BV, **dots,
+                                             num_warps=WARPS)
+        eos_chunk_bwd_kernel_dqk[(B, NC, NV)](i, b, ck, dck, dy, de, ds, T, K, D, B, NC, C=CHUNK, BK=BK, BV=BV,
+                                              **dots, num_warps=WARPS)
         eos_chunk_bwd_kernel_dscores[(B, NC)](i, dy, dA, T, D, C=CHUNK, BV=BV, **dots, num_warps=4)
         eos_chunk_bwd_kernel_dintra[(B, NC, CHUNK // SUB)](e, b, s, dA, de[NV], ds[NV], T, K, NC, C=CHUNK, S=SUB,
                                                            BK=BK, **dots, num_warps=4)
