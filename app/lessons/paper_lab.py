@@ -3,8 +3,9 @@
 Prose and exercises: lessons/09-paper-lab.md. The settings make a `GridSpec`. At an ablation's default
 grid the page opens with the results shipped in `lcsm_core/paper_lab/results/`; every cell run on this
 server (the whole grid, what is missing, or one cell again) lands in the same heatmap. The server's one
-`GridRunner` runs one grid at a time on a process pool (or Ray); the results are a fragment that polls
-every two seconds while a grid runs.
+`GridRunner` runs one grid at a time on a process pool (or Ray). The page is a declaration of the live-lesson
+kind (`app.kit.live`): three commands, what it fetches (this server's runs of the grid, merged over the shipped
+ones) and what it draws (heatmap, verdict, runs); the kit polls it every two seconds while a grid runs.
 """
 from __future__ import annotations
 
@@ -222,18 +223,17 @@ def grid_results(v: dict, grid: GridView, c: Control) -> list:
 def verdict_message(claim: str, found, finished: int, cells: int) -> tuple[str, str]:
     """The page's one statement of the claim and its verdict (a `verdict` on this grid's numbers, or None while
     cells are missing) as (info / success / warning / error, text): the claim is never said apart from it. The
-    text is the core's: its outcome (held, did not hold, inconclusive), the seeds it read, its detail and, for a
-    claim tested more than one way, each reading."""
+    text is the core's: its outcome (held, did not hold, inconclusive), its detail (the seeds it read among the
+    numbers) and, for a claim tested more than one way, each reading."""
     said = f"🔎 Checked here: “{claim}”"
     if found is None:
         return "info", f"{said} — once every cell has a result ({finished} of {cells} runs have finished)."
-    seeds = f" ({found.seeds} seed{'' if found.seeds == 1 else 's'} per cell)" if found.seeds else ""
     readings = "".join(f"  \n· {reading}: **{outcome}** — {detail}" for reading, outcome, detail in found.readings)
     if found.held:
-        return "success", f"{said} — **held** on these numbers{seeds}: {found.detail}.{readings}"
+        return "success", f"{said} — **held** on these numbers: {found.detail}.{readings}"
     if found.outcome == INCONCLUSIVE:
-        return "warning", f"{said} — **inconclusive**{seeds}: {found.detail}.{readings}"
-    return "error", f"{said} — **did not hold** at this scale{seeds}: {found.detail}.{readings}"
+        return "warning", f"{said} — **inconclusive**: {found.detail}.{readings}"
+    return "error", f"{said} — **did not hold** at this scale: {found.detail}.{readings}"
 
 
 def grid_quantities(v: dict, grid: GridView | None) -> dict[str, float]:
