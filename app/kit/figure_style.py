@@ -75,7 +75,8 @@ MAX_LINE_POINTS = 4000  # a line drawn with more points than this is thinned (a 
 COMPACTED = ("x", "y", "z")
 # The trace classes looked up once: each `go.Scatter` is a lazy-module lookup (an import_module call) in plotly 7.
 SCATTER, BAR, HEATMAP, CONTOUR = go.Scatter, go.Bar, go.Heatmap, go.Contour
-HISTOGRAM, LAYOUT = go.Histogram, go.Layout
+HISTOGRAM, LAYOUT, XAXIS, YAXIS = go.Histogram, go.Layout, go.layout.XAxis, go.layout.YAxis
+NUMBERED_AXIS = re.compile(r"^[xy]axis([2-9]|[1-9]\d+)$")       # xaxis2, yaxis13 (not xaxis1: plotly's "xaxis")
 COMPACTED_TRACES = (SCATTER, HEATMAP, CONTOUR, BAR)
 _TEMPLATES: dict[str, dict] = {}        # template name → its plotly JSON, shared by every figure built here
 
@@ -287,7 +288,13 @@ def _adopting(traces: list, layout: dict) -> go.Figure:
     figure's `_layout` (which its layout object reads). The traces must be new (the page's own, made for it)."""
     known = _layout_order()
     numbered = {key: value for key, value in layout.items() if key not in known and isinstance(value, dict)}
-    fig = TemplateSharingFigure(layout=numbered, _validate=False) if numbered else _blank_figure()
+    if all(NUMBERED_AXIS.match(key) for key in numbered):
+        fig = _blank_figure()
+        for key in numbered:
+            _add_numbered_axis(fig, key)
+        numbered = {key: _in_plotly_order("layout", key[:5], value) for key, value in numbered.items()}
+    else:                                               # anything else: plotly registers it
+        fig = TemplateSharingFigure(layout=numbered, _validate=False)
     fig._data_objs = list(traces)
     fig._data = [_props_in_class_order(trace) for trace in traces]
     fig._data_defaults = [{} for _ in traces]
@@ -295,7 +302,7 @@ def _adopting(traces: list, layout: dict) -> go.Figure:
         trace._orphan_props = {}
         trace._parent = fig
         trace._trace_ind = index
-    made = fig._layout                                  # the numbered axes as plotly stored them, then the template
+    made = {**fig._layout, **numbered}                  # the numbered axes as plotly stores them, the template
     fig._layout = _layout_in_plotly_order({key: made.get(key, value) for key, value in layout.items()})
     if "template" in made:
         fig._layout["template"] = made["template"]
@@ -312,6 +319,17 @@ def _blank_figure() -> go.Figure:
     fig._data_validator = copy.copy(blank._data_validator)
     fig._data_validator.set_uid = fig._set_trace_uid
     return fig
+
+
+def _add_numbered_axis(fig: go.Figure, name: str) -> None:
+    """Register the axis `name` (xaxis2, ...) with the figure's layout as `Layout._set_subplotid_prop` does: a
+    valid and subplot property, its axis object a child of the layout (read from the layout's dict by name)."""
+    layout = fig._layout_obj
+    axis = _clone(_blank(XAXIS if name[0] == "x" else YAXIS))
+    axis._plotly_name, axis._parent = name, layout
+    layout._valid_props.add(name)
+    layout._subplotid_props.add(name)
+    layout._compound_props[name] = axis
 
 
 def _props_in_class_order(trace) -> dict:
