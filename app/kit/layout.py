@@ -36,7 +36,11 @@ LAYOUT_CSS = """
   font-size: 1.6rem !important; overflow-wrap: normal !important; }
 .st-key-presenter_controls { gap: 0.4rem; }
 .st-key-presenter_controls h2, .st-key-presenter_controls h3 { font-size: 1.2rem !important;
-  padding: 0.4rem 0 0 !important; }                            /* a group's name, not a page heading */
+  padding: 0.4rem 0 0.6rem !important; }                       /* a group's name, not a page heading */
+.st-key-presenter_stage [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) { flex-wrap: wrap;
+  row-gap: 1rem; }
+.st-key-presenter_stage [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) > [data-testid="stColumn"] {
+  min-width: calc(45% - 1rem) !important; }                   /* a row of 3 charts: 2 + 1; buttons keep their row */
 .st-key-presenter_controls [data-testid="stHorizontalBlock"] { flex-wrap: wrap; row-gap: 0.2rem; }
 .st-key-presenter_controls [data-testid="stColumn"] { flex: 1 1 100% !important; min-width: 100% !important; }
 [data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) { padding-top: 0.25rem !important; }
@@ -56,10 +60,11 @@ PRESENTER_SPLIT = (1, 3)       # controls : charts, in the presenter view's two 
 
 
 def presenter_columns():
-    """The presenter view's two columns: (controls, stage). The controls column is keyed for its compact style;
-    the readouts go there too, under the controls, so a tall first chart still fits the screen beside them."""
+    """The presenter view's two columns: (controls, stage), keyed for their style. The readouts go in the controls
+    column, under the controls, so a tall first chart still fits the screen beside them; in the stage a chart keeps
+    at least 45 % of its width (a row of three charts wraps into two and one instead of squeezing each plot)."""
     controls, stage = st.columns(PRESENTER_SPLIT, gap="medium")
-    return controls.container(key="presenter_controls"), stage
+    return controls.container(key="presenter_controls"), stage.container(key="presenter_stage")
 
 
 def layout_style() -> None:
