@@ -80,9 +80,10 @@ def _scan_dense(inp: ScanInputs, m: torch.Tensor, chunk_size: int):
     else:
         y, P_last, U, carry = _blocks_elementwise(ib, eb, ob, sb)
     starts = []
-    for n in range(ib.shape[-3]):                                      # the only sequential loop: T / C steps
+    # unbind once: indexing block n N times would make autograd zero-fill a full-size gradient per block
+    for P_n, U_n in zip(P_last.unbind(-3), U.unbind(-3)):             # the only sequential loop: T / C steps
         starts.append(m)
-        m = (P_last[..., n, :, :] @ m if inp.psi == "matrix" else P_last[..., n, :, :] * m) + U[..., n, :, :]
+        m = (P_n @ m if inp.psi == "matrix" else P_n * m) + U_n
     y = y + carry(torch.stack(starts, dim=-3))                         # memory entering each block
     return join_blocks(y, inp.T), m
 

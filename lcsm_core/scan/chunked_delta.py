@@ -42,8 +42,9 @@ def scan_chunked_delta(i, e, s, keys, beta, m, T: int, chunk_size: int):
     reader = sb - sk @ W                                                   # reads the entering memory
     added = eb.transpose(-1, -2) @ ib - kb.transpose(-1, -2) @ V
     starts = []
-    for n in range(ib.shape[-3]):                                          # the only sequential loop: T / C steps
+    # unbind once: indexing block n N times would make autograd zero-fill a full-size gradient per block
+    for keys_n, W_n, add in zip(kb.transpose(-1, -2).unbind(-3), W.unbind(-3), added.unbind(-3)):   # T / C steps
         starts.append(m)
-        m = m - kb[..., n, :, :].transpose(-1, -2) @ (W[..., n, :, :] @ m) + added[..., n, :, :]
+        m = m - keys_n @ (W_n @ m) + add
     y = y + reader @ torch.stack(starts, dim=-3)
     return join_blocks(y, T), m

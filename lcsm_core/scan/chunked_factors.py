@@ -29,8 +29,13 @@ MIN_BLOCK = 4
 
 
 def in_range(L: torch.Tensor | None) -> bool:
-    """Every |Re L| under the limit; NaN (log of a negative real) and −inf (log 0) fail the comparison."""
-    return L is None or bool((L.real.abs() <= LOG_PATH_LIMIT.get(L.dtype, 60.0)).all())
+    """Every |Re L| under the limit; NaN (log of a negative real: max and min propagate it) and −inf (log 0) fail
+    the comparison. Two reductions, no temporary the size of L."""
+    if L is None or not L.numel():
+        return True
+    limit = LOG_PATH_LIMIT.get(L.dtype, 60.0)
+    real = L.real
+    return bool(real.amax() <= limit) and bool(real.amin() >= -limit)
 
 
 def block_log_decays(log_r, log_c, T: int, chunk_size: int):
@@ -77,9 +82,11 @@ def scan_chunked_factors(i, e, s, rows, cols, m, T: int, chunk_size: int):
     if Lc is not None:
         block_decay = block_decay * torch.exp(Lc[..., -1, :]).unsqueeze(-2)  # (..., N, kr|1, dc)
     starts = []
-    for n in range(ib.shape[-3]):                                            # the only sequential loop: T / C steps
+    # unbind once: indexing block n of a tensor N times would make autograd zero-fill its full gradient per block
+    decays = [1.0] * ib.shape[-3] if isinstance(block_decay, float) else block_decay.unbind(-3)
+    for decay, add in zip(decays, added.unbind(-3)):                          # the only sequential loop: T / C steps
         starts.append(m)
-        m = (m if isinstance(block_decay, float) else block_decay[..., n, :, :] * m) + added[..., n, :, :]
+        m = decay * m + add
     y = y + reader @ torch.stack(starts, dim=-3)                             # the memory entering each block
     if gain is not None:
         y = gain * y

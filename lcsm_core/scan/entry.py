@@ -25,8 +25,8 @@ def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
             d_part (..., T, d) per step or static (k,), (d,) — GLA-like gates on both axes (codes 1, 8, 9);
           `DeltaRule(k, beta)`, psi="matrix": o_t = I − β_t k_t k_tᵀ, k (..., T, k), beta (..., T),
             (..., T, 1) or a number — DeltaNet/FWP, M1, M2. The chunked form runs it in WY/UT form.
-        The parallel form, backward="manual" and form="kernel" (until the kernels take the factors)
-        build the dense o from them.
+        The parallel form, backward="manual" and form="kernel" without a kernel for the structure
+        (kernel.scan_kernel_delta / scan_kernel_outer) build the dense o from them.
     s : (..., T, k) shrink state.
     psi : "elementwise" (m = o ⊙ m + e iᵀ) or "matrix" (m = o m + e iᵀ).
     form : "recurrent" (reference, streaming), "parallel" (masked attention-like,
