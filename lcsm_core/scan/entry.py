@@ -8,7 +8,7 @@ BACKWARDS = ("autograd", "manual")
 
 
 def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
-             initial_state=None, return_state=False, backward="autograd"):
+             initial_state=None, return_state=False, backward="autograd", nonfinite="refuse"):
     """Run the Expand–Oscillation–Shrink recurrence.
 
     Parameters
@@ -37,15 +37,20 @@ def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
     return_state : also return the final memory m_T (..., k, d).
     backward : "autograd" (differentiate the torch ops) or "manual" (the hand-written
         backward of LCSM appendix 5.1, corrected; recurrent form only).
+    nonfinite : "refuse" (the default: NaN or inf in a state is a ValueError naming it) or "propagate"
+        (they flow through to NaN outputs: what the model layers use, whose training loop has the one
+        divergence policy, lcsm_core.divergence — a diverging model's loss turns non-finite and the run
+        stops as "diverged" with its step, where a refusal inside layer 2 would end it as an error).
 
     Returns
     -------
     y (..., T, d): the real part when the memory is complex; with return_state, (y, m_T).
 
     Refused with a ValueError (never a NaN output or an allocator failure): NaN or inf in any state or
-    initial_state (named); T = 0 (a scan has at least one step); an initial_state whose dtype the memory cannot
-    hold without loss (complex with real states, float64 with float32 states); form="parallel" when its
-    (..., T, T, k|1, d|1) decays would pass `parallel.PARALLEL_MAX_BYTES`, 1 GiB (use form="chunked").
+    initial_state (named; unless nonfinite="propagate"); T = 0 (a scan has at least one step); an
+    initial_state whose dtype the memory cannot hold without loss (complex with real states, float64 with
+    float32 states); form="parallel" when its (..., T, T, k|1, d|1) decays would pass
+    `parallel.PARALLEL_MAX_BYTES`, 1 GiB (use form="chunked").
     Outputs of finite inputs can still grow to inf when |o| > 1: that is the recurrence's own growth.
     """
     if form not in FORMS:
@@ -54,8 +59,8 @@ def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
         raise ValueError(f"backward must be one of {BACKWARDS}, got {backward!r}")
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
-    inp = prepare(i, e, o, s, psi)
-    m0 = check_initial_state(initial_state, inp)
+    inp = prepare(i, e, o, s, psi, nonfinite)
+    m0 = check_initial_state(initial_state, inp, nonfinite)
     if form == "auto":
         from .choose import choose_form
         form = choose_form(inp)

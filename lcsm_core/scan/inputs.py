@@ -80,8 +80,14 @@ def _oscillation_tensor(o, i: torch.Tensor) -> torch.Tensor:
     return o.to(i.dtype)
 
 
-def prepare(i, e, o, s, psi: str) -> ScanInputs:
-    """Check ranks, sizes and dtypes; broadcast leading dims. Raises ValueError."""
+NONFINITE = ("refuse", "propagate")
+
+
+def prepare(i, e, o, s, psi: str, nonfinite: str = "refuse") -> ScanInputs:
+    """Check ranks, sizes and dtypes (and, with nonfinite="refuse", that every value is finite); broadcast leading
+    dims. Raises ValueError."""
+    if nonfinite not in NONFINITE:
+        raise ValueError(f"nonfinite must be one of {NONFINITE}, got {nonfinite!r}")
     if psi not in PSI_CHOICES:
         raise ValueError(f"psi must be one of {PSI_CHOICES}, got {psi!r}")
     i = _check_tensor("i", i, 2, "(..., T, d)")
@@ -128,7 +134,8 @@ def prepare(i, e, o, s, psi: str) -> ScanInputs:
         raise ValueError(
             f"leading (batch/head) dims do not broadcast: i {tuple(i.shape)}, e {tuple(e.shape)}, "
             f"o {o_shapes}, s {tuple(s.shape)}") from None
-    check_finite({"i": i, "e": e, "o": o, "s": s})
+    if nonfinite == "refuse":
+        check_finite({"i": i, "e": e, "o": o, "s": s})
     return ScanInputs(i=i, e=e, o=o, s=s, psi=psi, batch=tuple(batch), T=T, k=k, d=d)
 
 
@@ -149,7 +156,7 @@ def check_finite(named: dict) -> None:
                              f"NaN; check what produced {name}")
 
 
-def check_initial_state(m0, inp: ScanInputs) -> torch.Tensor | None:
+def check_initial_state(m0, inp: ScanInputs, nonfinite: str = "refuse") -> torch.Tensor | None:
     if m0 is None:
         return None
     if not isinstance(m0, torch.Tensor):
@@ -168,7 +175,8 @@ def check_initial_state(m0, inp: ScanInputs) -> torch.Tensor | None:
                          f"cannot hold without loss; pass initial_state.to({state}) or states of dtype {m0.dtype}")
     if m0.device != inp.i.device:
         raise ValueError(f"initial_state must be on the device of i ({inp.i.device}), got {m0.device}")
-    check_finite({"initial_state": m0})
+    if nonfinite == "refuse":
+        check_finite({"initial_state": m0})
     return m0
 
 

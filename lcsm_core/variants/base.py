@@ -42,7 +42,7 @@ class EOSStates:
     @property
     def o(self) -> torch.Tensor:
         if self._dense_o is None:
-            self._dense_o = prepare(self.i, self.e, self.scan_o, self.s, self.psi).densified().o
+            self._dense_o = prepare(self.i, self.e, self.scan_o, self.s, self.psi, "propagate").densified().o
         return self._dense_o
 
     def __repr__(self) -> str:
@@ -90,7 +90,9 @@ class EOSLayer(nn.Module):
     def mix(self, x: torch.Tensor, st: EOSStates | None = None) -> torch.Tensor:
         """The EOS part alone: y (B, T, d)."""
         st = self.states(x) if st is None else st
-        y = eos_scan(st.i, st.e, st.scan_o, st.s, psi=st.psi, form=self.form, chunk_size=self.chunk_size)
+        # NaN/inf propagate: inside a model the trainer's divergence policy reads them from the loss
+        y = eos_scan(st.i, st.e, st.scan_o, st.s, psi=st.psi, form=self.form, chunk_size=self.chunk_size,
+                     nonfinite="propagate")
         if st.layout == "channels":
             y = y.squeeze(-1).transpose(-1, -2)                # (B, C, T, 1) -> (B, T, C)
         return y

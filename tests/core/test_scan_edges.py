@@ -98,3 +98,21 @@ def test_a_5000_digit_code_field_gets_a_message_naming_the_field():
     with pytest.raises(ValueError, match=r"field o = a 5000-digit number is out of range; allowed: 0..11") as err:
         parse_code("1-" + "9" * 5000 + "-1-0")
     assert len(str(err.value)) < 200
+
+
+def test_nonfinite_propagate_lets_them_through_for_a_model_s_divergence_policy():
+    st = states()
+    st["i"] = st["i"].clone()
+    st["i"][0, 2, 1] = math.nan
+    y = eos_scan(**st, nonfinite="propagate")
+    assert torch.isnan(y[0, 2:]).any() and not torch.isnan(y[1]).any()
+    with pytest.raises(ValueError, match="nonfinite must be one of"):
+        eos_scan(**st, nonfinite="ignore")
+
+
+def test_a_diverging_layer_inside_a_model_gives_a_nan_loss_not_an_error():
+    """The trainer's one divergence policy reads the loss: a layer fed inf by the layer before it must not raise."""
+    layer = build_layer("gla", 8, 4)
+    x = torch.zeros(1, 5, 8)
+    x[0, 2, 3] = math.inf
+    assert not torch.isfinite(layer(x)).all()
