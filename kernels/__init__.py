@@ -1,6 +1,11 @@
 """Triton kernels behind `eos_scan(form="kernel")`. The readable reference is
 `lcsm_core.scan.reference` (`eos_scan(form="recurrent")`); every kernel is tested against it.
 
+chunk.py: GLA-family gates on tensor cores (chunk 64, sub-chunks 16); rotation.py: complex k-vector
+oscillations (LRPE, Cosformer, LRU) on the same kernel over 2k rows; delta.py / delta_wy.py: the structured delta
+rule (fused recurrent, chunked WY forward and backward); fused_recurrent*.py: any other elementwise or matrix o.
+Design and the sm_90 compile record: benchmarks/results/kernels-design.md.
+
 A leaf: the kernels take plain, already validated and flattened tensors and import nothing of `lcsm_core`;
 `lcsm_core.scan.kernel` validates, flattens and offers the user-facing `chunk_eos`, `fused_recurrent_eos`
 and `fused_recurrent_eos_matrix`.
