@@ -1,6 +1,7 @@
 """Median rerun time of each dynamics page (AppTest, this machine). Goal: about 100 ms.
 
     python3 benchmarks/page_rerun.py [--reruns 15] [--pages spring rings ...] [--no-sweep]
+    python3 benchmarks/page_rerun.py --pages train_live paper_lab check_math eos_view     # the issue-20 pages
 
 "rerun" is a plain rerun with unchanged settings (what a click elsewhere costs: cached
 core results, figures rebuilt); "slider move" sets a slider to a new value each time, so
@@ -13,8 +14,10 @@ for a before/after comparison on the same machine at the same time.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,6 +33,9 @@ MOVES = {
     "rings": ("rings.r_max", [0.90 + 0.001 * n for n in range(40)]),
     "lru_stability": ("lru_stability.steps", [20 + 5 * n for n in range(20)]),
     "propagation": ("propagation.nu", [0.01 + 0.001 * n for n in range(40)]),
+    "eos_view": ("eos_view.t", [47 - n for n in range(40)]),
+    "check_math": ("check_math.T", [9 + n for n in range(40)]),
+    "paper_lab": ("paper_lab.steps", [200 + 100 * n for n in range(25)]),
 }
 # page → (another slider, values): a new family of preview frames each time (LRU stability trains for each seed)
 HELD = {
@@ -38,7 +44,13 @@ HELD = {
     "rings": ("rings.r_min", [0.3 + 0.001 * n for n in range(40)]),
     "lru_stability": ("lru_stability.seed", [1, 2, 3]),
     "propagation": ("propagation.theta", [20 + 5 * n for n in range(30)]),
+    "eos_view": ("eos_view.scale", [1.1 + 0.1 * n for n in range(40)]),
+    "check_math": ("check_math.d", [4 + n % 12 for n in range(40)]),
 }
+# The live pages (issue 20): first run and rerun for all; a slider move where they have one (Train live has none:
+# its settings only describe the next run). LIVE_PAGES are drawn in a run store of their own (a temporary folder).
+LIVE_PAGES = ("train_live", "paper_lab", "check_math", "eos_view")
+DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")     # the default: the closed-form pages
 
 
 def timed(action) -> float:
@@ -58,12 +70,15 @@ def bench(page: str, reruns: int, sweep: bool = True) -> dict:
     first = timed(at.run)
     assert not at.exception, at.exception
     plain = [timed(at.run) for _ in range(reruns)]
-    key, values = MOVES[page]
-    moves = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
-    assert not at.exception, at.exception
-    key, values = HELD[page]
-    held = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
-    assert not at.exception, at.exception
+    moves = held = [float("nan")]
+    if page in MOVES:
+        key, values = MOVES[page]
+        moves = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
+        assert not at.exception, at.exception
+    if page in HELD:
+        key, values = HELD[page]
+        held = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
+        assert not at.exception, at.exception
     return dict(page=page, first=first, rerun=statistics.median(plain), move=statistics.median(moves),
                 held=statistics.median(held))
 
@@ -71,9 +86,12 @@ def bench(page: str, reruns: int, sweep: bool = True) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reruns", type=int, default=15)
-    parser.add_argument("--pages", nargs="*", default=list(MOVES))
+    parser.add_argument("--pages", nargs="*", default=list(DYNAMICS),
+                        help=f"pages to draw (the live pages: {' '.join(LIVE_PAGES)})")
     parser.add_argument("--no-sweep", action="store_true", help="draw the pages without their preview charts")
     args = parser.parse_args()
+    if any(page in LIVE_PAGES for page in args.pages):     # their runs and progress go to a throw-away store
+        os.environ.setdefault("LCSM_DATA_DIR", tempfile.mkdtemp(prefix="page_rerun-"))
     print(f"{'page':<15}{'first run':>12}{'median rerun':>15}{'median slider move':>21}{'median held move':>19}")
     for page in args.pages:
         r = bench(page, args.reruns, sweep=not args.no_sweep)
