@@ -1,0 +1,59 @@
+"""Real browser: the "Next: lesson N+1" link at the end of a lesson opens the next page and carries nothing of this
+one — not a setting (spring's m = 2.5 does not become discretize's m) — while the tab keeps its learner token, so
+its score lasts (issue 21, item 2). Screenshot in tests/screenshots/next-lesson.png."""
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.test_browser_pages import wait_idle
+
+SHOTS = ROOT / "tests" / "screenshots"
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+
+def query(url: str) -> dict[str, str]:
+    return {name: values[-1] for name, values in parse_qs(urlparse(url).query).items()}
+
+
+def on_page(page, name: str) -> bool:
+    return urlparse(page.url).path.rstrip("/").rsplit("/", 1)[-1] == name
+
+
+def wait_for_query(page, name: str, limit_s: float = 60) -> str:
+    deadline = time.monotonic() + limit_s
+    while name not in query(page.url):
+        assert time.monotonic() < deadline, f"{name} never reached the URL: {page.url}"
+        time.sleep(0.2)
+    return query(page.url)[name]
+
+
+def test_next_lesson_link_carries_only_the_page_and_the_tab_keeps_its_learner(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with running_app(tmp_path / "data", SHOTS / "next-lesson-server.log") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{url}/spring?m=2.5")
+            wait_idle(page)
+            learner = wait_for_query(page, "learner")
+            assert query(page.url)["m"] == "2.5"
+            link = page.locator('[data-testid="stPageLink"] a', has_text="Next: ")
+            assert link.count() == 1 and "Continuous" in link.inner_text()
+            link.scroll_into_view_if_needed()
+            link.click()
+            page.locator("h1", has_text="Continuous").wait_for(timeout=90_000)     # slow on a loaded machine
+            deadline = time.monotonic() + 30                                       # the address follows the page
+            while not on_page(page, "discretize"):
+                assert time.monotonic() < deadline, page.url
+                time.sleep(0.2)
+            wait_idle(page)
+            assert page.locator("h1", has_text="Continuous").count() == 1
+            assert wait_for_query(page, "learner") == learner                  # the same tab, the same score
+            assert query(page.url).get("m") in (None, "1.0", "1")               # spring's m stayed behind
+            page.screenshot(path=str(SHOTS / "next-lesson.png"))
+        finally:
+            browser.close()
