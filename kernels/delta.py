@@ -39,14 +39,13 @@ CHUNK = 64   # the chunked form's C: four 16-row tensor-core tiles
 
 class WY(NamedTuple):
     """What the chunked forward leaves for its backward, per step row (B, T, ·): P = Tinv diag(β) W (k wide),
-    G = Tinv diag(β) tril₋(W Eᵀ), Asw = tril(S Wᵀ), Ase = tril(S Eᵀ), Ti = Tinv (C wide), X (d wide)."""
+    G = Tinv diag(β) tril₋(W Eᵀ), Asw = tril(S Wᵀ), Ase = tril(S Eᵀ) (C wide), X (d wide)."""
 
     P: torch.Tensor
     G: torch.Tensor
     Asw: torch.Tensor
     Ase: torch.Tensor
     X: torch.Tensor
-    Ti: torch.Tensor
 
 CHUNK_WARPS = 8   # k = 128, C = 64: the chunked kernels' tiles fit in registers with 8 warps (compile_check.py)
 STATE_STAGES = 2  # the chunk walk prefetches one chunk ahead; Triton's default 3 spills 96 bytes at k = 128
@@ -145,7 +144,7 @@ def delta_bwd_kernel(
 
 @triton.jit
 def delta_chunk_prep_kernel(
-    e, w, beta, s, P, G, Asw, Ase, Ti, T, K,
+    e, w, beta, s, P, G, Asw, Ase, T, K,
     C: tl.constexpr, BK: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
     # One program per (batch, chunk), all in parallel: the value-independent parts of the WY form.
@@ -168,9 +167,7 @@ def delta_chunk_prep_kernel(
         b_row = tl.sum(tl.where(oc[:, None] == r, b_N, 0.), 0)
         b_row += tl.sum(b_row[:, None] * b_N, 0) * (oc < r)
         b_N = tl.where(oc[:, None] == r, b_row[None, :], b_N)
-    b_Ti = b_N + tl.where(oc[:, None] == oc[None, :], 1., 0.)                      # Tinv
-    tl.store(Ti + p_tc, b_Ti, mask=mt[:, None])                                      # for the WY backward
-    b_Tb = b_Ti * b_beta[None, :]                                                    # Tinv diag(β)
+    b_Tb = (b_N + tl.where(oc[:, None] == oc[None, :], 1., 0.)) * b_beta[None, :]   # Tinv diag(β)
     b_Awe = tl.where(strict, tl.dot(b_w, tl.trans(b_e), input_precision=PREC), 0.)
     b_P = tl.dot(b_Tb.to(DT).to(OP), b_w, input_precision=PREC)
     b_G = tl.dot(b_Tb.to(DT).to(OP), b_Awe.to(DT).to(OP), input_precision=PREC)
@@ -282,8 +279,8 @@ def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: boo
     DT = dot_dtype(i)
     OP = operand_dtype(DT)
     P = torch.empty(B, T, K, **f32)
-    G, Asw, Ase, Ti = (torch.empty(B, T, CHUNK, **f32) for _ in range(4))
-    delta_chunk_prep_kernel[(B, NC)](e, w, beta, s, P, G, Asw, Ase, Ti, T, K, C=CHUNK, BK=BK, DT=DT, OP=OP,
+    G, Asw, Ase = (torch.empty(B, T, CHUNK, **f32) for _ in range(3))
+    delta_chunk_prep_kernel[(B, NC)](e, w, beta, s, P, G, Asw, Ase, T, K, C=CHUNK, BK=BK, DT=DT, OP=OP,
                                      PREC=DOT_PRECISION, num_warps=CHUNK_WARPS)
     X = torch.empty(B, T, D, **f32)
     ck = ck if save else torch.empty(B, NC, K, D, **f32)   # the outputs read every chunk's H
@@ -291,7 +288,7 @@ def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: boo
     delta_chunk_state_kernel[(B, NV)](i, e, w, P, G, m0_arg, X, mT, ck, T, K, D, NC, **dots,
                                       HAS_M0=m0 is not None, num_warps=CHUNK_WARPS, num_stages=STATE_STAGES)
     delta_chunk_out_kernel[(B, NC, NV)](i, s, Asw, Ase, X, ck, y, T, K, D, NC, **dots, num_warps=CHUNK_WARPS)
-    return y, mT, ck, CK, WY(P, G, Asw, Ase, X, Ti)
+    return y, mT, ck, CK, WY(P, G, Asw, Ase, X)
 
 
 def delta_bwd(i, e, w, beta, s, has_m0: bool, ck, CK: int, dy, dmT):

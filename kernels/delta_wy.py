@@ -85,12 +85,18 @@ def delta_wy_bwd(i, e, w, beta, s, has_m0: bool, ck, wy: WY, dy, dmT):
     W, E, S = (_chunks(x, NC) for x in (w, e, s))                    # (B, NC, C, k)
     V, dY, X, dXc = (_chunks(x, NC) for x in (i, dy, wy.X, dX))       # (B, NC, C, d)
     P = _chunks(wy.P, NC)
-    G, Asw, Ase, Ti = (_chunks(x, NC) for x in (wy.G, wy.Asw, wy.Ase, wy.Ti))   # (B, NC, C, C)
+    G, Asw, Ase = (_chunks(x, NC) for x in (wy.G, wy.Asw, wy.Ase))   # (B, NC, C, C)
     bt = _chunks(beta, NC)[..., None]                                  # (B, NC, C, 1)
     H = ck.float()
     tr = lambda x: x.transpose(-1, -2)  # noqa: E731
     ones = torch.ones(CHUNK, CHUNK, dtype=torch.bool, device=i.device)
     lower, strict = ones.tril(), ones.tril(-1)
+
+    Lww = (W @ tr(W)).masked_fill(~strict, 0)
+    Lwe = (W @ tr(E)).masked_fill(~strict, 0)
+    # Tinv again (one batched triangular solve; storing it from the prep kernel cost that kernel registers)
+    eye = torch.eye(CHUNK, device=i.device)
+    Ti = torch.linalg.solve_triangular(eye + bt * Lww, eye.expand_as(Lww), upper=False, unitriangular=True)
 
     dV = tr(Ase) @ dY + E @ dHn - tr(G) @ dXc
     dAsw = (dY @ tr(X)).masked_fill(~lower, 0)
@@ -101,8 +107,6 @@ def delta_wy_bwd(i, e, w, beta, s, has_m0: bool, ck, wy: WY, dy, dmT):
     dP, dG = -dXc @ tr(H), -dXc @ tr(V)
     dRw, dRe = tr(Ti) @ dP, tr(Ti) @ dG                                # d(βW), d(β Lwe)
     dN = (-tr(Ti) @ (dP @ tr(P) + dG @ tr(G))).masked_fill(~strict, 0)  # d(diag(β) Lww)
-    Lww = (W @ tr(W)).masked_fill(~strict, 0)
-    Lwe = (W @ tr(E)).masked_fill(~strict, 0)
     dRe = dRe.masked_fill(~strict, 0)
     dbeta = (dN * Lww).sum(-1) + (dRw * W).sum(-1) + (dRe * Lwe).sum(-1)
     dLww, dLwe = bt * dN, bt * dRe
