@@ -39,8 +39,8 @@ LAYOUT_CSS = """
   padding: 0.4rem 0 0.6rem !important; }                       /* a group's name, not a page heading */
 .st-key-presenter_stage [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) { flex-wrap: wrap;
   row-gap: 1rem; }
-.st-key-presenter_stage [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) > [data-testid="stColumn"] {
-  min-width: calc(45% - 1rem) !important; }                   /* a row of 3 charts: 2 + 1; buttons keep their row */
+.st-key-presenter_stage [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"])
+  > [data-testid="stColumn"] { min-width: calc(45% - 1rem) !important; }   /* 3 charts: 2 + 1; buttons: one row */
 .st-key-presenter_controls [data-testid="stHorizontalBlock"] { flex-wrap: wrap; row-gap: 0.2rem; }
 .st-key-presenter_controls [data-testid="stColumn"] { flex: 1 1 100% !important; min-width: 100% !important; }
 [data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) { padding-top: 0.25rem !important; }
