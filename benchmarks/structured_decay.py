@@ -1,0 +1,136 @@
+"""Training steps/s with structured oscillations, before and after, side by side in one run (issue 22 item 3).
+
+    python benchmarks/structured_decay.py [--before COMMIT] [--batch 8] [--steps 3] [--layers 1]
+                                          [--models 1-3-1-0 1-1-1-0 ...] [--device cpu] [--write]
+
+"before" is COMMIT's tree (`git archive`, default cb8b47b: the tree before the structured oscillations), where
+codes 1, 8, 9 hand the scan a (B, T, k, d) gate, DeltaNet/M1/M2 a (B, T, k, k) matrix, and a k-vector whose rows
+forget fast falls back to O(C²·k) decays; "after" is this working tree. Each (model, side) runs in a fresh
+process with that tree on PYTHONPATH and one torch thread: a model of `--layers` blocks at d = k = 128,
+T = 256 (the issue's shapes), AdamW, one warm-up step, then `--steps` timed steps (median reported) and the
+process's peak RSS growth over the steps. Sides alternate model by model, so load drifts hit both alike.
+`--write` puts the table in benchmarks/results/structured_decay-<device>.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "cb8b47b"
+MODELS = ("1-3-1-0", "1-2-1-0", "1-1-1-0", "1-9-1-0", "deltanet")
+
+MEASURE = r"""
+import json, os, resource, statistics, sys, time
+import torch
+torch.set_num_threads(1)
+from lcsm_core.training.config import ModelConfig
+from lcsm_core.training.model import SequenceModel
+a = json.loads(sys.argv[1])
+torch.manual_seed(0)
+layer = dict(code=a["model"]) if a["model"][0].isdigit() else dict(variant=a["model"])
+config = ModelConfig(**layer, d_model=a["d"], expand_dim=a["k"], n_layers=a["layers"])
+device = torch.device(a["device"])
+model = SequenceModel(config, 64).to(device)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+tokens = torch.randint(0, 64, (a["batch"], a["T"]), device=device)
+targets = torch.randint(0, 64, (a["batch"], a["T"]), device=device)
+sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+def step():
+    opt.zero_grad(set_to_none=True)
+    loss = torch.nn.functional.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
+    loss.backward()
+    opt.step()
+    sync()
+with open("/proc/self/statm") as f:
+    before = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+step()
+times = []
+for _ in range(a["steps"]):
+    t0 = time.perf_counter()
+    step()
+    times.append(time.perf_counter() - t0)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+form = model.blocks[0].eos.form
+from lcsm_core.scan import choose_form, prepare
+st = model.blocks[0].eos.states(model.blocks[0].eos_input(model.embedding(tokens[:1])))
+o = getattr(st, "scan_o", st.o)
+picked = choose_form(prepare(st.i, st.e, o, st.s, st.psi)) if form == "auto" else form
+print(json.dumps(dict(s=statistics.median(times), peak_mib=peak / 2 ** 20, form=picked,
+                      o=type(o).__name__ if not isinstance(o, torch.Tensor) else "x".join(map(str, o.shape)))))
+"""
+
+
+def export(commit: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True)
+    folder = into / commit[:12]
+    folder.mkdir()
+    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def measure(tree: Path, settings: dict) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1", LCSM_SCAN_FORM="")
+    done = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(settings)], cwd=tree, env=env,
+                          capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        return dict(error=done.stderr.strip().splitlines()[-1][:120])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def row(model: str, before: dict, after: dict) -> str:
+    if "error" in before or "error" in after:
+        return f"| {model} | {before.get('error', '')} | {after.get('error', '')} | | | | | |"
+    return (f"| {model} | {before['o']} → {after['o']} | {before['form']} → {after['form']} | {before['s']:.2f} | "
+            f"{after['s']:.2f} | {1 / before['s']:.2f} → {1 / after['s']:.2f} | {before['s'] / after['s']:.1f}× | "
+            f"{before['peak_mib']:.0f} → {after['peak_mib']:.0f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", default=BEFORE)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--layers", type=int, default=1)
+    parser.add_argument("--d", type=int, default=128)
+    parser.add_argument("--k", type=int, default=128)
+    parser.add_argument("--T", type=int, default=256)
+    parser.add_argument("--models", nargs="+", default=list(MODELS))
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    header = (f"d = {args.d}, k = {args.k}, T = {args.T}, batch {args.batch}, {args.layers} layer(s), "
+              f"{args.device}, one torch thread, median of {args.steps} steps after one warm-up; before = "
+              f"{args.before}, after = this tree. load average at start: {os.getloadavg()[0]:.1f}")
+    lines = [header, "",
+             "| model | o the scan gets | form | before s/step | after s/step | steps/s | speedup | "
+             "peak MiB growth |",
+             "|---|---|---|---|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        before_tree = export(args.before, Path(tmp))
+        for model in args.models:
+            settings = dict(model=model, d=args.d, k=args.k, T=args.T, batch=args.batch, layers=args.layers,
+                            steps=args.steps, device=args.device)
+            line = row(model, measure(before_tree, settings), measure(ROOT, settings))
+            print(line, flush=True)
+            lines.append(line)
+    lines.append(f"\nload average at end: {os.getloadavg()[0]:.1f}")
+    if args.write:
+        out = ROOT / "benchmarks" / "results" / f"structured_decay-{args.device}.md"
+        command = f"`python benchmarks/structured_decay.py {' '.join(sys.argv[1:])}`"
+        out.write_text("# Structured oscillations: training steps before/after\n\n" + command + "\n\n"
+                       + "\n".join(lines) + "\n")
+        print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
