@@ -73,11 +73,13 @@ class Family:
     members: tuple[dict, ...]
 
 
-def store_family(key: tuple, members: list[dict], results: dict | None = None, size: int = 0) -> None:
+def store_family(key: tuple, members: list[dict], results: dict | None = None, size: int = 0,
+                 members_size: int | None = None) -> None:
     """Keep the family (for every session) and, when the worker sent them, its members' compute results as the
     page's own (`render.computed`, by settings): the release of a drag lands on a member's value, whose page is
     then computed already (the batch equals `compute` to fp64 rounding: tests/app/test_sweep_batch.py)."""
-    FAMILIES.put(key, Family(key[0], key[1], tuple(members)))
+    FAMILIES.put(key, Family(key[0], key[1], tuple(members)),
+                 None if members_size is None else members_size + 200)    # (+ the Family around them)
     if results:
         from app.lessons import lesson
 

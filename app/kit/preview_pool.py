@@ -92,23 +92,26 @@ def _start_worker(parent_pid: int, cache_mb: float) -> None:
 RESULTS_BYTES = 2 * 2**20  # a family's compute results travel back with it up to this size (else only members)
 
 
-def compute_family(page: str, held: tuple) -> tuple[list[dict], dict, int]:
-    """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker), and the members'
+def compute_family(page: str, held: tuple) -> tuple[list[dict], dict, int, int]:
+    """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker), the members'
     compute results by value with their size in bytes (none where they pass `RESULTS_BYTES`: copying them to the
-    web process would cost more than computing one again there)."""
+    web process would cost more than computing one again there), and the members' size (measured here, not by
+    the web process's cache)."""
     from app.kit.cache import measured_size
     from app.kit.sweep import sweep_family
     from app.lessons import lesson
     results: dict = {}
     members = sweep_family(lesson(page), dict(held), results)
     size = measured_size(results)
-    return (members, results, size) if size <= RESULTS_BYTES else (members, {}, 0)
+    if size > RESULTS_BYTES:
+        results, size = {}, 0
+    return members, results, size, measured_size(members)
 
 
 # --- in the web process ---------------------------------------------------------------------------------------
 class PreviewPool:
-    """Queues families for `workers` spawned processes; `on_done(key, members, results, size)` is called with each
-    result (`compute_family`'s)."""
+    """Queues families for `workers` spawned processes; `on_done(key, members, results, size, members_size)` is
+    called with each result (`compute_family`'s)."""
 
     def __init__(self, workers: int, on_done: Callable[[tuple, list], None]):
         self.workers, self.on_done = workers, on_done
@@ -163,7 +166,7 @@ class PreviewPool:
             self._executor = None
             finished = None
         except Exception:                                  # noqa: BLE001 - a family that fails has no preview
-            finished = ([], {}, 0)
+            finished = ([], {}, 0, None)
         with self._lock:
             self._running -= 1
             self._queued.discard(key)

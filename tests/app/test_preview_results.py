@@ -24,9 +24,9 @@ def test_a_release_on_a_member_finds_its_page_computed(page):
     clear_all()
     spec = lesson(page)
     key = family_key(spec, freeze(spec.settings.defaults))
-    members, results, size = compute_family(*key)
-    assert 0 < size <= RESULTS_BYTES and set(results) == {m["value"] for m in members}
-    store_family(key, members, results, size)
+    members, results, size, members_size = compute_family(*key)
+    assert 0 < size <= RESULTS_BYTES and set(results) == {m["value"] for m in members} and members_size > 0
+    store_family(key, members, results, size, members_size)
     assert key in FAMILIES
     for member in members:
         values = {**dict(key[1]), spec.sweep.setting: member["value"]}
@@ -38,5 +38,5 @@ def test_results_too_large_to_copy_stay_in_the_worker(monkeypatch):
     from app.kit import preview_pool
     monkeypatch.setattr(preview_pool, "RESULTS_BYTES", 10)
     spec = lesson("spring")
-    members, results, size = compute_family(*family_key(spec, freeze(spec.settings.defaults)))
+    members, results, size, _ = compute_family(*family_key(spec, freeze(spec.settings.defaults)))
     assert members and results == {} and size == 0
