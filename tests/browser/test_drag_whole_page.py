@@ -134,6 +134,7 @@ def test_a_drag_moves_every_chart_and_readout_and_the_release_commits_it(app_url
         assert set(before["charts"]) == set(spec.chart_names()), "a chart of the page is not tagged"
         lead = page.locator('[data-testid="stPlotlyChart"]:has(.slider-container)', has_text="drag to preview")
         assert lead.count() == 1, "exactly one chart carries the visible slider"
+        lead.scroll_into_view_if_needed()           # under the lesson's open story it may start below the window
         rail = lead.locator(".slider-rail-rect").bounding_box()
         grip = lead.locator(".slider-grip-rect").bounding_box()
         y = grip["y"] + grip["height"] / 2
