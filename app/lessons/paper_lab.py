@@ -105,7 +105,7 @@ def launch(c: Control, rerun=None) -> None:
     """Run the grid of the current settings — what is missing, everything, or some cells."""
     spec = grid_spec(c.settings)
     have = frozenset(r.key for r in shipped_results(spec))
-    _, queued = shared_grid_runner().launch(spec, rerun=rerun, have=have)
+    _, queued = shared_grid_runner().launch(spec, rerun=rerun, have=have, visitor=c.visitor)
     if not queued:
         raise ValueError("Every cell of this grid has finished: nothing to run.")
 
@@ -118,6 +118,13 @@ def launch_cell(c: Control) -> None:
 def idle(c: Control) -> bool:
     """One grid runs at a time on this server: the buttons wait for it."""
     return shared_grid_runner().active_grid is None
+
+
+def stop_grid(c: Control) -> None:
+    """Stop the running grid: its cells still to run never start, a training cell ends at its next step."""
+    if not shared_grid_runner().stop(visitor=c.visitor, reason="stopped from the page"):
+        raise ValueError("Only the visitor who started this grid (or the operator, from the command line) can "
+                         "stop it.")
 
 
 def cell_pick(v: dict) -> Pick:
@@ -134,6 +141,8 @@ COMMANDS = (
             refusal="warning", help="Every run of the grid again, finished or not."),
     Command("paper_lab.rerun_cell", "🔁 Rerun this cell", launch_cell, enabled=idle, refusal="warning",
             choose=cell_pick, help="Every learning rate and seed of the chosen entry and length."),
+    Command("paper_lab.stop", "⏹ Stop the grid", stop_grid, enabled=lambda c: not idle(c), refusal="warning",
+            help="Cells not started yet never start; a cell that is training ends at its next step."),
 )
 
 
@@ -245,7 +254,8 @@ def grid_quantities(v: dict, grid: GridView | None) -> dict[str, float]:
     return dict(cells=float(spec.cell_count), finished_fraction=done / spec.cell_count,
                 live_cells=float(len(grid.live_cells) if grid else 0), claim_held=-1.0 if found is None else
                 float(found.held), ablation_is_tau=float(spec.ablation == "tau"),
-                seeds=float(len(spec.seeds)), shipped=float(bool(grid and grid.shipped)))
+                seeds=float(len(spec.seeds)), shipped=float(bool(grid and grid.shipped)),
+                claim_readings=float(len(found.readings) if found is not None and found.readings else 1))
 
 
 # --- figures -------------------------------------------------------------------------------------

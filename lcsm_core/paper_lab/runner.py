@@ -36,10 +36,12 @@ def run_one(config: dict, db_path: str, run_id: int, threads: int = 1) -> dict:
     import torch
 
     from ..training import record_run
+    from ..training.control import stop_asked_control
     torch.set_num_threads(threads)
     store = RunStore(db_path)
     try:
-        record_run(store, run_id, RunConfig.from_dict(config))
+        cfg = RunConfig.from_dict(config)
+        record_run(store, run_id, cfg, stop_asked_control(store, run_id, cfg.optim.lr))   # GridRunner.stop ends it
         row = store.get_run(run_id)
         return dict(id=row.id, status=row.status, steps=row.steps, wall_s=row.wall_s, best_test_acc=row.best_test_acc,
                     test_acc=row.test_acc, reason=row.reason)

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from app.kit.classroom import read_view, share_query
 from app.kit.lesson_text import LessonFormatError, check_settings, load_lesson, parse_lesson
 from app.lessons import PAGES, lesson
-from app.lessons.paper_lab import grid_quantities, grid_spec
+from app.lessons.paper_lab import GridView, grid_quantities, grid_spec
 from app.lessons.train_live import config_of, run_quantities
 from lcsm_core.paper_lab import shipped_grid
 from tests.app.pages import assert_clean, open_page
@@ -51,7 +51,8 @@ def page_quantities(page: str, changes: dict) -> dict:
     if page == "paper_lab":
         grid = grid_spec(values)
         shipped = shipped_grid(grid)
-        return grid_quantities(grid, shipped.results if shipped else [], [], shipped is not None)
+        results = shipped.results if shipped else []
+        return grid_quantities(values, GridView(grid, [], shipped, [], results))
     return train_quantities(values, best_acc=0.9902, steps=340)
 
 

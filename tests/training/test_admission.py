@@ -179,7 +179,7 @@ def test_a_grid_stop_frees_the_store_at_once_and_only_its_launcher_may_stop_it(t
 def test_stop_cancels_cells_not_started_and_a_watching_cell_ends_at_its_next_step(tmp_path):
     db = tmp_path / "runs.sqlite"
     lab = GridRunner(db, workers=1)
-    spec = GridSpec(ablation="tau", **{**TINY_GRID, "steps": 200})                  # 7 cells, one worker
+    spec = GridSpec(ablation="tau", **{**TINY_GRID, "steps": 5000})                 # 7 cells, one worker
     grid_id, queued = lab.launch(spec, visitor=ALICE)
     assert lab.stop(visitor=ALICE, reason="stopped from the page") == len(queued)
     assert lab.active_grid is None
@@ -187,7 +187,8 @@ def test_stop_cancels_cells_not_started_and_a_watching_cell_ends_at_its_next_ste
     cancelled = [run_id for _, run_id, future in queued if future.cancelled()]
     assert len(cancelled) >= len(queued) - 3                                        # 1 running + 1 in the pool's pipe
     assert all(store.get_run(r).status == "stopped" for r in cancelled)
-    assert wait_for(lambda: all(f.done() for _, _, f in queued), 240)
+    assert wait_for(lambda: all(f.done() for _, _, f in queued), 60)              # the cells in the pool watch
+    assert all(store.get_run(r).status == "stopped" for _, r, _ in queued)         # (run_one: stop_asked_control)
 
     run_id = store.create_run(tiny_config(max_steps=10 ** 5).to_dict(), "a cell")  # a cell trained under the control
     config = tiny_config(max_steps=10 ** 5, max_seconds=120)
