@@ -41,6 +41,7 @@ from .config import RunConfig, SizeLimits
 from .control import RemoteControl, RunControl
 from .recorder import record_run
 from .store import RunStore, default_db_path
+from .store_faults import log_store_fault
 from .worker import RayWorker, WorkerProcess
 
 MAX_CONCURRENT_ENV = "LCSM_MAX_CONCURRENT_RUNS"
@@ -296,9 +297,10 @@ class RunManager:
                     self._finish(event[1])
                 self._check_workers()
                 self._release_paused_slots()
-            except Exception:  # noqa: BLE001 — the monitor must outlive any one odd run
-                import traceback
-                traceback.print_exc()
+            except Exception as err:  # noqa: BLE001 — the monitor must outlive any one odd run
+                if log_store_fault(err, "run monitor") is None:          # a store fault: logged once, not per tick
+                    import traceback
+                    traceback.print_exc()
 
     def _check_workers(self) -> None:
         with self._lock:

@@ -43,6 +43,7 @@ from pathlib import Path
 from .config import RunConfig, SizeLimits
 from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, RunManager
 from .store import RunStore, default_db_path
+from .store_faults import log_store_fault
 
 POLL_S = 0.2                 # how often the service reads new jobs and commands
 HEARTBEAT_S = 1.0            # how often it renews its lease
@@ -90,8 +91,9 @@ class TrainerService:
                 try:
                     if not self.tick():
                         break
-                except Exception:  # noqa: BLE001 — one odd job or command must not end the service
-                    traceback.print_exc()
+                except Exception as err:  # noqa: BLE001 — one odd job or command must not end the service
+                    if log_store_fault(err, "trainer service") is None:   # a store fault: logged once, not per poll
+                        traceback.print_exc()
         finally:
             self.shutdown()
 
@@ -150,7 +152,11 @@ class TrainerService:
         self._stop.set()
         if self.manager is not None:
             self.manager.shutdown()
-            self.store.release_service()
+            try:
+                self.store.release_service()
+            except Exception as err:  # noqa: BLE001 — a store that cannot be written lets the lease expire instead
+                if log_store_fault(err, "trainer service shutdown") is None:
+                    raise
             self.manager = None
 
 

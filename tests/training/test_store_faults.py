@@ -206,3 +206,24 @@ def test_a_replaced_store_file_is_noticed_by_runs_and_progress(tmp_path):
         progress.record_solved("t" * 64, "spring", "exercise", "two")
     store.close()
     progress.file.close()
+
+
+def test_the_trainer_service_logs_a_store_fault_once_instead_of_a_traceback_per_poll(tmp_path, monkeypatch, capfd,
+                                                                                  caplog):
+    from lcsm_core.training import service as service_module
+    monkeypatch.setattr(store_faults, "_LOGGED", {})
+    monkeypatch.setattr(service_module, "POLL_S", 0.01)
+    trainer = service_module.TrainerService(tmp_path / "runs.sqlite")
+    polls = []
+
+    def full_disk_tick():
+        polls.append(1)
+        if len(polls) >= 20:
+            trainer.stop()
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(trainer, "tick", full_disk_tick)
+    with caplog.at_level(logging.WARNING, logger="lcsm.store"):
+        trainer.serve()
+    assert len(polls) >= 20
+    assert "Traceback" not in capfd.readouterr().err
+    assert sum("disk is full" in r.getMessage() for r in caplog.records) == 1
