@@ -80,12 +80,25 @@ def store_fault(exc: BaseException) -> str:
     return message
 
 
-def guarded(read: Callable[[], object], default=None):
+def faults_key(page: str) -> str:
+    return f"{page}.store_faults_said"
+
+
+def say_fault(page: str, exc: BaseException) -> None:
+    """Show a run-store fault in words, once per page run: every part of the page reads the same broken store."""
+    message = store_fault(exc)
+    said = st.session_state.setdefault(faults_key(page), set())
+    if message not in said:
+        said.add(message)
+        st.error(message, icon="🗄️")
+
+
+def guarded(page: str, read: Callable[[], object], default=None):
     """`read()`, or `default` after showing a run-store fault in words."""
     try:
         return read()
     except (sqlite3.Error, OSError) as exc:
-        st.error(store_fault(exc), icon="🗄️")
+        say_fault(page, exc)
         return default
 
 
@@ -110,10 +123,11 @@ def hook(lesson: Lesson, act: Callable[[Control], None], refusal: str = "error")
 def render_live(lesson: Lesson, values: dict) -> dict[str, float]:
     live: Live = lesson.live
     control = control_now(lesson)
+    st.session_state[faults_key(lesson.page)] = set()      # a fault said outside the fragment stays on screen
     if live.intro is not None:
         draw_blocks(live.intro(values, control))
-    moving = guarded(lambda: live.moving(values, control), default=False)
-    enabled = guarded(lambda: [c.enabled is None or c.enabled(control) for c in live.commands],
+    moving = guarded(lesson.page, lambda: live.moving(values, control), default=False)
+    enabled = guarded(lesson.page, lambda: [c.enabled is None or c.enabled(control) for c in live.commands],
                       default=[c.enabled is None for c in live.commands])
     for column, command, usable in zip(st.columns(len(live.commands)) if live.commands else (), live.commands,
                                        enabled):
@@ -127,7 +141,7 @@ def render_live(lesson: Lesson, values: dict) -> dict[str, float]:
         level, text = st.session_state.pop(error_key(lesson.page))
         getattr(st, level)(text)
     if live.lead is not None:
-        guarded(lambda: draw_blocks(live.lead(values, control)))
+        guarded(lesson.page, lambda: draw_blocks(live.lead(values, control)))
     st.session_state[polling_key(lesson.page)] = moving
     found = st.fragment(polled, run_every=live.poll_s if moving else None)(lesson, values, control.run)
     return found if found is not None else {}
@@ -138,13 +152,13 @@ def polled(lesson: Lesson, values: dict, drawn_for: int | None) -> dict[str, flo
     is shown (the buttons and the polling switch with it)."""
     live: Live = lesson.live
     control = control_now(lesson)
-    moving = guarded(lambda: live.moving(values, control), default=False)
+    moving = guarded(lesson.page, lambda: live.moving(values, control), default=False)
     if control.run != drawn_for or (st.session_state.get(polling_key(lesson.page)) and not moving):
         st.rerun()
     try:
         found = live.fetch(values, control)
         draw_blocks(live.draw(values, found, control), on_change=lambda act: hook(lesson, act))
     except (sqlite3.Error, OSError) as exc:
-        st.error(store_fault(exc), icon="🗄️")
+        say_fault(lesson.page, exc)
         found = None                   # the quantities of nothing shown: exercises say "not yet"
     return live.quantities(values, found) if live.quantities is not None else {}

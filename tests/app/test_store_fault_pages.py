@@ -49,6 +49,8 @@ def test_a_broken_store_is_said_in_words_on_the_live_pages(tmp_path, monkeypatch
     said = shown(at)
     assert any(words in s for s in said), said
     assert not any("Traceback" in s or "sqlite3." in s for s in said)
+    errors = [e.value for e in at.error]
+    assert len(errors) == len(set(errors)), errors                # every part reads the same store: said once
 
 
 def test_a_store_deleted_while_the_server_runs_is_said_and_not_recreated_by_train_live(tmp_path, monkeypatch):
