@@ -61,9 +61,9 @@ SETTINGS = Settings("train_live", (
                    option_labels={"variant": "Variant", "code": "Model code"}, group="Model"),
     Setting.choice("variant", "Variant", "gla", VARIANTS, group="Model", shown=lambda v: v["layer"] == "variant"),
     Setting.text("code", "Model code e-o-s-a", "1-3-1-0", group="Model", shown=lambda v: v["layer"] == "code",
-                 help="LCSM §2.5: e, s ∈ {0,1}; o ∈ 0..11 (Table 3); a ∈ 0..7 (Table 2). Codes whose o is a "
-                      "data-dependent k×d matrix (o = 1, 6, 7, 8, 9; e.g. 1-9-1-0) cost k×d gates per token "
-                      "and train ~10× slower on a CPU."),
+                 help="LCSM §2.5: e, s ∈ {0,1}; o ∈ 0..11 (Table 3); a ∈ 0..7 (Table 2). Codes 6 and 7 make o a "
+                      "data-dependent k×d matrix (k×d gates per token; several times slower on a CPU); codes 1, 8 "
+                      "and 9 make it a k-gate times a d-gate, which the scan keeps as its two factors."),
     Setting.number("tau", "τ (temperature of a data-dependent o)", 16.0, 0.5, 128.0, group="Model",
                    shown=lambda v: v["layer"] == "code"),
     Setting.number("d_model", "d_model", 64, 4, 4096, step=8, group="Model"),
