@@ -270,7 +270,8 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
         layout["annotations"] = list(annotations)
     # The traces were validated when the page made them and the layout here is ours: validating the whole figure a
     # second time was 30-45 % of a page's figure CPU (benchmarks/results/page_compute-cpu.md).
-    if VALIDATE or frames is not None or FIGURE is not TemplateSharingFigure:
+    if VALIDATE or frames is not None or FIGURE is not TemplateSharingFigure or any(t._parent is not None
+                                                                                   for t in traces):
         return FIGURE(data=traces, layout=layout, frames=frames, _validate=False)
     return _adopting(traces, layout)
 
@@ -285,7 +286,8 @@ def _adopting(traces: list, layout: dict) -> go.Figure:
     takes the traces as its own and the rest of the layout with its keys where plotly puts them
     (`_layout_in_plotly_order`). PRIVATE PLOTLY API, as `BaseFigure.__init__` of the pinned plotly 7.1 sets them:
     `_data_objs` (a list), `_data`, `_data_defaults`, a trace's `_orphan_props`, `_parent` and `_trace_ind`, and the
-    figure's `_layout` (which its layout object reads). The traces must be new (the page's own, made for it)."""
+    figure's `_layout` (which its layout object reads). The traces must be new (the page's own, made for it): a
+    trace already in a figure goes plotly's way (`build`), copied."""
     known = _layout_order()
     numbered = {key: value for key, value in layout.items() if key not in known and isinstance(value, dict)}
     if all(NUMBERED_AXIS.match(key) for key in numbered):

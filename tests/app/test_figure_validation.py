@@ -71,3 +71,12 @@ def test_unvalidated_figures_and_traces_share_no_state(monkeypatch):
     assert second.to_dict()["data"][0]["name"] == "b" and first.to_dict()["data"][0]["name"] == "a"
     fresh = figure_style.build([figure_style.scatter(x=[0.0], y=[0.0])], "c")
     assert fresh.layout.height == 340 and len(fresh.data) == 1 and fresh.data[0].line.color is None
+
+
+def test_a_trace_drawn_in_two_figures_is_in_both(monkeypatch):
+    """`build` takes a new trace as its own; one already in a figure is copied, as plotly does."""
+    monkeypatch.setattr(figure_style, "VALIDATE", False)
+    trace = figure_style.scatter(x=[0.0, 1.0], y=[2.0, 3.0], name="shared")
+    first, second = figure_style.build([trace], "a"), figure_style.build([trace], "b")
+    assert first.to_dict()["data"] == second.to_dict()["data"]
+    assert second.to_dict()["data"][0]["name"] == "shared" and list(second.to_dict()["data"][0]["y"]) == [2.0, 3.0]
