@@ -154,26 +154,30 @@ def _symmetric_range(a: np.ndarray) -> float:
 
 
 def states_figure(view: LayerInspection) -> go.Figure:
-    """Heatmaps over time of the input, expand, oscillation (|o|, mean over d) and shrink states, each with its
-    colour bar under it (the four have different scales)."""
+    """Heatmaps over time of the input, expand, oscillation (|o|, mean over d) and shrink states, two by two (on a
+    phone four side by side leave each a few pixels), each with its own colour bar at its right (the four have
+    different scales)."""
     panels = [("input i_t", view.i, DIVERGING, True), ("expand e_t", view.e, DIVERGING, True),
               ("oscillation |o_t|" + (" (diagonal)" if view.psi == "matrix" else ""), view.o_abs, "Viridis", False),
               ("shrink s_t", view.s, DIVERGING, True)]
-    axes, titles, names = subplot_grid(1, 4, [p[0] for p in panels], hspace=0.06)
+    axes, titles, names = subplot_grid(2, 2, [p[0] for p in panels], hspace=0.3, vspace=0.2)
     traces = []
-    for col, (_, data, scale, symmetric) in enumerate(panels, start=1):
-        xname, yname = names(1, col)
+    for n, (_, data, scale, symmetric) in enumerate(panels):
+        row, col = divmod(n, 2)
+        xname, yname = names(row + 1, col + 1)
         data = data[:steps_within_bound(view)]
         rng = _symmetric_range(data)
-        x0, x1 = axes[xname.replace("x", "xaxis", 1)]["domain"]
+        x1 = axes[xname.replace("x", "xaxis", 1)]["domain"][1]
+        y0, y1 = axes[yname.replace("y", "yaxis", 1)]["domain"]
         traces.append(go.Heatmap(z=data.T, colorscale=scale, zmin=-rng if symmetric else 0.0,
                                  zmax=rng if symmetric else max(1.0, float(data.max(initial=0))),
-                                 colorbar=dict(orientation="h", x=(x0 + x1) / 2, len=x1 - x0, y=-0.32, yanchor="top",
-                                               thickness=10, nticks=5),
+                                 colorbar=dict(x=x1 + 0.015, xanchor="left", y=(y0 + y1) / 2, yanchor="middle",
+                                               len=y1 - y0, thickness=8, nticks=4, tickfont=dict(size=10)),
                                  xaxis=xname, yaxis=yname,
                                  hovertemplate="t=%{x}<br>row %{y}<br>%{z:.4g}<extra></extra>"))
-        axes[xname.replace("x", "xaxis", 1)].update(title=dict(text="t"))
-    return build(traces, "The four EOS states over time", height=360, legend=False, annotations=titles, **axes)
+        if row == 1:
+            axes[xname.replace("x", "xaxis", 1)].update(title=dict(text="t"))
+    return build(traces, "The four EOS states over time", height=520, legend=False, annotations=titles, **axes)
 
 
 def memory_figure(view: LayerInspection, t: int) -> go.Figure:
