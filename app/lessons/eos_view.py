@@ -160,7 +160,7 @@ def states_figure(view: LayerInspection) -> go.Figure:
     panels = [("input i_t", view.i, DIVERGING, True), ("expand e_t", view.e, DIVERGING, True),
               ("oscillation |o_t|" + (" (diagonal)" if view.psi == "matrix" else ""), view.o_abs, "Viridis", False),
               ("shrink s_t", view.s, DIVERGING, True)]
-    axes, titles, names = subplot_grid(2, 2, [p[0] for p in panels], hspace=0.3, vspace=0.2)
+    axes, titles, names = subplot_grid(2, 2, [p[0] for p in panels], hspace=0.3, vspace=0.16)
     traces = []
     for n, (_, data, scale, symmetric) in enumerate(panels):
         row, col = divmod(n, 2)
@@ -177,7 +177,9 @@ def states_figure(view: LayerInspection) -> go.Figure:
                                  hovertemplate="t=%{x}<br>row %{y}<br>%{z:.4g}<extra></extra>"))
         if row == 1:
             axes[xname.replace("x", "xaxis", 1)].update(title=dict(text="t"))
-    return build(traces, "The four EOS states over time", height=520, legend=False, annotations=titles, **axes)
+        else:                                   # the same steps as the panel below: its ticks would hit its title
+            axes[xname.replace("x", "xaxis", 1)].update(showticklabels=False)
+    return build(traces, "The four EOS states over time", height=370, legend=False, annotations=titles, **axes)
 
 
 def memory_figure(view: LayerInspection, t: int) -> go.Figure:
