@@ -6,7 +6,8 @@
 Starts the app as the README does (benchmarks.app_process.AppServer: `app/serve.py` on loopback), one protocol
 client (benchmarks/streamlit_client.py), and for each lesson page 1–7: opens it, then moves its swept setting
 `--moves` times and another setting `--moves` times, one move after another (the next once the previous
-script_finished), each to a new value (one slider step on: a cache miss, as a drag). Around every move it reads
+script_finished and the polling fragments it left have run out, rerun every `run_every` seconds as a browser
+does), each to a new value (one slider step on: a cache miss, as a drag). Around every move it reads
 utime+stime from /proc/<pid>/stat of the web process ("request": the process that runs the scripts) and of
 every process below it ("helpers": a preview pool, trainer workers; benchmarks/server_usage.py). After each
 group it waits for the helpers to go quiet, so that work a move leaves to a pool is counted too.
@@ -102,6 +103,16 @@ class StackSampler:
         self.proc = None
 
 
+async def polled_as_a_browser(tab: StreamlitSession, limit_s: float = 10.0) -> None:
+    """What a browser does after the move: rerun each polling fragment every `run_every` seconds until none is left
+    (a chart waiting for its preview family polls, then reruns the page once the family is in) — that work is the
+    move's too."""
+    deadline = time.monotonic() + limit_s
+    while tab.fragments and time.monotonic() < deadline:
+        await asyncio.sleep(min(tab.fragments.values()))
+        await tab.poll_fragments()
+
+
 async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: int,
                        sampler: StackSampler | None = None) -> list[dict]:
     opened = await tab.open_page(page)
@@ -127,6 +138,7 @@ async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: 
                 direction = -direction              # turned back at an end: keep going the new way (new values)
             before = cpu.read()[0]
             run = await tab.set_widget(slider.id, slider_state(slider, value))
+            await polled_as_a_browser(tab)
             request.append((cpu.read()[0] - before) * 1e3)
             latency.append(run.latency_s * 1e3)
             size.append(run.bytes)

@@ -27,7 +27,10 @@ The mechanism:
   `plotly_sliderend` it sends the frame name to Python; the component's callback writes that value into the
   setting's widget key before the widgets are drawn and the page reruns with it: URL, sidebar, exercises and
   charts agree. One value everywhere: the preview never holds a value of its own after the release.
-- Family not cached: the plain charts are drawn now and the family is requested; the lead chart sits in a
+- Family not cached (a move of another setting): the family is requested and the script waits for it, up to
+  `family_wait_s()` (a condition wait, no CPU): a family computed in that time (30–50 ms of the worker's CPU on
+  the five pages) is drawn in the same run — no second run of the page, no polls. Past the wait, the plain charts
+  are drawn and the family is still on its way; the lead chart sits in a
   fragment that polls every `POLL_S` and, once the family is in, reruns the page once (so the poll stops
   costing). The pool sheds new families when the server is busy: the plain charts stay, with a caption saying
   so, and the preview comes back on a later move when the server is quiet.
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,6 +144,30 @@ class PagePreview:
 
 def family_key(lesson: Lesson, frozen: tuple) -> tuple:
     return (lesson.page, held_settings(lesson, frozen))
+
+
+def family_wait_s() -> float:
+    """How long a held move's script waits for its new family before drawing the plain page (LCSM_FAMILY_WAIT_MS,
+    default 300): a family arriving in that time is drawn in the same run, saving the page a second run and its
+    polls (the script thread sleeps on a condition meanwhile: no CPU)."""
+    try:
+        return max(0.0, float(os.environ.get("LCSM_FAMILY_WAIT_MS", "300")) / 1000)
+    except ValueError:
+        return 0.3
+
+
+def waited_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview | None:
+    """The page's preview once its family is cached, asking the pool for it and waiting up to `family_wait_s`;
+    None when there is no pool, the server sheds new families, or the family takes longer (the page then draws
+    its plain charts and polls for the family as before)."""
+    queue, wait_s = pool(), family_wait_s()
+    if queue is None or wait_s == 0:
+        return None
+    key = family_key(lesson, frozen)
+    if queue.request(key) is None:
+        return None
+    queue.wait(key, wait_s)
+    return page_preview(lesson, frozen, present)
 
 
 def page_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview | None:

@@ -117,6 +117,7 @@ class PreviewPool:
     def __init__(self, workers: int, on_done: Callable[[tuple, list], None]):
         self.workers, self.on_done = workers, on_done
         self._lock = threading.Lock()
+        self._finished_one = threading.Condition(self._lock)   # a family left the queue (stored, or failed)
         self._waiting: list = []                           # heap of (priority, -order, key)
         self._queued: set = set()                          # keys waiting or running
         self._running = 0
@@ -126,6 +127,12 @@ class PreviewPool:
     def pending(self, key: tuple) -> bool:
         with self._lock:
             return key in self._queued
+
+    def wait(self, key: tuple, timeout: float) -> bool:
+        """Block (no CPU: a condition wait) until family `key` is no longer queued or running, at most `timeout`
+        seconds; True when it left the queue (its `on_done` has run)."""
+        with self._finished_one:
+            return self._finished_one.wait_for(lambda: key not in self._queued, timeout)
 
     def backlog(self) -> int:
         with self._lock:
@@ -170,9 +177,13 @@ class PreviewPool:
             finished = ([], {}, 0, None)
         with self._lock:
             self._running -= 1
-            self._queued.discard(key)
-        if finished is not None:
-            self.on_done(key, *finished)
+        try:
+            if finished is not None:
+                self.on_done(key, *finished)
+        finally:
+            with self._finished_one:                       # queued until stored: a waiter then finds it cached
+                self._queued.discard(key)
+                self._finished_one.notify_all()
         self._dispatch()
 
     def _pool(self) -> ProcessPoolExecutor:

@@ -34,7 +34,7 @@ from .lesson_view import (
 )
 from .live_lesson import render_live
 from .page_link import READOUT_KEY, link_page
-from .preview import await_family, page_preview
+from .preview import await_family, page_preview, waited_preview
 from .progress import score_line
 from .reading_order import draw_steps, folded_notes, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
@@ -133,6 +133,8 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
     figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
     swept = previews(lesson, view)
     preview = page_preview(lesson, frozen, view.present) if swept else None
+    if swept and preview is None:                       # a held move: its new family, if it comes in time
+        preview = waited_preview(lesson, frozen, view.present)
     if preview is not None:
         figures = {**figures, **preview.charts}
     slots = {}                                          # a swept page's charts while its family is computed

@@ -87,3 +87,15 @@ def alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_waiter_wakes_when_its_family_is_stored_not_after_its_timeout(monkeypatch):
+    monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
+    stored = []
+    pool = PreviewPool(1, lambda key, members, *results: stored.append(key))
+    key = ("spring", tuple(sorted(held("spring", k=2.5).items())))
+    assert pool.request(key)
+    assert pool.wait(key, 180) and stored == [key]          # on_done ran before the waiter was woken
+    assert not pool.pending(key)
+    started = time.monotonic()
+    assert pool.wait(key, 5) and time.monotonic() - started < 1    # nothing queued: no wait at all
