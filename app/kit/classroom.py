@@ -143,10 +143,19 @@ def presenter_style() -> None:
     st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 
 
+PRESENTER_SLIDER_GAP = 24     # px more between the plot and a preview slider at the presenter's 18-px fonts
+#                               (taken from the plot, not added to the chart: the projector's screen is full)
+
+
 def presenter_figure(fig: dict) -> dict:
     """A figure dict with fonts and lines a projector at 1280×720 shows from the back of a room."""
     layout = dict(fig.get("layout", {}))
     layout["font"] = {**layout.get("font", {}), "size": 18}
+    if layout.get("sliders"):              # the larger x-axis title needs more room above a drag-preview slider
+        layout["sliders"] = [{**slider, "pad": {**slider.get("pad", {}), "t": slider.get("pad", {}).get("t", 0)
+                                                + PRESENTER_SLIDER_GAP}} for slider in layout["sliders"]]
+        margin = dict(layout.get("margin") or {})
+        layout["margin"] = {**margin, "b": margin.get("b", 80) + PRESENTER_SLIDER_GAP}   # the plot gives it up
     data = []
     for trace in fig.get("data", []):
         trace = dict(trace)

@@ -128,3 +128,12 @@ def test_the_first_move_after_a_reconnect_keeps_the_other_settings_and_the_move(
     for other, text in query.items():                                                    # the rest stay the URL's
         if other != name:
             assert url_value(fresh, other) == text
+
+
+def test_the_presenter_view_moves_a_preview_slider_below_its_larger_axis_title_within_the_same_height():
+    from app.kit.classroom import PRESENTER_SLIDER_GAP, presenter_figure
+    fig = {"data": [], "layout": {"height": 420, "margin": {"b": 125}, "sliders": [{"pad": {"t": 50}}]}}
+    shown = presenter_figure(fig)["layout"]
+    assert shown["sliders"][0]["pad"]["t"] == 50 + PRESENTER_SLIDER_GAP
+    assert shown["margin"]["b"] == 125 + PRESENTER_SLIDER_GAP and shown["height"] == 420
+    assert presenter_figure({"data": [], "layout": {"height": 300}})["layout"].get("sliders") is None
