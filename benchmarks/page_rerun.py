@@ -95,8 +95,13 @@ def main() -> None:
     print(f"{'page':<15}{'first run':>12}{'median rerun':>15}{'median slider move':>21}{'median held move':>19}")
     for page in args.pages:
         r = bench(page, args.reruns, sweep=not args.no_sweep)
-        print(f"{r['page']:<15}{r['first']:>10.0f}ms{r['rerun']:>13.0f}ms{r['move']:>19.0f}ms{r['held']:>17.0f}ms",
+        print(f"{r['page']:<15}{ms(r['first'], 12)}{ms(r['rerun'], 15)}{ms(r['move'], 21)}{ms(r['held'], 19)}",
               flush=True)
+
+
+def ms(value: float, width: int) -> str:
+    """A median in ms, right-aligned; "—" where the page has no such move (no slider of that kind)."""
+    return f"{'—':>{width}}" if value != value else f"{value:>{width - 2}.0f}ms"
 
 
 if __name__ == "__main__":
