@@ -19,6 +19,7 @@ from app.kit.classroom import presenter_style
 from app.kit.lesson_view import files_stamp, read_lesson
 from app.kit.literal import literal
 from app.kit.progress import store_file
+from app.kit.visitor import visitor_key
 from app.lessons import PAGES
 from lcsm_core.class_store import TEACHER_SECRET, ClassStore
 
@@ -79,8 +80,8 @@ def create_class_panel() -> None:
 
 def create_class() -> None:
     try:
-        code, secret = ClassStore(store_file()).create_class()
-    except (sqlite3.Error, OSError, RuntimeError) as why:
+        code, secret = ClassStore(store_file()).create_class(visitor=visitor_key())
+    except (sqlite3.Error, OSError, RuntimeError, ValueError) as why:
         st.session_state["class_view.create_error"] = str(why)
         return
     st.session_state[TEACHER_KEY] = secret

@@ -50,6 +50,9 @@ class StoreFile:
         self.lock = SameFileLock(self.path)
         with self.lock:
             self.db.executescript(SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(classes)")}
+            if "visitor" not in columns:             # a file from before the class quota: who made a class
+                self.db.execute("ALTER TABLE classes ADD COLUMN visitor TEXT")
 
     def close(self) -> None:
         with self.lock.unchecked:

@@ -106,3 +106,12 @@ def test_a_course_file_with_a_mistake_is_named_and_the_counts_still_show(data_di
     (lessons / "course.md").unlink()
     at.run()
     assert not at.exception and any("No class path yet" in i.value for i in at.info)
+
+
+def test_a_visitor_over_the_class_quota_is_told_so_on_the_page(data_dir, monkeypatch):
+    monkeypatch.setenv("LCSM_VISITOR_MAX_CLASSES", "0")
+    monkeypatch.setattr("app.class_view.visitor_key", lambda: "203.0.113.7")
+    at = class_view()
+    at.button(key="class_view.create").click().run()
+    assert not at.exception and "teacher" not in at.query_params
+    assert any("classes in the last 24 hours" in e.value for e in at.error), [e.value for e in at.error]

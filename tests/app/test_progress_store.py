@@ -99,3 +99,31 @@ def test_no_setting_is_named_like_a_parameter_the_tab_keeps_in_its_url():
     from app.lessons import all_lessons
     kept = {"learner", "class", "teacher", "step", "owner", "run", "show", "lock", "present", "challenge"}
     assert not kept & {p.name for page in all_lessons() for p in page.settings.params}
+
+
+def test_a_visitor_creates_a_bounded_number_of_classes_a_day_and_the_operator_any(tmp_path, monkeypatch):
+    """Issue 24: anyone may press "Create a class"; a fresh token does not reset the count (it is per address)."""
+    monkeypatch.setenv("LCSM_VISITOR_MAX_CLASSES", "2")
+    classes, now = ClassStore(StoreFile(tmp_path / "runs.sqlite")), 1_000_000.0
+    for _ in range(2):
+        classes.create_class(visitor="203.0.113.7", now=now)
+    with pytest.raises(ValueError, match="2 classes in the last 24 hours"):
+        classes.create_class(visitor="203.0.113.7", now=now + 60)
+    assert CLASS_CODE.fullmatch(classes.create_class(visitor="198.51.100.4", now=now + 60)[0])   # another address
+    assert classes.create_class(visitor="203.0.113.7", now=now + 25 * 3600)                    # a day later
+    for _ in range(3):
+        classes.create_class(visitor="127.0.0.1", now=now)                                     # the operator
+        classes.create_class(now=now)
+    rows = classes.file.db.execute("SELECT visitor FROM classes").fetchall()
+    assert not any(v and "203.0.113.7" in v for (v,) in rows)                                  # only hashes kept
+
+
+def test_an_older_store_file_gets_the_visitor_column(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE classes (code TEXT PRIMARY KEY, teacher TEXT NOT NULL UNIQUE, created_at REAL NOT NULL)")
+    db.execute("INSERT INTO classes VALUES ('ABCDEF', 'x', 1.0)")
+    db.commit()
+    db.close()
+    classes = ClassStore(StoreFile(path))
+    assert classes.exists("ABCDEF") and classes.create_class(visitor="203.0.113.7")
