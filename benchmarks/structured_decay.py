@@ -18,12 +18,13 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
-from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.commit_tree import export  # noqa: E402
+
 BEFORE = "cb8b47b"
 MODELS = ("1-3-1-0", "1-2-1-0", "1-1-1-0", "1-9-1-0", "deltanet")
 
@@ -66,15 +67,6 @@ picked = choose_form(prepare(st.i, st.e, o, st.s, st.psi)) if form == "auto" els
 print(json.dumps(dict(s=statistics.median(times), peak_mib=peak / 2 ** 20, form=picked,
                       o=type(o).__name__ if not isinstance(o, torch.Tensor) else "x".join(map(str, o.shape)))))
 """
-
-
-def export(commit: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True)
-    folder = into / commit[:12]
-    folder.mkdir()
-    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
 
 
 def measure(tree: Path, settings: dict) -> dict:

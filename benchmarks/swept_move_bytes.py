@@ -15,23 +15,14 @@ import argparse
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
-from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.commit_tree import export  # noqa: E402
+
 PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation")
-
-
-def export(commit: str, into: Path) -> Path:
-    """The commit's tree in a folder of its own."""
-    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True)
-    folder = into / commit[:12]
-    folder.mkdir()
-    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
 
 
 def swept_rows(tree: Path, pages: list[str], moves: int) -> dict[str, tuple[float, float]]:
