@@ -209,6 +209,7 @@ def _unvalidated_value(path: str, name: str, value):
 
 
 _ORDER: dict[str, tuple[str, dict[str, int]]] = {}     # "scatter.line" → (its class's path, property → position)
+_CLASS_ORDER: dict[type, dict[str, int]] = {}           # a plotly class → its properties' positions
 
 
 def _in_plotly_order(parent_path: str, name: str, value: dict) -> dict:
@@ -274,9 +275,6 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
                                                                                    for t in traces):
         return FIGURE(data=traces, layout=layout, frames=frames, _validate=False)
     return _adopting(traces, layout)
-
-
-_CLASS_ORDER: dict[type, dict[str, int]] = {}          # a plotly class → its properties' positions
 
 
 def _adopting(traces: list, layout: dict) -> go.Figure:

@@ -38,19 +38,11 @@ def draw_setting(setting: Setting, key: str, values: dict, disabled: bool = Fals
         st.text_input(setting.label, max_chars=setting.max_length, **common)
 
 
-def draw_sidebar_settings(spec: Settings, values: dict, view: ClassroomView | None = None,
-                          columns: bool = False) -> None:
+def draw_sidebar_settings(spec: Settings, values: dict, view: ClassroomView | None = None) -> None:
     """Every sidebar setting that is shown for these values and the classroom view, under its group's
-    subheader (read-only where the view locks it); with `columns`, side by side on the page instead."""
+    subheader (read-only where the view locks it); in the sidebar, or in the presenter view's controls column."""
     view = view or ClassroomView()
     drawn = [s for s in spec.params if not s.in_main and (s.shown is None or s.shown(values)) and view.drawn(s.name)]
-    if columns:                                   # rows of up to four, side by side
-        for start in range(0, len(drawn), 4):
-            row = drawn[start:start + 4]
-            for column, setting in zip(st.columns(len(row)), row):
-                with column:
-                    draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))
-        return
     group = ""
     for setting in drawn:
         if setting.group and setting.group != group:
