@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from lcsm_core.progress_store import StoreFile
 from lcsm_core.training.admission import visitor_hash
-from lcsm_core.training.store import owner_hash
+from lcsm_core.training.store import Transaction, owner_hash
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"      # no 0/O or 1/I: read aloud and typed from a projector
 CODE_LENGTH = 6
@@ -66,8 +66,7 @@ class ClassStore:
         """Count the visitor's classes and insert the new one in one transaction (BEGIN IMMEDIATE: two web
         processes cannot both take the visitor's last place)."""
         db = self.file.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with Transaction(db):
             if who is not None:
                 made = db.execute("SELECT COUNT(*) FROM classes WHERE visitor=? AND created_at>?",
                                   (who, now - CLASS_WINDOW_S)).fetchone()[0]
@@ -77,10 +76,6 @@ class ClassStore:
                                      f"operator")
             db.execute("INSERT INTO classes (code, teacher, created_at, visitor) VALUES (?,?,?,?)",
                        (code, owner_hash(secret), now, who))
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
 
     def exists(self, code: str) -> bool:
         with self.file.lock:

@@ -247,7 +247,7 @@ class RunStore:
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _tx(self):
-        return _Transaction(self._db)
+        return Transaction(self._db)
 
     def close(self) -> None:
         with self._lock.unchecked:                 # a deleted file's connection still closes
@@ -594,8 +594,9 @@ def _finite_row(row: tuple) -> tuple:
     return tuple(None if isinstance(v, float) and not np.isfinite(v) else v for v in row)
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error) on an autocommit connection."""
+class Transaction:
+    """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error) on an autocommit connection (every user of the store file:
+    the run store, the progress and class store)."""
 
     def __init__(self, db: sqlite3.Connection):
         self.db = db
