@@ -14,24 +14,13 @@ import time
 from dataclasses import dataclass
 
 from lcsm_core.progress_store import StoreFile
-from lcsm_core.training.admission import visitor_hash
+from lcsm_core.training.admission import CLASS_WINDOW_S, AdmissionPolicy, visitor_hash
 from lcsm_core.training.store import Transaction, owner_hash
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"      # no 0/O or 1/I: read aloud and typed from a projector
 CODE_LENGTH = 6
 CLASS_CODE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 TEACHER_SECRET = re.compile(r"[0-9a-f]{32}")
-CLASS_WINDOW_S = 24 * 3600
-
-
-def class_quota() -> int:
-    """Classes one visitor may create a day (LCSM_VISITOR_MAX_CLASSES, default 5)."""
-    try:
-        return max(0, int(os.environ.get("LCSM_VISITOR_MAX_CLASSES", "5")))
-    except ValueError:
-        return 5
-
-
 @dataclass(frozen=True)
 class ClassResults:
     code: str
@@ -43,26 +32,29 @@ class ClassStore:
     def __init__(self, file: StoreFile | str | os.PathLike | None = None):
         self.file = file if isinstance(file, StoreFile) else StoreFile(file)
 
-    def create_class(self, visitor: str | None = None, now: float | None = None) -> tuple[str, str]:
+    def create_class(self, visitor: str | None = None, now: float | None = None,
+                     policy: AdmissionPolicy | None = None) -> tuple[str, str]:
         """A new class: (code, teacher secret). The secret is returned once; only its hash is kept.
 
-        `visitor` (a page's client address, `app.kit.visitor.visitor_key`) may create at most `class_quota()`
-        classes a day: a class is only a row, but anyone may press the button, so its count is bounded as the
-        admission policy bounds runs (the operator — loopback, scripts: None — is not counted). ValueError with
-        the message for the page when the visitor is over it; the check and the insert are one transaction."""
+        `visitor` (a page's client address, `app.kit.visitor.visitor_key`) may create at most
+        `policy.visitor_max_classes` classes a day (default policy: the environment's, AdmissionPolicy.from_env):
+        a class is only a row, but anyone may press the button, so its count is bounded as the admission policy
+        bounds runs (the operator — loopback, scripts: None — is not counted). ValueError with the message for
+        the page when the visitor is over it; the check and the insert are one transaction."""
         secret, now = secrets.token_hex(16), time.time() if now is None else now
         who = visitor_hash(visitor)
+        most = (policy or AdmissionPolicy.from_env()).visitor_max_classes
         for _ in range(20):                          # 32^6 ≈ 10^9 codes: a clash is rare, retried
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
             try:
                 with self.file.lock:
-                    self._insert_within_quota(code, secret, who, now)
+                    self._insert_within_quota(code, secret, who, now, most)
                 return code, secret
             except sqlite3.IntegrityError:
                 continue
         raise RuntimeError("no free class code after 20 tries")
 
-    def _insert_within_quota(self, code: str, secret: str, who: str | None, now: float) -> None:
+    def _insert_within_quota(self, code: str, secret: str, who: str | None, now: float, most: int) -> None:
         """Count the visitor's classes and insert the new one in one transaction (BEGIN IMMEDIATE: two web
         processes cannot both take the visitor's last place)."""
         db = self.file.db
@@ -70,7 +62,7 @@ class ClassStore:
             if who is not None:
                 made = db.execute("SELECT COUNT(*) FROM classes WHERE visitor=? AND created_at>?",
                                   (who, now - CLASS_WINDOW_S)).fetchone()[0]
-                if made >= class_quota():
+                if made >= most:
                     raise ValueError(f"this address has created {made} classes in the last 24 hours, the most this "
                                      f"server allows (LCSM_VISITOR_MAX_CLASSES): use one of them, or ask the "
                                      f"operator")

@@ -43,6 +43,8 @@ ENV_WINDOW = "LCSM_VISITOR_BUDGET_WINDOW_S"
 ENV_SERVER_BUDGET = "LCSM_SERVER_BUDGET_CPU_S"
 ENV_LARGE_GRID = "LCSM_LARGE_GRID_CPU_S"
 ENV_ALLOW_LARGE_GRIDS = "LCSM_ALLOW_LARGE_GRIDS"
+ENV_MAX_CLASSES = "LCSM_VISITOR_MAX_CLASSES"
+CLASS_WINDOW_S = 24 * 3600                # a visitor's classes are counted over a day
 IPV6_PREFIX = 64                          # one subscriber gets a /64: its addresses are one visitor
 
 
@@ -62,11 +64,13 @@ class AdmissionPolicy:
     server_budget_s: float = 4 * 3600.0
     large_grid_s: float = 2 * 3600.0
     allow_large_grids: bool = False
+    visitor_max_classes: int = 5          # classes a visitor may create in CLASS_WINDOW_S (lcsm_core.class_store)
 
     @classmethod
     def from_env(cls, environ=None) -> AdmissionPolicy:
         """The defaults, overridden by LCSM_VISITOR_MAX_ACTIVE, LCSM_VISITOR_BUDGET_CPU_S,
-        LCSM_VISITOR_BUDGET_WINDOW_S, LCSM_SERVER_BUDGET_CPU_S, LCSM_LARGE_GRID_CPU_S and LCSM_ALLOW_LARGE_GRIDS=1.
+        LCSM_VISITOR_BUDGET_WINDOW_S, LCSM_SERVER_BUDGET_CPU_S, LCSM_LARGE_GRID_CPU_S, LCSM_VISITOR_MAX_CLASSES and
+        LCSM_ALLOW_LARGE_GRIDS=1.
         A value that is not a positive number is a ValueError naming the setting."""
         env = os.environ if environ is None else environ
         base = cls()
@@ -75,7 +79,8 @@ class AdmissionPolicy:
                    window_s=_setting(env, ENV_WINDOW, base.window_s),
                    server_budget_s=_setting(env, ENV_SERVER_BUDGET, base.server_budget_s),
                    large_grid_s=_setting(env, ENV_LARGE_GRID, base.large_grid_s),
-                   allow_large_grids=env.get(ENV_ALLOW_LARGE_GRIDS, "").strip() in ("1", "true", "yes"))
+                   allow_large_grids=env.get(ENV_ALLOW_LARGE_GRIDS, "").strip() in ("1", "true", "yes"),
+                   visitor_max_classes=int(_setting(env, ENV_MAX_CLASSES, base.visitor_max_classes)))
 
 
 def _setting(env, name: str, default: float) -> float:
