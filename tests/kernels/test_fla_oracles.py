@@ -57,17 +57,24 @@ def test_gla_matches_fla(impl):
         assert_close(a, b.double(), f"grad {name}", precision=torch.float32)
 
 
-def test_delta_rule_matches_fla():
-    """DeltaNet: o = I - β k kᵀ, e = β k, i = v, s = q / sqrt(K) (fla's layout (B, H, T, n))."""
+def delta_rule_case(B: int, H: int, T: int, K: int, V: int, seed: int):
+    """A DeltaNet case in fla's layout (B, H, T, n): the leaves (q, k, v, β, keys normalized) and fla's naive
+    recurrence's output, final state and gradients."""
     naive = fla_naive("delta_rule").delta_rule_recurrence
-    B, H, T, K, V = 1, 2, 37, 5, 7
-    g = torch.Generator().manual_seed(1)
+    g = torch.Generator().manual_seed(seed)
     q, v = torch.randn(B, H, T, K, generator=g), torch.randn(B, H, T, V, generator=g)
     k = torch.nn.functional.normalize(torch.randn(B, H, T, K, generator=g), dim=-1)
     beta = torch.rand(B, H, T, generator=g)
     leaves = [x.requires_grad_() for x in (q, k, v, beta)]
     y_ref, m_ref = naive(q, k, v, beta, output_final_state=True)
-    g_ref = grads(y_ref, m_ref, leaves)
+    return leaves, y_ref, m_ref, grads(y_ref, m_ref, leaves)
+
+
+def test_delta_rule_matches_fla():
+    """DeltaNet: o = I - β k kᵀ, e = β k, i = v, s = q / sqrt(K) (fla's layout (B, H, T, n))."""
+    B, H, T, K, V = 1, 2, 37, 5, 7
+    leaves, y_ref, m_ref, g_ref = delta_rule_case(B, H, T, K, V, seed=1)
+    q, k, v, beta = leaves
     o = torch.eye(K) - beta[..., None, None] * k[..., :, None] * k[..., None, :]
     y, m = adapter.fused_recurrent_eos_matrix(v, beta[..., None] * k, o, q * K ** -0.5)
     assert_close(y, y_ref.double(), "y", precision=torch.float32)
@@ -99,15 +106,9 @@ def test_hgrn_matches_fla():
 def test_structured_delta_rule_matches_fla(impl):
     """DeltaNet given as (w, β) to the structured kernels: w = k, β, e = β k, i = v, s = q / sqrt(K)."""
     from kernels.delta import run_delta
-    naive = fla_naive("delta_rule").delta_rule_recurrence
     B, H, T, K, V = 1, 2, 70, 5, 7
-    g = torch.Generator().manual_seed(4)
-    q, v = torch.randn(B, H, T, K, generator=g), torch.randn(B, H, T, V, generator=g)
-    k = torch.nn.functional.normalize(torch.randn(B, H, T, K, generator=g), dim=-1)
-    beta = torch.rand(B, H, T, generator=g)
-    leaves = [x.requires_grad_() for x in (q, k, v, beta)]
-    y_ref, m_ref = naive(q, k, v, beta, output_final_state=True)
-    g_ref = grads(y_ref, m_ref, leaves)
+    leaves, y_ref, m_ref, g_ref = delta_rule_case(B, H, T, K, V, seed=4)
+    q, k, v, beta = leaves
 
     def flat(x):
         return x.reshape(B * H, T, *x.shape[3:])
