@@ -148,34 +148,40 @@ def delta_chunk_prep_kernel(
     C: tl.constexpr, BK: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
     # One program per (batch, chunk), all in parallel: the value-independent parts of the WY form.
+    # Offsets are int32 tiles from the sequence's int64 base: int64 (C, k) offset tiles live across the
+    # substitution loop took the registers that spilled 48 bytes at k = 128 (tests/kernels/compile_check.py).
     i_b, c = tl.program_id(0).to(tl.int64), tl.program_id(1)
     ok = tl.arange(0, BK)
     oc = tl.arange(0, C)
     ot = c * C + oc
     mt = ot < T
     m_tk = mt[:, None] & (ok < K)[None, :]
-    p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
-    p_tc = (i_b * T + ot[:, None]) * C + oc[None, :]
-    b_w = tl.load(w + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
-    b_e = tl.load(e + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
-    b_s = tl.load(s + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+    p_tk = ot[:, None] * K + ok[None, :]
+    p_tc = ot[:, None] * C + oc[None, :]
+    b_w = tl.load(w + i_b * T * K + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+    b_e = tl.load(e + i_b * T * K + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
+    b_s = tl.load(s + i_b * T * K + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
     b_beta = tl.load(beta + i_b * T + ot, mask=mt, other=0.).to(tl.float32)
     strict = oc[:, None] > oc[None, :]
-    b_N = -b_beta[:, None] * tl.where(strict, tl.dot(b_w, tl.trans(b_w), input_precision=PREC), 0.)
-    # Tinv = (I − N)⁻¹ by forward substitution: row r of Tinv − I is N_r + N_r (Tinv − I), rows < r final
+    # Tinv = (I − N)⁻¹, N = −diag(β) tril₋(W Wᵀ), by forward substitution on Z = Tinv − I: row r of Z is
+    # N_r + N_r Z, rows < r final. Z is kept transposed (column r = row r) so both reductions run along axis 1.
+    b_Z = -b_beta[None, :] * tl.where(oc[:, None] < oc[None, :], tl.dot(b_w, tl.trans(b_w), input_precision=PREC),
+                                      0.)
     for r in range(1, C):
-        b_row = tl.sum(tl.where(oc[:, None] == r, b_N, 0.), 0)
-        b_row += tl.sum(b_row[:, None] * b_N, 0) * (oc < r)
-        b_N = tl.where(oc[:, None] == r, b_row[None, :], b_N)
-    b_Tb = (b_N + tl.where(oc[:, None] == oc[None, :], 1., 0.)) * b_beta[None, :]   # Tinv diag(β)
+        b_col = tl.sum(tl.where(oc[None, :] == r, b_Z, 0.), 1)
+        b_col += tl.sum(b_Z * (b_col * (oc < r))[None, :], 1)
+        b_Z = tl.where(oc[None, :] == r, b_col[:, None], b_Z)
+    b_Tb = (tl.trans(b_Z) + tl.where(oc[:, None] == oc[None, :], 1., 0.)) * b_beta[None, :]   # Tinv diag(β)
     b_Awe = tl.where(strict, tl.dot(b_w, tl.trans(b_e), input_precision=PREC), 0.)
     b_P = tl.dot(b_Tb.to(DT).to(OP), b_w, input_precision=PREC)
     b_G = tl.dot(b_Tb.to(DT).to(OP), b_Awe.to(DT).to(OP), input_precision=PREC)
     lower = oc[:, None] >= oc[None, :]
-    tl.store(P + p_tk, b_P, mask=m_tk)
-    tl.store(G + p_tc, b_G, mask=mt[:, None])
-    tl.store(Asw + p_tc, tl.where(lower, tl.dot(b_s, tl.trans(b_w), input_precision=PREC), 0.), mask=mt[:, None])
-    tl.store(Ase + p_tc, tl.where(lower, tl.dot(b_s, tl.trans(b_e), input_precision=PREC), 0.), mask=mt[:, None])
+    tl.store(P + i_b * T * K + p_tk, b_P, mask=m_tk)
+    tl.store(G + i_b * T * C + p_tc, b_G, mask=mt[:, None])
+    tl.store(Asw + i_b * T * C + p_tc, tl.where(lower, tl.dot(b_s, tl.trans(b_w), input_precision=PREC), 0.),
+             mask=mt[:, None])
+    tl.store(Ase + i_b * T * C + p_tc, tl.where(lower, tl.dot(b_s, tl.trans(b_e), input_precision=PREC), 0.),
+             mask=mt[:, None])
 
 
 @triton.jit
