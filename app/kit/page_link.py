@@ -1,6 +1,6 @@
 """The page link: a Streamlit v2 component that makes one drag move the whole page (`app.kit.preview`).
 
-Its data is the family (`preview.family_link`: every chart's frames and every member's readouts, one JSON text)
+Its data is the family (`family.Family.link`: every chart's frames and every member's readouts, one JSON text)
 and nothing that depends on the current value, so across swept moves of one family it is the same message, byte for
 byte, and Streamlit's message cache sends the browser a reference instead of the family again. Its JavaScript
 (`page_link.js`, run in the app page itself: no iframe) finds the page's charts by their `layout.meta.lcsm` tag

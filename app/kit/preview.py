@@ -8,13 +8,15 @@ The mechanism:
   readouts (`Lesson.metrics`) as text. It is data only (no plotly objects), computed by the preview pool
   (`app.kit.preview_pool`: a lowest-priority worker process; `Sweep.compute_many` where a page declares it, else
   `compute` per value, always through the page's own `figures`) and kept in the byte-bounded cache
-  (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process.
+  (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process, as
+  `app.kit.family.Family`: the page link's JSON text and the members' outline, both made in the worker (the
+  request process unpickles a text and encodes no family).
 - Family cached: EVERY chart of the page is drawn at the current value (its picture only, no frames) with its
   axes fixed over the family (`sweep_figure.fixed_ranges`: runaways leave the picture); only the lead chart
   (`Sweep.chart`) carries the visible plotly slider ("drag to preview <label>"). Each figure is tagged
   `layout.meta.lcsm = {page, chart, follows, family, current, signature}` (follows: the family's frames apply to
   it; the lead's tag also holds the current readouts; the browser makes a frame of a value off the grid). The
-  family's frames and readouts go apart, in the page link's data (`family_link`, cached per family): it does not
+  family's frames and readouts go apart, in the page link's data (`Family.link`, one per family): it does not
   depend on the swept value, so a swept move re-sends small charts and a reference to the family (Streamlit's
   ForwardMsg cache), not the family (0.4–1.4 MiB before). A chart with an animation of its own (LRU stability's
   eigenvalues over training, ▶ play) keeps its frames and does not follow a drag; a chart whose traces differ in
@@ -40,24 +42,25 @@ With `LCSM_PREVIEW_WORKERS=0` the family is computed in the session itself after
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import pickle
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import plotly.io
 import streamlit as st
-from plotly.utils import PlotlyJSONEncoder
 
+from . import family as families
 from .cache import STORES, cached
 from .chart_element import ChartSpec
 from .classroom import presenter_figure
+from .family import Family
 from .lesson import Lesson
 from .preview_pool import WARM, PreviewPool, worker_count
 from .sweep import readout_text, sweep_family
-from .sweep_figure import chart_family, family_frames, member, preview_figure
+from .sweep_figure import chart_family, member, preview_figure
 from .widgets import show_chart
 
 FAMILIES = STORES["previews"]              # (page, held settings) → Family, shared by every session
@@ -68,30 +71,32 @@ _POOL_LOCK = threading.Lock()
 _WARMED = False
 
 
-@dataclass(frozen=True)
-class Family:
-    """The members of one family, in the sweep's order (each: `sweep_figure.page_member`'s dict)."""
-
-    page: str
-    held: tuple
-    members: tuple[dict, ...]
-
-
-def store_family(key: tuple, members: list[dict], results: dict | None = None, size: int = 0,
-                 members_size: int | None = None) -> None:
-    """Keep the family (for every session) and, when the worker sent them, its members' compute results as the
-    page's own (`render.computed`, by settings): the release of a drag lands on a member's value, whose page is
-    then computed already (the batch equals `compute` to fp64 rounding: tests/app/test_sweep_batch.py)."""
-    FAMILIES.put(key, Family(key[0], key[1], tuple(members)),
-                 None if members_size is None else members_size + 200)    # (+ the Family around them)
+def store_family(key: tuple, family: Family | list[dict], results: dict | None = None, size: int = 0,
+                 family_size: int | None = None) -> None:
+    """Keep the family (`app.kit.family.Family`, or its page members to make it from; for every session) and,
+    when the worker sent them, its members' compute results as the page's own (`render.computed`, by settings):
+    the release of a drag lands on a member's value, whose page is then computed already (the batch equals
+    `compute` to fp64 rounding: tests/app/test_sweep_batch.py)."""
+    from app.lessons import lesson
+    page = lesson(key[0])
+    if not isinstance(family, Family):
+        family = families.prepared(page, key[1], list(family))
+    FAMILIES.put(key, family, None if family_size is None else family_size + 200)   # (+ the Family around it)
     if results:
-        from app.lessons import lesson
-
         from .render import computed
-        page, each = lesson(key[0]), size // len(results)
-        name = page.sweep.setting
+        each, name = size // len(results), page.sweep.setting
         for value, result in results.items():
             computed.remember(result, key[0], tuple(sorted((*key[1], (name, value)))), page, size=each)
+
+
+def store_pickled(key: tuple, family: bytes | None, results: bytes = b"") -> None:
+    """`store_family` for what the preview worker sends (`preview_pool.compute_family`: the family and the results,
+    each pickled once there); a family that failed (None) is kept empty, so the page asks for it no more."""
+    if family is None:
+        from app.lessons import lesson
+        store_family(key, families.empty(lesson(key[0]), key[1]))
+        return
+    store_family(key, pickle.loads(family), pickle.loads(results) if results else None, len(results), len(family))
 
 
 def pool() -> PreviewPool | None:
@@ -102,7 +107,7 @@ def pool() -> PreviewPool | None:
         return None
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = PreviewPool(workers, store_family)
+            _POOL = PreviewPool(workers, store_pickled)
         return _POOL
 
 
@@ -228,11 +233,11 @@ def waiting_chart(lesson: Lesson, plain: ChartSpec, filename: str, key: tuple, s
 def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> PagePreview:
     """Every chart at these settings as the JSON the browser receives: the current value's picture only, its axes
     fixed over the family, the lead chart with the slider; each following chart tagged with the family it takes
-    its frames from (`family_link`, the link's data: the same for every value of the swept setting)."""
+    its frames from (`Family.link`, the link's data: the same for every value of the swept setting)."""
     from .render import chart_specs, computed
     values = dict(frozen)
     setting = _lesson.settings[_lesson.sweep.setting]
-    link = family_link(page, _family.held, _lesson, _family)
+    link = _family.link
     specs = chart_specs(page, frozen, False, _lesson)
     members = list(_family.members)
     lead = _lesson.sweep.chart
@@ -243,7 +248,8 @@ def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _fam
             fig = current
         else:
             fig = preview_figure(current, member(setting, values[setting.name], current),
-                                 chart_family(members, chart), setting.label, slider=chart == lead)
+                                 chart_family(members, chart), setting.label, slider=chart == lead,
+                                 groups=_family.groups.get(chart, []))
         tag = (fig["layout"].get("meta") or {}).get("lcsm") or {"follows": False}
         tag = {**tag, "page": page, "chart": chart, "family": link["family_id"]}
         if chart == lead and tag["follows"]:           # the readouts at the current value (it may be no member)
@@ -255,22 +261,3 @@ def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _fam
         charts[chart] = ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))
     return PagePreview(charts, link)
 
-
-@cached(store="charts")
-def family_link(page: str, held: tuple, _lesson: Lesson, _family: Family) -> dict:
-    """The page link's data for one family: every chart's frames (`sweep_figure.family_frames`) and every member's
-    readouts, as one JSON text (`family`) and its digest (`family_id`, also in every chart's tag). Nothing in it
-    depends on the current value of the swept setting: across swept moves the component's message is the same,
-    byte for byte, and Streamlit sends the browser a reference to it instead of the family again."""
-    members = list(_family.members)
-    charts = {}
-    for chart in _lesson.chart_names():
-        family = chart_family(members, chart)
-        if not family or any(m.get("own_frames") for m in family) and chart != _lesson.sweep.chart:
-            continue                                   # not in the family (`Sweep.figures`), or ▶ play: never follows
-        charts[chart] = [{key: group[key] for key in ("signature", "frames")} for group in family_frames(family)]
-    readouts = {m["name"]: m["readouts"] for m in members}
-    text = json.dumps({"charts": charts, "readouts": readouts}, cls=PlotlyJSONEncoder,   # NaN → null, as to_json
-                      separators=(",", ":"))
-    digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-    return dict(page=page, lead=_lesson.sweep.chart, family_id=digest, family=text)

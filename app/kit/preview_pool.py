@@ -93,26 +93,26 @@ def _start_worker(parent_pid: int, cache_mb: float) -> None:
 RESULTS_BYTES = 2 * 2**20  # a family's compute results travel back with it up to this size (else only members)
 
 
-def compute_family(page: str, held: tuple) -> tuple[list[dict], dict, int, int]:
-    """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker), the members'
-    compute results by value with their size in bytes (none where they pass `RESULTS_BYTES`: copying them to the
-    web process would cost more than computing one again there), and the members' size (measured here, not by
-    the web process's cache). Sizes are pickled lengths: what the objects hold, each shared object once
-    (`sweep.shared_values`), in a tenth of the time `cache.measured_size` walks them."""
+def compute_family(page: str, held: tuple) -> tuple[bytes, bytes]:
+    """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker), as the web process
+    keeps them (`app.kit.family.prepared`: the page link's JSON text and the members' outline, made here), and the
+    members' compute results by value (empty where they pass `RESULTS_BYTES`: copying them to the web process
+    would cost more than computing one again there) — each pickled once, here: the web process unpickles them
+    once, and their lengths are their sizes in its cache (each shared object counted once)."""
+    from app.kit.family import prepared
     from app.kit.sweep import sweep_family
     from app.lessons import lesson
     results: dict = {}
-    members = sweep_family(lesson(page), dict(held), results)
-    size = len(pickle.dumps(results, pickle.HIGHEST_PROTOCOL))
-    if size > RESULTS_BYTES:
-        results, size = {}, 0
-    return members, results, size, len(pickle.dumps(members, pickle.HIGHEST_PROTOCOL))
+    spec = lesson(page)
+    family = prepared(spec, held, sweep_family(spec, dict(held), results))
+    sent = pickle.dumps(results, pickle.HIGHEST_PROTOCOL)
+    return pickle.dumps(family, pickle.HIGHEST_PROTOCOL), (sent if len(sent) <= RESULTS_BYTES else b"")
 
 
 # --- in the web process ---------------------------------------------------------------------------------------
 class PreviewPool:
-    """Queues families for `workers` spawned processes; `on_done(key, members, results, size, members_size)` is
-    called with each result (`compute_family`'s)."""
+    """Queues families for `workers` spawned processes; `on_done(key, family, results)` is called with each result
+    (`compute_family`'s; `family` None where it failed)."""
 
     def __init__(self, workers: int, on_done: Callable[[tuple, list], None]):
         self.workers, self.on_done = workers, on_done
@@ -174,7 +174,7 @@ class PreviewPool:
             self._executor = None
             finished = None
         except Exception:                                  # noqa: BLE001 - a family that fails has no preview
-            finished = ([], {}, 0, None)
+            finished = (None, b"")
         with self._lock:
             self._running -= 1
         try:

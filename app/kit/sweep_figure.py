@@ -150,22 +150,35 @@ def family_frames(family: list[dict]) -> list[dict]:
     return found
 
 
+def group_outline(group: dict) -> dict:
+    """What drawing a chart at the current value needs of one of its frame groups (`family_frames`'s): the trace
+    signature, the data every frame shares (`constants`) and how many shapes and notes a frame holds (`aligned`)
+    — not the frames (the web process keeps this, `app.kit.family`; the frames go to the browser)."""
+    first = group["frames"][0]["layout"]
+    return dict(signature=group["signature"], constants=group["constants"],
+                counts={key: len(first[key]) for key in ("shapes", "annotations")})
+
+
 def same_signature(group: dict, current: dict) -> bool:
     return [list(s) for s in current["signature"]] == group["signature"]
 
 
-def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str, slider: bool = True) -> dict:
+def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str, slider: bool = True,
+                   groups: list[dict] | None = None) -> dict:
     """`current_fig` (the chart at the current value, its picture only: no frames) with its axes fixed over the
     members like it, its shapes and notes padded as their frames are (`aligned`) and (the lead chart, `slider`) a
     slider under the plot whose steps name every member, its active step at the current value; tagged
     `layout.meta.lcsm = {follows, current, signature}`. Where the current value is no member, the browser makes its
     frame from the drawing itself (`own_frame`). `current_fig` alone (untagged) when no member fits: that chart
-    does not follow a drag."""
-    group = next((g for g in family_frames(family) if same_signature(g, current)), None)
+    does not follow a drag. `groups`: the family's `group_outline`s when known (the web process keeps those, and
+    the members without their frames); else made from `family`'s frames."""
+    if groups is None:
+        groups = [group_outline(g) for g in family_frames(family)]
+    group = next((g for g in groups if same_signature(g, current)), None)
     members = [m for m in family if m["signature"] == current["signature"] and m["name"] != current["name"]]
     if group is None or not members or not fits(group, current):
         return current_fig
-    own = aligned_to(current["frame"], group["frames"])
+    own = aligned_to(current["frame"], group["counts"])
     layout = {**current_fig["layout"], "shapes": own["layout"]["shapes"], "annotations": own["layout"]["annotations"]}
     for key, span in fixed_ranges(members, current).items():
         layout[key] = {**layout[key], "range": span, "autorange": False}
@@ -224,9 +237,8 @@ def fits(group: dict, current: dict) -> bool:
     return all(n < len(data) and data[n].get(key) == value for (n, key), value in group["constants"].items())
 
 
-def aligned_to(frame: dict, frames: list[dict]) -> dict:
-    """`frame` with as many shapes and notes as `frames` have (hidden ones added; `aligned`)."""
-    counts = {key: len(frames[0]["layout"][key]) for key in ("shapes", "annotations")}
+def aligned_to(frame: dict, counts: dict[str, int]) -> dict:
+    """`frame` with as many shapes and notes as a frame of its group holds (`counts`; hidden ones added: `aligned`)."""
     layout = dict(frame["layout"])
     for key, count in counts.items():
         marks = [{**mark, "visible": mark.get("visible", True)} for mark in layout[key]]

@@ -3,11 +3,12 @@ a drag's release lands) is then computed already, in every session of the proces
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import pytest
 
 from app.kit.cache import clear_all
-from app.kit.preview import FAMILIES, family_key, store_family
+from app.kit.preview import FAMILIES, family_key, store_pickled
 from app.kit.preview_pool import RESULTS_BYTES, compute_family
 from app.kit.render import computed, freeze
 from app.lessons import lesson
@@ -24,13 +25,15 @@ def test_a_release_on_a_member_finds_its_page_computed(page):
     clear_all()
     spec = lesson(page)
     key = family_key(spec, freeze(spec.settings.defaults))
-    members, results, size, members_size = compute_family(*key)
-    assert 0 < size <= RESULTS_BYTES and set(results) == {m["value"] for m in members} and members_size > 0
-    store_family(key, members, results, size, members_size)
-    assert key in FAMILIES
-    for member in members:
+    family, sent = compute_family(*key)                    # each pickled once, in the worker
+    results, members = pickle.loads(sent), pickle.loads(family).members
+    assert 0 < len(sent) <= RESULTS_BYTES and set(results) == {m["value"] for m in members}
+    store_pickled(key, family, sent)
+    assert key in FAMILIES and FAMILIES.lookup(key).members == members
+    for member in members:                                 # kept as computed: refusing() is never called
         values = {**dict(key[1]), spec.sweep.setting: member["value"]}
-        assert computed(page, freeze(values), refusing(page)) is results[member["value"]]
+        found = computed(page, freeze(values), refusing(page))
+        assert pickle.dumps(found) == pickle.dumps(results[member["value"]])
     clear_all()
 
 
@@ -38,5 +41,5 @@ def test_results_too_large_to_copy_stay_in_the_worker(monkeypatch):
     from app.kit import preview_pool
     monkeypatch.setattr(preview_pool, "RESULTS_BYTES", 10)
     spec = lesson("spring")
-    members, results, size, _ = compute_family(*family_key(spec, freeze(spec.settings.defaults)))
-    assert members and results == {} and size == 0
+    family, sent = compute_family(*family_key(spec, freeze(spec.settings.defaults)))
+    assert pickle.loads(family).members and sent == b""
