@@ -20,6 +20,8 @@ CASES = [
     case(1, 37, 5, 7, "kx1", dtype=torch.bfloat16),
     case(1, 130, 20, 7, "kx1"),                      # three chunks of 64, every sub-chunk block kind
     case(1, 130, 20, 40, "kx1", dtype=torch.bfloat16),   # tensor-core operands in bf16, two value blocks
+    case(2, 1, 5, 7, "kx1", dtype=torch.bfloat16),       # bf16 at every awkward T (1, 37, 70, 130)
+    case(1, 70, 3, 40, "1x1", dtype=torch.bfloat16),
 ]
 
 

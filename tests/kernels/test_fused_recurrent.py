@@ -23,6 +23,10 @@ CASES = [
     case(1, 37, 5, 40, "static-kxd", complex_o=True, dtype=F16),   # LRU-like, fp16 inputs
     case(2, 1, 1, 7, "1x1", complex_o=True),
     case(1, 37, 5, 7, "kx1", dtype=torch.bfloat16),
+    case(1, 130, 5, 7, "kx1"),                       # past 128 steps: four checkpoint segments of 32, a short last
+    case(2, 1, 5, 7, "kxd", dtype=torch.bfloat16),   # bf16 at every awkward T (1, 37, 70, 130)
+    case(1, 70, 5, 40, "static-kx1", dtype=torch.bfloat16),
+    case(1, 130, 3, 7, "kxd", dtype=torch.bfloat16),
 ]
 
 

@@ -30,6 +30,9 @@ CASES = [   # (B, T, k, d, o_shape, dtype, complex_e)
     pytest.param(2, 1, 3, 7, (), torch.float32, False, id="scalar-T1"),
     pytest.param(1, 37, 5, 7, (5, 1), torch.float32, True, id="LRU-like-complex-e"),
     pytest.param(1, 70, 5, 7, (5, 1), BF16, False, id="static-kx1-T70-bfloat16"),
+    pytest.param(2, 1, 3, 7, (), BF16, False, id="scalar-T1-bfloat16"),          # bf16 at every awkward T
+    pytest.param(1, 37, 5, 7, (5, 1), BF16, True, id="LRU-like-complex-e-T37-bfloat16"),
+    pytest.param(1, 130, 5, 40, (1, 130, 5, 1), BF16, False, id="per-step-kx1-T130-d40-bfloat16"),
 ]
 
 
