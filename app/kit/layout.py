@@ -11,6 +11,8 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
   controls and its readouts in a narrow column on the left, the charts on the right, under nothing but the title
   (the objectives and notes fold at the end), so the controls in use and the main chart share the first screen
   (`presenter_columns`).
+- On a phone the controls of the main chart sit with it (`app.kit.chart_controls`): their copy, in the container
+  keyed `CHART_CONTROLS_KEY`, is drawn on every screen and hidden wider than a phone (the sidebar is open there).
 Charts place their titles and legends in `figure_style.build`; the sidebar's order is `render.render_lesson`'s.
 """
 from __future__ import annotations
@@ -46,6 +48,8 @@ LAYOUT_CSS = """
 [data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) { padding-top: 0.25rem !important; }
 [data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) h1 { font-size: 1.9rem !important;
   padding-top: 0.25rem !important; padding-bottom: 0 !important; }
+@media (min-width: 641px) { .st-key-chart_controls { display: none !important; } }
+.st-key-chart_controls { border-left: 3px solid rgba(255, 75, 75, 0.5); padding-left: 0.6rem; }
 @media (max-width: 640px) {
   [data-testid="stPlotlyChart"] { margin-top: 30px; }         /* not padding: the chart's box has its height */
   [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]) { overflow: visible !important;
@@ -56,6 +60,7 @@ LAYOUT_CSS = """
 """
 
 
+CHART_CONTROLS_KEY = "chart_controls"   # its CSS class, st-key-chart_controls, is in LAYOUT_CSS
 PRESENTER_SPLIT = (1, 3)       # controls : charts, in the presenter view's two columns
 
 

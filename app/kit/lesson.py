@@ -114,6 +114,9 @@ class Lesson:
     live: Live | None = None                                    # work started and watched (app.kit.live)
     snippet: Snippet | None = None                              # the page as a runnable lcsm_core script
     sweep: Sweep | None = None                                  # the page previewed while one setting is dragged
+    # The few settings that drive the main chart: on a phone drawn again with it, in the presenter view first with
+    # the rest folded (app.kit.chart_controls). A swept page has its drag slider there instead.
+    chart_controls: tuple[str, ...] = ()
 
     def chart_names(self) -> list[str]:
         return [name for row in self.charts if not isinstance(row, str) for name in row]

@@ -1,8 +1,10 @@
 """`render_live(lesson, values)`: draws a page's live part (`app.kit.live.Live`) and returns its quantities.
 
-Order: the intro, one row of command buttons, the error slot, the lead blocks, then the polled part — an
-`st.fragment` that reruns alone every `poll_s` seconds while the work moves, and reruns the whole page when it
-stops moving or another run is shown (so the buttons and the polling switch with it).
+Order: the intro, (on a phone) the main chart's controls (`app.kit.chart_controls`), one row of command buttons,
+the error slot, the lead blocks, then the polled part — an `st.fragment` that reruns alone every `poll_s` seconds
+while the work moves, and reruns the whole page when it stops moving or another run is shown (so the buttons and
+the polling switch with it). The presenter view draws the lead blocks after the polled part: the projector's first
+screen holds the buttons and the chart.
 
 A page with an owned run (`Live.owned_run`) shows one run of the run store: chosen in this tab, else named by the
 link (`?run=ID`; anything but an id is refused with a note), and driven only by the tab whose owner token
@@ -19,6 +21,8 @@ import streamlit as st
 from lcsm_core.training.store_faults import store_fault_message
 
 from .block_view import draw_blocks
+from .chart_controls import draw_chart_controls
+from .classroom import ClassroomView
 from .lesson import Lesson
 from .literal import literal
 from .live import Control, Live, run_id_of
@@ -120,12 +124,13 @@ def hook(lesson: Lesson, act: Callable[[Control], None], refusal: str = "error")
 
 
 # --- the page ----------------------------------------------------------------------------------------------
-def render_live(lesson: Lesson, values: dict) -> dict[str, float]:
+def render_live(lesson: Lesson, values: dict, view: ClassroomView | None = None) -> dict[str, float]:
     live: Live = lesson.live
     control = control_now(lesson)
     st.session_state[faults_key(lesson.page)] = set()      # a fault said outside the fragment stays on screen
     if live.intro is not None:
         draw_blocks(live.intro(values, control))
+    draw_chart_controls(lesson, values, view or ClassroomView(present=control.present))   # on a phone: above
     moving = guarded(lesson.page, lambda: live.moving(values, control), default=False)
     enabled = guarded(lesson.page, lambda: [c.enabled is None or c.enabled(control) for c in live.commands],
                       default=[c.enabled is None for c in live.commands])
@@ -140,10 +145,12 @@ def render_live(lesson: Lesson, values: dict) -> dict[str, float]:
     if error_key(lesson.page) in st.session_state:
         level, text = st.session_state.pop(error_key(lesson.page))
         getattr(st, level)(text)
-    if live.lead is not None:
+    if live.lead is not None and not control.present:
         guarded(lesson.page, lambda: draw_blocks(live.lead(values, control)))
     st.session_state[polling_key(lesson.page)] = moving
     found = st.fragment(polled, run_every=live.poll_s if moving else None)(lesson, values, control.run)
+    if live.lead is not None and control.present:       # a projector's first screen: the buttons, then the chart
+        guarded(lesson.page, lambda: draw_blocks(live.lead(values, control)))
     return found if found is not None else {}
 
 

@@ -21,6 +21,7 @@ import streamlit as st
 
 from .block_view import draw_blocks
 from .cache import cached
+from .chart_controls import draw_chart_controls, presenter_controls
 from .chart_element import ChartSpec, chart_spec
 from .classroom import ClassroomView, current_view, presenter_figure, presenter_style, share_panel
 from .layout import presenter_columns
@@ -58,7 +59,10 @@ def render_lesson(lesson: Lesson) -> None:
         presenter_style()
         controls, stage = presenter_columns()
         with controls:
-            draw_sidebar_settings(spec, values, view)
+            if lesson.chart_controls:                   # the main chart's few first, the rest folded
+                presenter_controls(lesson, values, view)
+            else:
+                draw_sidebar_settings(spec, values, view)
     else:
         with st.sidebar:                                # the controls first: above the fold at 1280×720
             if lesson.sidebar_title:
@@ -82,7 +86,7 @@ def render_lesson(lesson: Lesson) -> None:
             if result is not None:
                 quantities = draw_result(lesson, values, frozen, result, view, pending, steps, readout=controls)
         if lesson.live is not None:
-            quantities.update(render_live(lesson, values))
+            quantities.update(render_live(lesson, values, view))
     if view.present:
         folded_notes(text, steps)
     if lesson.snippet is not None and not view.present:
@@ -128,6 +132,8 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
     if lesson.metrics is not None:
         with (readout or st).container(key=READOUT_KEY):   # the page link rewrites these during a drag
             show_readout(lesson.metrics(values, result))
+    if not lesson.charts:                               # a page without charts: its controls under its readouts
+        draw_chart_controls(lesson, values, view)
     if lesson.panel is not None:
         draw_blocks(lesson.panel(values, result))
     figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
@@ -148,6 +154,9 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
                 slots[name] = column.empty()
             else:
                 show_chart(figures[name], f"{lesson.page}-{name}", container=column)
+            if name == lesson.chart_names()[0]:         # on a phone, the main chart's controls sit under it
+                with column:
+                    draw_chart_controls(lesson, values, view)
             draw_steps((steps or {}).get(name, ()), column)
     if preview is not None:
         link_page(lesson, preview.link)

@@ -194,6 +194,7 @@ LESSON = Lesson(
     summary="Hand-written backward vs autograd, formula by formula; every printed error in the sources.",
     settings=SETTINGS, presets=PRESETS, sidebar_title="✅ Problem",
     compute=compute, metrics=metrics, quantities=quantities, panel=formula_panel,
+    chart_controls=("psi", "complex", "T"),
     snippet=Snippet(
         imports="from lcsm_core.backward_formulas import check_all",
         call="check_all(seed={seed})   # every printed backward formula against autograd",

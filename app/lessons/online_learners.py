@@ -186,6 +186,7 @@ LESSON = Lesson(
     summary="Longhorn vs DeltaNet vs linear attention vs RetNet.",
     settings=SETTINGS, presets=PRESETS, sidebar_title="🎯 Stream",
     compute=compute, figures=figures, charts=(("recall",), ("final", "radius")),
+    chart_controls=("n_keys", "key_scale", "beta", "gate"),
     metrics=metrics, quantities=quantities, equations=equations,
     snippet=Snippet(
         imports="from lcsm_core.online_learning import recall_study",

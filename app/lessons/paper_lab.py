@@ -153,8 +153,11 @@ def intro(v: dict, c: Control) -> list:
     ablation = ABLATIONS[spec.ablation]
     entries = [{"label": label, "code": code, "τ": tau, "what it means": entry_meaning(code)}
                for label, code, tau in ablation.entries]
-    return [Text(ablation.title, "subheader"),
-            Text(f"**{ablation.question}**  \n📄 Paper: _{ablation.paper_finding}_"),    # its check: grid_results
+    question = Text(f"**{ablation.question}**  \n📄 Paper: _{ablation.paper_finding}_")    # its check: grid_results
+    if c.present:                  # a projector: the heatmap on the first screen, the words folded above it
+        return [Group([question, Table(entries), Text(differences(spec))],
+                      fold=f"{ablation.title}: {ablation.question}")]
+    return [Text(ablation.title, "subheader"), question,
             Group([Table(entries), Text(differences(spec))],
                   fold=f"The {len(ablation.entries)} entries and how this grid differs from the paper")]
 
@@ -283,6 +286,7 @@ LESSON = Lesson(
     page="paper_lab", number=9, title="Paper lab", icon="🧪", section="Sequence models",
     summary="The LCSM ablations as grids of runs, with shipped results.",
     settings=SETTINGS, presets=PRESETS, sidebar_title="🧪 Grid",
+    chart_controls=("ablation", "seeds"),
     live=Live(commands=COMMANDS, intro=intro, lead=lead, moving=moving, fetch=fetch, draw=grid_results,
               quantities=grid_quantities, picks={CELL_KEY: None}, poll_s=2.0),
     snippet=Snippet(imports="from lcsm_core.paper_lab import GridRunner, GridSpec\n"

@@ -192,7 +192,7 @@ def share(v: dict, c: Control) -> list:
 def run_panel(v: dict, run: RunRow | None, c: Control) -> list:
     """The shown run (status, metrics, curves, eigenvalues) and the past runs; redrawn at every poll."""
     client = shared_client()
-    head = ([Callout("No run selected: press ▶ Play to train with the settings on the left, or pick a past run "
+    head = ([Callout("No run selected: press ▶ Play to train with this page's settings, or pick a past run "
                      "below.")] if run is None else shown_run(client, run, c))
     return head + past_runs(client.store, c)
 
@@ -416,6 +416,7 @@ LESSON = Lesson(
     page="train_live", number=8, title="Train live", icon="🏋️", section="Sequence models",
     summary="Small models learn associative recall; eigenvalues move.",
     settings=SETTINGS, presets=PRESETS, sidebar_title="Run settings",
+    chart_controls=("task", "layer", "variant", "code", "lr"),
     live=Live(commands=(Command("play", "▶ Play", play), Command("pause", "⏸ Pause", pause, enabled=drives),
                         Command("step", "⏭ Step", step), Command("reset", "↺ Reset", reset)),
               intro=intro, lead=share, moving=moving, fetch=shown, draw=run_panel,

@@ -1,0 +1,110 @@
+"""The controls of a page's main chart, drawn with it (issue 21 item 5): `Lesson.chart_controls` names the few
+settings that drive the main chart.
+
+- On a phone (≤ 640 px; the sidebar would cover the screen) they are drawn again under the main chart (a live
+  page: above its buttons; a page without charts: under its readouts), with the page's presets as a row of pills
+  and every other setting folded under "More settings". The sidebar keeps the full set. On a wider screen the
+  copy is hidden by the layout's style sheet (`layout.CHART_CONTROLS_KEY`).
+- A setting drawn twice is one value: the copy's widget has a key of its own (Streamlit allows one widget per
+  key), is set from the setting's value before it is drawn, and its change writes the setting's own key in its
+  callback (before the script runs, the sidebar and the URL then follow), then runs the setting's `on_change`.
+- In the presenter view (no sidebar) the controls column draws the few first and folds the rest
+  (`presenter_controls`), so a page of many settings (Train live's 14) keeps the first screen for what is in use.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from .classroom import ClassroomView
+from .layout import CHART_CONTROLS_KEY
+from .lesson import Lesson
+from .settings import Preset, Setting, Settings
+from .url_state import apply_values
+from .widgets import draw_setting
+
+FOLD_LABEL = "⚙️ More settings"
+
+
+def copy_key(spec: Settings, name: str) -> str:
+    """The session-state key of the copy drawn with the chart (the setting's own key belongs to the sidebar)."""
+    return f"{spec.key(name)}.with_chart"
+
+
+def preset_pick_key(spec: Settings) -> str:
+    return f"{spec.page}.preset.with_chart"
+
+
+def drawn_here(lesson: Lesson, values: dict, view: ClassroomView) -> tuple[list[Setting], list[Setting]]:
+    """(the chart's few, every other sidebar setting) that this view draws at these values, in declared order."""
+    few = set(lesson.chart_controls)
+    shown = [s for s in lesson.settings.params
+             if not s.in_main and (s.shown is None or s.shown(values)) and view.drawn(s.name)]
+    return [s for s in shown if s.name in few], [s for s in shown if s.name not in few]
+
+
+def draw_chart_controls(lesson: Lesson, values: dict, view: ClassroomView) -> None:
+    """The copy of the chart's controls, its presets and the rest folded (shown on a phone only). Not in the
+    presenter view, whose controls column is the only set."""
+    if view.present or not lesson.chart_controls:
+        return
+    few, rest = drawn_here(lesson, values, view)
+    with st.container(key=CHART_CONTROLS_KEY):
+        for setting in few:
+            draw_copy(lesson.settings, setting, values, view)
+        if lesson.presets and view.shown is None and not view.lock:
+            preset_pills(lesson.settings, lesson.presets)
+        if rest:
+            with st.expander(FOLD_LABEL):
+                for setting in rest:
+                    draw_copy(lesson.settings, setting, values, view)
+
+
+def draw_copy(spec: Settings, setting: Setting, values: dict, view: ClassroomView) -> None:
+    """A second widget of `setting`, holding its value, whose change becomes the setting's value."""
+    key = copy_key(spec, setting.name)
+    st.session_state[key] = values[setting.name]        # before the widget: the setting's value wins
+    draw_setting(replace(setting, on_change=lambda: copy_back(spec, setting)), key, values,
+                 disabled=not view.editable(setting.name))
+
+
+def copy_back(spec: Settings, setting: Setting) -> None:
+    """The copy's callback: its value into the setting's own key (sidebar, URL and page follow), then the
+    setting's own `on_change` (e.g. Train live steering its run)."""
+    st.session_state[spec.key(setting.name)] = st.session_state[copy_key(spec, setting.name)]
+    if setting.on_change is not None:
+        setting.on_change()
+
+
+def preset_pills(spec: Settings, presets: tuple[Preset, ...]) -> None:
+    """The presets as one row of pills; a pick applies the preset and clears itself (a preset is an action)."""
+    labels = [p.label for p in presets]
+    st.pills("Presets", range(len(presets)), format_func=labels.__getitem__, key=preset_pick_key(spec),
+             on_change=lambda: pick_preset(spec, presets))
+    chosen = st.session_state.get(f"{spec.page}.preset.last")
+    if chosen:
+        st.caption(f"💡 {chosen}")
+
+
+def pick_preset(spec: Settings, presets: tuple[Preset, ...]) -> None:
+    picked = st.session_state.get(preset_pick_key(spec))
+    if picked is None:
+        return
+    preset = presets[picked]
+    apply_values(spec, preset.state(spec))
+    st.session_state[f"{spec.page}.preset.last"] = preset.insight       # widgets.preset_buttons' caption
+    st.session_state[preset_pick_key(spec)] = None
+
+
+def presenter_controls(lesson: Lesson, values: dict, view: ClassroomView) -> None:
+    """The presenter view's controls column for a page that names its chart's controls: those, then the rest
+    folded (the setting's own widgets: there is no sidebar to share them with)."""
+    few, rest = drawn_here(lesson, values, view)
+    spec = lesson.settings
+    for setting in few:
+        draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))
+    if rest:
+        with st.expander(FOLD_LABEL):
+            for setting in rest:
+                draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))

@@ -1,0 +1,89 @@
+"""The main chart's controls drawn with it (app.kit.chart_controls): the copy and the sidebar's widget are one
+value (either moves the other, the URL and the page), a preset pill applies its preset and clears itself, a
+teacher link's view holds for the copy, and the presenter view draws the few first with the rest folded."""
+import pytest
+
+from app.kit.chart_controls import FOLD_LABEL, copy_key, preset_pick_key
+from app.lessons import all_lessons, lesson
+from tests.app.pages import assert_clean, open_page, url_value
+
+NAMED = [spec.page for spec in all_lessons() if spec.chart_controls]
+
+
+def copy_of(at, page: str, name: str):
+    """The copy's widget (any kind) by its key."""
+    key = copy_key(lesson(page).settings, name)
+    found = [w for w in at.main if getattr(w, "key", None) == key]
+    found += [w for kind in ("slider", "selectbox", "radio", "number_input", "toggle", "select_slider")
+              for w in at.get(kind) if getattr(w, "key", None) == key]
+    assert found, f"{page}: no copy of {name} drawn with the chart"
+    return found[0]
+
+
+def test_pages_without_a_drag_preview_name_their_chart_controls():
+    """Every lesson either drags its main chart's setting (lessons 1–5) or names the controls drawn with it."""
+    for spec in all_lessons():
+        assert bool(spec.sweep) != bool(spec.chart_controls), spec.page
+        assert set(spec.chart_controls) <= {p.name for p in spec.settings.params if not p.in_main}, spec.page
+
+
+@pytest.mark.parametrize("page", NAMED)
+def test_the_copy_draws_every_named_setting_and_the_rest_folded(page):
+    at = open_page(page)
+    assert_clean(at, page)
+    spec = lesson(page)
+    values = {p.name: at.session_state[spec.settings.key(p.name)] for p in spec.settings.params}
+    for p in spec.settings.params:
+        if p.in_main or (p.shown is not None and not p.shown(values)):
+            continue
+        assert copy_key(spec.settings, p.name) in at.session_state, f"{page}: {p.name} has no copy"
+        assert at.session_state[copy_key(spec.settings, p.name)] == values[p.name]
+    assert FOLD_LABEL in [e.label for e in at.expander]
+
+
+def test_moving_the_copy_moves_the_setting_the_url_and_the_page():
+    page, name = "online_learners", "key_scale"
+    at = open_page(page)
+    before = [m.value for m in at.metric]
+    copy_of(at, page, name).set_value(2.5).run()
+    assert_clean(at)
+    assert at.slider(key=f"{page}.{name}").value == 2.5                 # the sidebar's widget
+    assert url_value(at, name) == "2.5"
+    assert [m.value for m in at.metric] != before                         # the page was drawn at 2.5
+    at.slider(key=f"{page}.{name}").set_value(0.5).run()                  # and back, from the sidebar
+    assert at.session_state[copy_key(lesson(page).settings, name)] == 0.5
+    assert url_value(at, name) == "0.5"
+
+
+def test_a_preset_pill_applies_the_preset_and_clears_itself():
+    page = "eos_view"
+    spec = lesson(page)
+    at = open_page(page)
+    n = next(i for i, p in enumerate(spec.presets) if "DeltaNet" in p.label)
+    pills = [w for w in at.get("button_group") if getattr(w, "key", None) == preset_pick_key(spec.settings)]
+    assert pills, "no preset pills with the chart"
+    pills[0].set_value(n).run()
+    assert_clean(at)
+    assert at.session_state[spec.settings.key("variant")] == spec.presets[n].values["variant"]
+    assert url_value(at, "variant") == spec.presets[n].values["variant"]
+    assert at.session_state[preset_pick_key(spec.settings)] is None
+
+
+def test_a_teacher_link_locks_the_copy_and_hides_the_presets():
+    at = open_page("online_learners", {"show": "beta", "lock": "1"})
+    assert_clean(at)
+    assert not copy_of(at, "online_learners", "beta").disabled
+    assert copy_of(at, "online_learners", "gate").disabled
+    assert preset_pick_key(lesson("online_learners").settings) not in at.session_state
+
+
+def test_the_presenter_view_draws_the_few_first_and_folds_the_rest():
+    at = open_page("train_live", {"present": "1"})
+    assert_clean(at)
+    spec = lesson("train_live").settings
+    assert copy_key(spec, "task") not in at.session_state, "a copy in the presenter view"
+    assert FOLD_LABEL in [e.label for e in at.expander]
+    folded = next(e for e in at.expander if e.label == FOLD_LABEL)
+    inside = {w.key for kind in ("number_input", "selectbox", "select_slider", "radio", "text_input")
+              for w in folded.get(kind)}
+    assert spec.key("seq_len") in inside and spec.key("lr") not in inside
