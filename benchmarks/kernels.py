@@ -1,7 +1,7 @@
 """Triton EOS kernels vs the torch reference and vs flash-linear-attention, on a GPU.
 
     python benchmarks/kernels.py                      # CUDA: B=8 T=4096 H=16 K=V=128, bf16 and fp32
-    python benchmarks/kernels.py --dry-run            # CPU: tiny shapes through the Triton interpreter (= --smoke)
+    python benchmarks/kernels.py --dry-run            # CPU: the plan, then tiny shapes through the interpreter
 
 For each operator (GLA, simple GLA, DeltaNet as its structured (k, β) and as a dense k×k matrix, complex
 LRPE-style oscillation, and GLA at the Train live shape: batch 32, T = 64, k = d = 64) and dtype: the
@@ -12,11 +12,18 @@ its output once) as a fraction of the device's bandwidth, measured here with a l
 Writes `benchmarks/results/kernels-<device>.md`. Goals (issue 23): GLA chunk and delta rule >= 1.0x fla,
 fused recurrent forward >= 50 % of bandwidth; the live row shows what form="auto" picks there
 (lcsm_core/scan/choose_cuda.py) and must not be slower than torch chunked. Without CUDA it prints
-"no CUDA: skipped" and exits 0 (unless --dry-run). About 3-4 minutes on an H100 (Triton compiles included).
+"no CUDA: skipped" and exits 0 (unless --dry-run).
+
+Under 5 minutes on an H100 by design: before measuring it prints the plan — every row's shape, implementations,
+do_bench's planned repetitions and an estimated time (compiles and fla's autotuning included, per-call times from
+the bytes a row moves at an assumed fraction of the bandwidth) — and while it runs, a row whose estimate no longer
+fits --budget-s (default 270 s) is not started but written into the table as skipped, with the --ops that runs it.
+The rows run in order of what they decide: the live-training shape (form="auto"'s rule) first.
 """
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
 import math
 import os
@@ -28,7 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import kernel_plan  # noqa: E402
+
 NOMINAL_BANDWIDTH = {"H100": 3.0e12, "H200": 4.3e12}   # measured on these devices (issue 5)
+DEFAULT_OPS = "live_gla,gla,delta,simple_gla,lrpe,delta_dense"   # in order of what they decide
+DEFAULT_DTYPES = "bf16,fp32"
 
 
 def parse() -> argparse.Namespace:
@@ -41,11 +52,14 @@ def parse() -> argparse.Namespace:
     ap.add_argument("--matrix-B", type=int, default=1,
                     help="batch for the matrix (DeltaNet) case: its dense k×k o per step is T·k² per head")
     ap.add_argument("--matrix-T", type=int, default=1024)
-    ap.add_argument("--dtypes", default="bf16,fp32")
-    ap.add_argument("--ops", default="gla,simple_gla,delta,delta_dense,lrpe,live_gla")
+    ap.add_argument("--dtypes", default=DEFAULT_DTYPES)
+    ap.add_argument("--ops", default=DEFAULT_OPS)
+    ap.add_argument("--budget-s", type=float, default=270.0,
+                    help="wall-clock budget: a row whose estimate no longer fits is skipped (and said so)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     ap.add_argument("--smoke", "--dry-run", dest="smoke", action="store_true",
-                    help="tiny shapes under the Triton interpreter (CPU): checks this script, times nothing")
+                    help="print the GPU plan, then run tiny shapes under the Triton interpreter (CPU): checks this "
+                         "script, times nothing")
     return ap.parse_args()
 
 
@@ -56,8 +70,7 @@ def timer(device: str):
 
         return lambda fn: do_bench(fn, warmup=25, rep=100)          # ms, L2 flushed between runs
 
-    def cpu_ms(fn):
-        fn()
+    def cpu_ms(fn):   # the interpreter smoke run: one call, whose time means nothing anyway
         t0 = time.perf_counter()
         fn()
         return 1e3 * (time.perf_counter() - t0)
@@ -220,6 +233,42 @@ CASES = {"gla": gla_case, "simple_gla": simple_gla_case, "delta": delta_case, "d
 LIVE_SHAPE = dict(B=32, H=1, T=64, K=64, V=64)   # lcsm_core.training.config.PAGE_DEFAULTS
 
 
+# fla's rows per operator (named as the cases name them): the plan counts them even where fla cannot run (CPU)
+FLA_ROWS = {"gla": ("fla chunk_gla", "fla fused_recurrent_gla"),
+            "simple_gla": ("fla fused_recurrent_simple_gla", "fla chunk_simple_gla"),
+            "delta": ("fla fused_recurrent_delta_rule", "fla chunk_delta_rule")}
+
+
+def row_dims(args, op: str) -> dict:
+    """B, T, H, K, V of an operator's rows: the live row at the Train live shape, the dense matrix row at
+    --matrix-B/--matrix-T, every other at --B/--T/--H/--K/--V."""
+    dims = dict(B=args.B, T=args.T, H=args.H, K=args.K, V=args.V)
+    if op == "delta_dense":
+        dims.update(B=args.matrix_B, T=args.matrix_T)
+    if op == "live_gla" and not args.smoke:
+        dims.update(LIVE_SHAPE)
+    return dims
+
+
+def rows(args) -> list:
+    """(op, dtype) in the order they run: every operator in the first dtype (bf16, the training dtype), then the
+    next; the live-training row first in each."""
+    return [(op, dname) for dname in args.dtypes.split(",") for op in args.ops.split(",")]
+
+
+def make_plan(args) -> dict:
+    """{(op, dtype): kernel_plan.Row} at the GPU shapes of args, in run order; implementation names from tiny CPU
+    cases plus fla's."""
+    import torch
+    plan, compiled, names = {}, set(), {}
+    for op, dname in rows(args):
+        if op not in names:
+            names[op] = [n for n in CASES[op](1, 16, 1, 16, 16, torch.float32, "cpu") if not n.startswith("fla")]
+            names[op] += list(FLA_ROWS.get(op, ()))
+        plan[op, dname] = kernel_plan.plan_row(op, dname, row_dims(args, op), names[op], compiled)
+    return plan
+
+
 def kernel_fn(kind: str):
     from lcsm_core.scan import kernel as kernels
     fn = {"chunk": kernels.chunk_eos, "fused": kernels.fused_recurrent_eos,
@@ -277,7 +326,9 @@ def measure(fn, args, time_ms):
         return f"error: {type(err).__name__}", str(err)[:80], None
 
 
-def run(args) -> str:
+def run(args, plan: dict) -> str:
+    """Measure every row of args (plan: the GPU estimates, which decide what fits --budget-s; not applied to a
+    smoke run) and return the markdown table."""
     import torch
     import triton
 
@@ -296,42 +347,52 @@ def run(args) -> str:
              f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC · torch {torch.__version__} · "
              f"triton {triton.__version__} · {bw_line}", "",
              "fwd GB/s counts the bytes a forward must move at least (inputs once, output once); "
-             "% bw is that over the measured copy bandwidth; vs fla is fla's time / ours for the same "
-             "operator (> 1 means ours is faster).", "",
+             "% bw is that over the measured copy bandwidth; vs fla is the best fla kernel's time / ours for the "
+             "same operator, vs torch is torch eos_scan chunked's time / ours (> 1 means ours is faster).", "",
              "| operator | shape | dtype | implementation | fwd ms | fwd+bwd ms | fwd GB/s | % bw "
-             "| fwd vs fla | fwd+bwd vs fla |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for op in args.ops.split(","):
-        for dname in args.dtypes.split(","):
-            dtype = dtypes[dname]
-            B, T, H, K, V = args.B, args.T, args.H, args.K, args.V
-            if op == "delta_dense":
-                B, T = args.matrix_B, args.matrix_T
-            if op == "live_gla" and not args.smoke:
-                B, T, H, K, V = (LIVE_SHAPE[n] for n in "BTHKV")
-            shape = f"B={B} T={T} H={H} K={K} V={V}"
-            impls = CASES[op](B, T, H, K, V, dtype, dev)
-            results = {}
-            for impl, (fn, inputs) in impls.items():
-                if dev == "cpu" and impl.startswith("fla"):
-                    continue
-                fwd, both, y = measure(fn, inputs, time_ms)
-                gbs = (nbytes(*inputs) + nbytes(y)) / (fwd * 1e-3) / 1e9 if isinstance(fwd, float) else None
-                results[impl] = (fwd, both, gbs)
-                print(f"{op} {dname} {impl}: fwd {fwd} ms, fwd+bwd {both} ms", flush=True)
-                del y
-            fla = [r for name, r in results.items() if name.startswith("fla") and isinstance(r[0], float)]
-            best_fla = (min(r[0] for r in fla), min(r[1] for r in fla)) if fla else None
-            for impl, (fwd, both, gbs) in results.items():
-                if gbs is None:
-                    lines.append(f"| {op} | {shape} | {dname} | {impl} | {fwd} | {both} | – | – | – | – |")
-                    continue
-                pct = f"{100 * gbs * 1e9 / bw:.0f} %" if math.isfinite(bw) else "–"
-                vs = (f"{best_fla[0] / fwd:.2f}x", f"{best_fla[1] / both:.2f}x") if best_fla else ("–", "–")
-                lines.append(f"| {op} | {shape} | {dname} | {impl} | {fwd:.3f} | {both:.3f} | {gbs:.0f} | {pct} "
-                             f"| {vs[0]} | {vs[1]} |")
-            if dev == "cuda":
-                torch.cuda.empty_cache()
+             "| fwd vs fla | fwd+bwd vs fla | fwd+bwd vs torch |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    start = time.monotonic()
+    for op, dname in rows(args):   # one row: (operator, dtype)
+        dtype = dtypes[dname]
+        dims = row_dims(args, op)
+        B, T, H, K, V = (dims[n] for n in "BTHKV")
+        shape = f"B={B} T={T} H={H} K={K} V={V}"
+        left = args.budget_s - (time.monotonic() - start)
+        estimate = plan[op, dname].seconds
+        if not args.smoke and estimate > left:
+            lines.append(f"| {op} | {shape} | {dname} | skipped: estimated {estimate:.0f} s, {left:.0f} s of the "
+                         f"budget left (run `--ops {op} --dtypes {dname}`) | | | | | | | |")
+            print(f"{op} {dname}: skipped (estimated {estimate:.0f} s, {left:.0f} s left)", flush=True)
+            continue
+        impls = CASES[op](B, T, H, K, V, dtype, dev)
+        results = {}
+        for impl, (fn, inputs) in impls.items():
+            if dev == "cpu" and impl.startswith("fla"):
+                continue
+            if not args.smoke and time.monotonic() - start > args.budget_s:   # a row ran past its estimate
+                results[impl] = ("skipped: budget spent", "", None)
+                continue
+            fwd, both, y = measure(fn, inputs, time_ms)
+            gbs = (nbytes(*inputs) + nbytes(y)) / (fwd * 1e-3) / 1e9 if isinstance(fwd, float) else None
+            results[impl] = (fwd, both, gbs)
+            print(f"{op} {dname} {impl}: fwd {fwd} ms, fwd+bwd {both} ms", flush=True)
+            del y
+        fla = [r for name, r in results.items() if name.startswith("fla") and isinstance(r[0], float)]
+        best_fla = (min(r[0] for r in fla), min(r[1] for r in fla)) if fla else None
+        torch_row = results.get("torch eos_scan chunked")
+        torch_both = torch_row[1] if torch_row and isinstance(torch_row[1], float) else None
+        for impl, (fwd, both, gbs) in results.items():
+            if gbs is None:
+                lines.append(f"| {op} | {shape} | {dname} | {impl} | {fwd} | {both} | – | – | – | – | – |")
+                continue
+            pct = f"{100 * gbs * 1e9 / bw:.0f} %" if math.isfinite(bw) else "–"
+            vs = (f"{best_fla[0] / fwd:.2f}x", f"{best_fla[1] / both:.2f}x") if best_fla else ("–", "–")
+            vs_torch = f"{torch_both / both:.2f}x" if torch_both and isinstance(both, float) else "–"
+            lines.append(f"| {op} | {shape} | {dname} | {impl} | {fwd:.3f} | {both:.3f} | {gbs:.0f} | {pct} "
+                         f"| {vs[0]} | {vs[1]} | {vs_torch} |")
+        if dev == "cuda":
+            torch.cuda.empty_cache()
     return "\n".join(lines) + "\n"
 
 
@@ -340,6 +401,11 @@ def main() -> int:
     if args.smoke:
         # the interpreter must be chosen before any @triton.jit function is defined
         os.environ["TRITON_INTERPRET"] = "1"
+    gpu_args = copy.copy(args)
+    gpu_args.smoke = False
+    plan = make_plan(gpu_args)                 # at the GPU shapes, before a smoke run shrinks them
+    print(kernel_plan.describe(list(plan.values()), args.budget_s), flush=True)
+    if args.smoke:
         args.B, args.T, args.H, args.K, args.V = 1, 20, 2, 16, 16
         args.matrix_B, args.matrix_T = 1, 20
         args.dtypes = "fp32"
@@ -348,13 +414,15 @@ def main() -> int:
         print("no CUDA: skipped (the kernel benchmark needs a GPU; --smoke runs tiny shapes through the "
               "Triton interpreter to check this script)")
         return 0
-    table = run(args)
+    table = run(args, plan)
     print()
     print(table)
     if args.smoke:
         print("\nsmoke run: timings are the interpreter's and mean nothing; no file written")
         return 0
     slug = re.sub(r"[^A-Za-z0-9]+", "-", torch.cuda.get_device_name(0)).strip("-").lower()
+    if (args.ops, args.dtypes) != (DEFAULT_OPS, DEFAULT_DTYPES):   # a follow-up run keeps the full run's file
+        slug += "-" + re.sub(r"[^A-Za-z0-9]+", "-", f"{args.ops}-{args.dtypes}").strip("-").lower()
     out = Path(args.out) / f"kernels-{slug}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(table)
