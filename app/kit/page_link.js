@@ -201,6 +201,27 @@ function watchCurrent(entry) {
   if (now !== null) entry.seen = now;
 }
 
+// The family as it arrives (family.shared_arrays): an array that occurs in more than one frame came once, in
+// `arrays`, and is named {ref: n} where it occurs; each place gets its own copy back (plotly decodes in place).
+function withArrays(family) {
+  const arrays = (family && family.arrays) || [];
+  if (!arrays.length) return family;
+  for (const groups of Object.values(family.charts)) {
+    for (const group of groups) {
+      for (const frame of group.frames) {
+        for (const trace of frame.data) {
+          for (const [key, value] of Object.entries(trace)) {
+            if (value && typeof value === "object" && value.ref !== undefined && Object.keys(value).length === 1) {
+              trace[key] = Object.assign({}, arrays[value.ref]);
+            }
+          }
+        }
+      }
+    }
+  }
+  return family;
+}
+
 function attach(page) {
   const entry = window.__lcsmPageLink[page];
   watchCurrent(entry);
@@ -222,7 +243,7 @@ export default function (component) {
   if (!data || !data.page) return undefined;
   const links = (window.__lcsmPageLink = window.__lcsmPageLink || {});
   const entry = (links[data.page] = links[data.page] || {});
-  if (!entry.data || entry.data.family_id !== data.family_id) entry.family = data.family;
+  if (!entry.data || entry.data.family_id !== data.family_id) entry.family = withArrays(data.family);
   entry.data = data;
   entry.send = setTriggerValue;
   entry.current = () => currentName(links[data.page]);

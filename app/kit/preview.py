@@ -46,6 +46,7 @@ import json
 import os
 import pickle
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -161,16 +162,38 @@ def family_wait_s() -> float:
         return 0.3
 
 
+_RUN = threading.local()     # this script run's wait for its family (`family_first`): one wait per run, not two
+
+
+def family_first(lesson: Lesson, frozen: tuple) -> None:
+    """A held move's family before the page computes: ask for it and wait up to `family_wait_s` (no CPU). The family
+    brings its members' results (`store_family`), so where the current value is a member — after a release it
+    always is, and the pages' defaults are — the page is not computed a second time here (LRU stability: its
+    training, 14 ms). `waited_preview` then waits only what is left of the same `family_wait_s`."""
+    _RUN.deadline = None
+    queue, wait_s = pool(), family_wait_s()
+    if queue is None or wait_s == 0:
+        return
+    key = family_key(lesson, frozen)
+    if key in FAMILIES or queue.request(key) is None:
+        return
+    _RUN.deadline = (key, time.monotonic() + wait_s)
+    queue.wait(key, wait_s)
+
+
 def waited_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview | None:
-    """The page's preview once its family is cached, asking the pool for it and waiting up to `family_wait_s`;
-    None when there is no pool, the server sheds new families, or the family takes longer (the page then draws
-    its plain charts and polls for the family as before)."""
+    """The page's preview once its family is cached, asking the pool for it and waiting up to `family_wait_s` (what
+    is left of it after `family_first` in this run); None when there is no pool, the server sheds new families, or
+    the family takes longer (the page then draws its plain charts and polls for the family as before)."""
     queue, wait_s = pool(), family_wait_s()
     if queue is None or wait_s == 0:
         return None
     key = family_key(lesson, frozen)
     if queue.request(key) is None:
         return None
+    waited = getattr(_RUN, "deadline", None)
+    if waited is not None and waited[0] == key:
+        wait_s = max(0.0, waited[1] - time.monotonic())
     queue.wait(key, wait_s)
     return page_preview(lesson, frozen, present)
 

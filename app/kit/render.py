@@ -35,7 +35,7 @@ from .lesson_view import (
 )
 from .live_lesson import render_live
 from .page_link import READOUT_KEY, link_page
-from .preview import await_family, page_preview, waited_preview
+from .preview import await_family, family_first, page_preview, waited_preview
 from .progress import score_line
 from .reading_order import draw_steps, folded_notes, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
@@ -78,6 +78,8 @@ def render_lesson(lesson: Lesson) -> None:
     with stage if stage is not None else nullcontext():   # the presenter view: right of the controls
         if lesson.compute is not None:
             frozen = freeze(values)
+            if previews(lesson, view):                  # a held move's family first: it brings the page's result
+                family_first(lesson, frozen)
             try:
                 result = computed(lesson.page, frozen, lesson)
             except ValueError as err:                   # the core's message for settings it cannot run

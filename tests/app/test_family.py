@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from plotly.utils import PlotlyJSONEncoder
 
-from app.kit.family import Family, empty, encoded, prepared
+from app.kit.family import Family, empty, encoded, prepared, resolved
 from app.kit.render import chart_specs, freeze
 from app.kit.sweep import sweep_family
 from app.kit.sweep_figure import chart_family, family_frames, member, preview_figure
@@ -28,7 +28,7 @@ def family_at(page: str, **changes) -> tuple[list[dict], Family]:
 def test_the_links_text_is_the_members_frames_and_readouts(page):
     spec = lesson(page)
     members, family = family_at(page)
-    sent = json.loads(family.link["family"])
+    sent = resolved(family.link["family"])                     # as page_link.js holds it
     assert (family.link["page"], family.link["lead"]) == (page, spec.sweep.chart)
     assert len(family.link["family_id"]) == 16
     assert sent["readouts"] == {m["name"]: m["readouts"] for m in members}
@@ -68,7 +68,18 @@ def test_a_failed_family_is_empty():
     spec = lesson("spring")
     family = empty(spec, tuple(sorted(held("spring").items())))
     assert family.members == () and family.groups == {}
-    assert json.loads(family.link["family"]) == {"charts": {}, "readouts": {}}
+    assert json.loads(family.link["family"]) == {"charts": {}, "readouts": {}, "arrays": []}
+
+
+def test_an_array_in_more_than_one_frame_is_sent_once():
+    members, family = family_at("discretize")               # the z-plane and its zoom: the same traces
+    text = family.link["family"]
+    arrays = json.loads(text)["arrays"]
+    assert arrays and len({a["bdata"] for a in arrays}) == len(arrays)
+    assert all(a["bdata"] not in text.replace(a["bdata"], "", 1) for a in arrays[:20])   # each once in the text
+    whole = resolved(text)
+    assert whole["charts"]["z-plane-zoom"][0]["frames"][0]["data"] == whole["charts"]["z-plane"][0]["frames"][0]["data"]
+    assert len(text) < 0.75 * len(encoded({"charts": whole["charts"], "readouts": whole["readouts"]}))
 
 
 @pytest.mark.parametrize("value", [

@@ -199,3 +199,23 @@ def test_the_link_script_parses_as_a_module(tmp_path):
     script.write_text((Path(page_link.__file__).with_name("page_link.js")).read_text())
     done = subprocess.run(["node", "--check", str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the JS check needs it")
+def test_the_link_script_puts_every_shared_array_back_as_python_reads_it(tmp_path):
+    """page_link.js's `withArrays` (run on the family as it arrives) gives the family `family.resolved` reads."""
+    from app.kit.family import resolved
+    preview, _ = page_preview_at("discretize")                 # the z-plane and its zoom share arrays
+    text = preview.link["family"]
+    assert json.loads(text)["arrays"]
+    script = tmp_path / "page_link.mjs"
+    script.write_text((Path(page_link.__file__).with_name("page_link.js")).read_text() + "\nexport { withArrays };\n")
+    (tmp_path / "family.json").write_text(text)
+    run = tmp_path / "run.mjs"
+    run.write_text("import { withArrays } from './page_link.mjs';\nimport { readFileSync, writeFileSync } from 'fs';\n"
+                   "const family = withArrays(JSON.parse(readFileSync(process.argv[2], 'utf8')));\n"
+                   "delete family.arrays;\nwriteFileSync(process.argv[3], JSON.stringify(family));\n")
+    done = subprocess.run(["node", str(run), str(tmp_path / "family.json"), str(tmp_path / "out.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "out.json").read_text()) == resolved(text)

@@ -43,3 +43,20 @@ def test_results_too_large_to_copy_stay_in_the_worker(monkeypatch):
     spec = lesson("spring")
     family, sent = compute_family(*family_key(spec, freeze(spec.settings.defaults)))
     assert pickle.loads(family).members and sent == b""
+
+
+def test_a_held_move_waits_for_its_family_and_is_not_computed_again(monkeypatch):
+    """`preview.family_first` (before the page computes): the family's results make the page's own where the
+    current value is a member, so a held move computes the page once, in the worker."""
+    from app.kit import preview
+    clear_all()
+    monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
+    monkeypatch.setenv("LCSM_FAMILY_WAIT_MS", "180000")     # a worker starting on a loaded test machine
+    spec = lesson("rings")
+    values = {**spec.settings.defaults, "r_min": 0.25, "r_max": 0.9}   # 0.9: a member of the sweep
+    frozen = freeze(values)
+    preview.family_first(spec, frozen)
+    assert family_key(spec, frozen) in FAMILIES
+    computed("rings", frozen, refusing("rings"))             # kept from the family: not computed here
+    assert preview.waited_preview(spec, frozen, False) is not None
+    clear_all()
