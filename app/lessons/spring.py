@@ -162,8 +162,10 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🪀 Spring",
     compute=compute, figures=figures, charts=(("response", "phase"), ("energy", "poles")),
     metrics=metrics, quantities=quantities, equations=equations,
-    # c is what learners drag (ringing → critical → creeping → exploding); -1 to 5 in steps of 0.25
-    sweep=Sweep("c", "response", points=25, compute_many=compute_family),
+    # c is what learners drag (ringing → critical → creeping → exploding); -1 to 5 in steps of 0.5: 13 frames
+    # where 25 looked no different while dragging, and the release draws the page at the exact value (a held move's
+    # family costs the server about half)
+    sweep=Sweep("c", "response", points=13, compute_many=compute_family),
     caption="Every curve is computed by the EOS scan on the ZOH-discretized spring (Δ = 0.05 s, finer when a "
             "pole is fast: at least five samples per time constant), "
             "mₜ = λ ⊙ mₜ₋₁ + eₜ iₜᵀ with complex λ = exp(pΔ).",

@@ -123,7 +123,7 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     spec = lesson("spring")
     setting = spec.settings["c"]
     family = sweep_family(spec, held("spring"))
-    values = {**spec.settings.defaults, "c": 0.2}                        # between two grid values (0 and 0.25)
+    values = {**spec.settings.defaults, "c": 0.2}                        # between two grid values (0 and 0.5)
     current_fig = spec.figures(values, spec.compute(values))["response"].to_dict()
     drawn = preview_figure(current_fig, member(setting, 0.2, current_fig), chart_family(family, "response"),
                            setting.label)
@@ -135,7 +135,7 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     assert len(names) == len(family) + 1 == len(set(names))
     slider = fig["layout"]["sliders"][-1]
     steps = [s["value"] for s in slider["steps"]]
-    assert sorted(steps) == sorted(names) and steps.index("0.2") == 5 == slider["active"]   # −1 … −0.25, 0
+    assert sorted(steps) == sorted(names) and steps.index("0.2") == 3 == slider["active"]   # −1, −0.5, 0
     assert slider["currentvalue"]["prefix"] == "drag to preview damping c: "
     assert [s["args"][0] for s in slider["steps"]] == [[n] for n in steps]
     assert fig["data"] == current_fig["data"]                            # drawn as the page draws it, styles and all
@@ -146,9 +146,9 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     assert -1.2 < low < -1 and 1 < high < 1.2
     marks = {len(f["layout"]["annotations"]) for f in fig["frames"]} | {len(fig["layout"]["annotations"])}
     assert len(marks) == 1                                               # a divergence note cannot outstay its frame
-    on_grid = preview_figure(current_fig, member(setting, 0.25, current_fig), chart_family(family, "response"),
+    on_grid = preview_figure(current_fig, member(setting, 0.5, current_fig), chart_family(family, "response"),
                              setting.label)
-    assert on_grid["layout"]["meta"]["lcsm"]["current"] == "0.25"
+    assert on_grid["layout"]["meta"]["lcsm"]["current"] == "0.5"
     held_on_grid = held_frames(on_grid, chart_family(family, "response"))  # a member: the family holds its frame
     assert [f["name"] for f in held_on_grid["frames"]] == [m["name"] for m in family]
     own = fig["frames"][-1]                                              # 0.2, no member: made from the drawing
