@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from lcsm_core.progress_store import StoreFile
-from lcsm_core.training.admission import CLASS_WINDOW_S, AdmissionPolicy, visitor_hash
+from lcsm_core.training.admission import CLASS_WINDOW_S, AdmissionPolicy, visitor_address, visitor_hash
 from lcsm_core.training.store import Transaction, owner_hash
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"      # no 0/O or 1/I: read aloud and typed from a projector
@@ -40,9 +40,10 @@ class ClassStore:
         `policy.visitor_max_classes` classes a day (default policy: the environment's, AdmissionPolicy.from_env):
         a class is only a row, but anyone may press the button, so its count is bounded as the admission policy
         bounds runs (the operator — loopback, scripts: None — is not counted). ValueError with the message for
-        the page when the visitor is over it; the check and the insert are one transaction."""
+        the page when the visitor is over it; the check and the insert are one transaction. A class learner's
+        visitor key counts under the address it carries: joining a class with fresh tokens makes no new quota."""
         secret, now = secrets.token_hex(16), time.time() if now is None else now
-        who = visitor_hash(visitor)
+        who = visitor_hash(visitor_address(visitor))
         most = (policy or AdmissionPolicy.from_env()).visitor_max_classes
         for _ in range(20):                          # 32^6 ≈ 10^9 codes: a clash is rare, retried
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))

@@ -6,16 +6,35 @@ from HAProxy (issue 24). Streamlit's server (uvicorn) replaces the peer's addres
 for the peers in FORWARDED_ALLOW_IPS: scripts/web_tier.py names HAProxy (loopback) for the web processes behind it
 and nobody for a single process; HAProxy drops any X-Forwarded-For a client sends (scripts/haproxy.cfg.in). The
 admission policy keys the address (lcsm_core/training/admission.py: IPv6 by its /64; loopback is the operator).
+
+A learner who joined a teacher's class (app/kit/class_join.py: the code checked against the store, kept in the
+session beside the tab's server-signed learner token) is counted per (class, learner) within the class's allowance
+instead (admission.class_visitor_key), so a class behind one school address can each press ▶ Play.
 """
 from __future__ import annotations
 
 import streamlit as st
 
+from lcsm_core.training.admission import class_visitor_key
+
+from .class_join import CLASS_KEY
+
+LEARNER_KEY = "progress.learner"          # app.kit.progress's session key of the tab's learner token
+
 
 def visitor_key() -> str:
-    """The visitor's address as the server sees it; "local" when Streamlit does not know it (AppTest, scripts)."""
+    """The visitor's address as the server sees it; "local" when Streamlit does not know it (AppTest, scripts); a
+    class learner's key (class, learner token, address) when this tab joined a class."""
     try:
         address = st.context.ip_address
     except Exception:                     # outside a script run (AppTest without a websocket)
         address = None
-    return address or "local"
+    if not isinstance(address, str) or not address:      # AppTest's context answers a mock
+        address = "local"
+    try:
+        code, token = st.session_state.get(CLASS_KEY), st.session_state.get(LEARNER_KEY)
+    except Exception:                     # no session (a bare script)
+        code = token = None
+    if code and token:
+        return class_visitor_key(address, code, token)
+    return address

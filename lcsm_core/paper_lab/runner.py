@@ -1,4 +1,10 @@
-"""Running a grid's cells: on a local process pool by default, or on a Ray cluster given its address.
+"""Running a grid's cells: on a local process pool by default, or on a Ray cluster given its address, or — a
+page's grid (`via_service=True`, shared_grid_runner) — as jobs of the trainer service.
+
+A page's grid (issue 24): the web process admits the cells (store.admit_grid, job=GRID_JOB) and runs no grid
+work at all; the trainer service (lcsm_core/training/service.py: a thread of the one web process, or the separate
+`python -m lcsm_core.training.service`) trains them in its grid lane, after live runs (manager.py says how). Its
+futures are answered from the store. The CLI and scripts (`GridRunner(db)`) are the operator: their own pool.
 
 Every cell is a run in the one SQLite store (session "grid:<grid id>"). A cell whose run finished
 ("completed" or "diverged") is not run again unless asked to; anything else (never started, failed,
@@ -20,11 +26,13 @@ from ..spawning import connected_ray
 from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
 from ..training import RunConfig, RunRow, RunStore, default_db_path
 from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, run_cost_s
+from ..training.store import GRID_JOB
 from .grid import Cell, GridSpec, cell_key, cells
 
 RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
 DONE = ("completed", "diverged")
 PARENT_CHECK_S = 0.5
+CELL_POLL_S = 1.0             # how often a service grid's futures read their cells' rows
 
 
 def grid_session(grid_id: str) -> str:
@@ -42,11 +50,15 @@ def run_one(config: dict, db_path: str, run_id: int, threads: int = 1) -> dict:
     try:
         cfg = RunConfig.from_dict(config)
         record_run(store, run_id, cfg, stop_asked_control(store, run_id, cfg.optim.lr))   # GridRunner.stop ends it
-        row = store.get_run(run_id)
-        return dict(id=row.id, status=row.status, steps=row.steps, wall_s=row.wall_s, best_test_acc=row.best_test_acc,
-                    test_acc=row.test_acc, reason=row.reason)
+        return cell_result(store.get_run(run_id))
     finally:
         store.close()
+
+
+def cell_result(row: RunRow) -> dict:
+    """What a cell's future answers: its stored row as a plain dict."""
+    return dict(id=row.id, status=row.status, steps=row.steps, wall_s=row.wall_s, best_test_acc=row.best_test_acc,
+                test_acc=row.test_acc, reason=row.reason)
 
 
 def exit_with_parent() -> None:
@@ -75,13 +87,17 @@ class GridRunner:
     """Launches one grid at a time and says how it is going (everything else lives in the store)."""
 
     def __init__(self, db_path: str | os.PathLike | None = None, workers: int | None = None,
-                 ray_address: str | None = None, gpus_per_cell: float = 0.0, cpus_per_cell: int = 1):
+                 ray_address: str | None = None, gpus_per_cell: float = 0.0, cpus_per_cell: int = 1,
+                 via_service: bool = False):
+        """`via_service`: the cells are the trainer service's jobs (a page's grids; `workers`, `ray_address` and
+        the per-cell resources are then the service's own, not this runner's)."""
         if gpus_per_cell < 0 or cpus_per_cell < 1:
             raise ValueError(f"a cell needs ≥ 1 CPU and ≥ 0 GPUs, got {cpus_per_cell} CPU(s), {gpus_per_cell} GPU(s)")
         self.db_path = str(db_path or default_db_path())
         self.workers = workers or max(1, min(2, os.cpu_count() or 1))
         self.ray_address = ray_address
         self.gpus_per_cell, self.cpus_per_cell = float(gpus_per_cell), int(cpus_per_cell)
+        self.via_service = via_service
         self._lock = threading.Lock()
         self._active: str | None = None
         self._pending: list[Future] = []
@@ -89,6 +105,14 @@ class GridRunner:
     @property
     def where(self) -> str:
         """Where the runs execute, in words."""
+        if self.via_service:
+            service = self._ledger().live_service()
+            if service is None:
+                return "the trainer service (none is running now: the cells wait for it)"
+            policy = service["policy"]
+            where = "on Ray" if policy.get("ray") else "in worker processes"
+            return (f"the trainer service's grid lane ({policy.get('grid_workers', 1)} cell(s) at once {where}, at "
+                    "a low CPU priority: learners' live runs go first)")
         if self.ray_address:
             return (f"Ray at {self.ray_address} ({self.cpus_per_cell} CPU(s) and {self.gpus_per_cell:g} GPU(s) per "
                     "cell)")
@@ -101,7 +125,15 @@ class GridRunner:
         with self._lock:
             if self._active and all(f.done() for f in self._pending):
                 self._active, self._pending = None, []
+        if self.via_service:
+            self._ensure_service()
         return self._ledger().active_grid()
+
+    def _ensure_service(self) -> None:
+        """A page's grid needs a live trainer service: in one web process, the client starts one in a thread
+        (after a restart too, so queued cells go on); with LCSM_TRAINER=external the separate one is expected."""
+        from ..training.client import shared_client
+        shared_client(self.db_path).ensure_service()
 
     def _ledger(self) -> RunStore:
         """This runner's own handle on the store, for admission and stops (opened once: opening one writes)."""
@@ -123,8 +155,8 @@ class GridRunner:
             return 0
         asked = set(store.request_grid_stop(grid_id, reason, visitor))
         with self._lock:
-            pending = list(getattr(self, "_pending_runs", {}).items())
-        for run_id, future in pending:
+            pending = [] if self.via_service else list(getattr(self, "_pending_runs", {}).items())
+        for run_id, future in pending:                 # (the service stops a service grid's queued cells)
             if run_id in asked and future.cancel():
                 store.set_status(run_id, "stopped", reason)
         return len(asked)
@@ -172,8 +204,15 @@ class GridRunner:
                 raise AdmissionRefused(too_large)
         run_ids = self._ledger().admit_grid(
             grid_id, [(cell.config.to_dict(), f"{spec.ablation}: {cell.run_label}", cost)
-                      for cell, cost in zip(todo, costs)], grid_session(grid_id), visitor, policy)
+                      for cell, cost in zip(todo, costs)], grid_session(grid_id), visitor, policy,
+            job=GRID_JOB if self.via_service else 0)
         jobs = list(zip(todo, run_ids))
+        if self.via_service:
+            self._ensure_service()
+            futures = self._watch_cells(run_ids)
+            with self._lock:
+                self._active, self._pending = grid_id, futures
+            return grid_id, [(cell, run_id, future) for (cell, run_id), future in zip(jobs, futures)]
         args = [(cell.config.to_dict(), self.db_path, run_id) for cell, run_id in jobs]
         try:
             futures = self._submit_ray(args) if self.ray_address else self._submit_local(args)
@@ -202,6 +241,29 @@ class GridRunner:
         finally:
             store.close()
 
+    def _watch_cells(self, run_ids: list[int]) -> list[Future]:
+        """Futures of a service grid's cells, answered (with run_one's dict) when each cell's row ends: one daemon
+        thread reads the rows every CELL_POLL_S until the last one has."""
+        futures = {run_id: Future() for run_id in run_ids}
+
+        def watch():
+            store = RunStore(self.db_path)
+            try:
+                while futures:
+                    time.sleep(CELL_POLL_S)
+                    for run_id in list(futures):
+                        row = store.get_run(run_id)
+                        if row is None or not row.active:
+                            futures.pop(run_id).set_result(None if row is None else cell_result(row))
+            except Exception as err:  # noqa: BLE001 — a store fault: the futures say so, the page reads the store
+                for future in futures.values():
+                    future.set_exception(err)
+            finally:
+                store.close()
+        ordered = list(futures.values())
+        threading.Thread(target=watch, daemon=True, name="lcsm-grid-cells").start()
+        return ordered
+
     def _submit_local(self, args) -> list[Future]:
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=exit_with_parent)
@@ -219,16 +281,15 @@ class GridRunner:
         return [remote.remote(*job, threads=self.cpus_per_cell).future() for job in args]
 
 
-_SHARED: dict[tuple[Path, str | None], GridRunner] = {}
+_SHARED: dict[Path, GridRunner] = {}
 _SHARED_LOCK = threading.Lock()
 
 
 def shared_grid_runner(db_path: str | os.PathLike | None = None) -> GridRunner:
-    """The one runner of a store file in this process (one grid at a time, whoever launched it); on the
-    Ray cluster at $LCSM_RAY_ADDRESS when it is set, else on a local process pool."""
+    """The one runner of a store file in a web process (one grid at a time, whoever launched it): its grids are
+    jobs of the trainer service (which places them on the Ray cluster at $LCSM_RAY_ADDRESS when it is set)."""
     path = Path(db_path or default_db_path()).resolve()
-    ray_address = os.environ.get(RAY_ADDRESS_ENV) or None
     with _SHARED_LOCK:
-        if (path, ray_address) not in _SHARED:
-            _SHARED[path, ray_address] = GridRunner(path, ray_address=ray_address)
-        return _SHARED[path, ray_address]
+        if path not in _SHARED:
+            _SHARED[path] = GridRunner(path, via_service=True)
+        return _SHARED[path]

@@ -17,6 +17,12 @@ stores the work (store.submit_job, store.admit_grid), so two web processes canno
   counts at its estimate, work that ended at the training time it really took, so a stopped run refunds the
   rest); the server admits work while its backlog (the estimated CPU-seconds still to run, over all visitors)
   stays within `server_budget_s`.
+- **A class behind one address** (a school's NAT): a learner who joined a teacher's class (app/kit/class_join.py)
+  is a visitor of their own, keyed by (class, learner token) (`class_visitor_key`: app/kit/visitor.py makes it),
+  with the per-visitor quota and budget above, and the class as a whole holds at most `class_max_active` pieces
+  of work and `class_budget_s` CPU-seconds per window. Learner tokens are free to mint, so the class's allowance
+  is what bounds a class; classes are bounded per address (`visitor_max_classes` a day), so an address's
+  classes are too. A visitor with no class keeps the per-address quota.
 - **Large grids** (estimated over `large_grid_s`) are refused from a page unless the operator allows them
   (LCSM_ALLOW_LARGE_GRIDS=1); the CLI is the operator and is never refused for size.
 
@@ -29,6 +35,7 @@ import hashlib
 import ipaddress
 import math
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -44,6 +51,10 @@ ENV_SERVER_BUDGET = "LCSM_SERVER_BUDGET_CPU_S"
 ENV_LARGE_GRID = "LCSM_LARGE_GRID_CPU_S"
 ENV_ALLOW_LARGE_GRIDS = "LCSM_ALLOW_LARGE_GRIDS"
 ENV_MAX_CLASSES = "LCSM_VISITOR_MAX_CLASSES"
+ENV_CLASS_MAX_ACTIVE = "LCSM_CLASS_MAX_ACTIVE"
+ENV_CLASS_BUDGET = "LCSM_CLASS_BUDGET_CPU_S"
+# A class learner's visitor key: "class:<class code>:<32 hex of the learner token's hash>@<address>"
+CLASS_VISITOR = re.compile(r"class:([A-Z2-9]{6}):([0-9a-f]{32})@(.*)", re.DOTALL)
 CLASS_WINDOW_S = 24 * 3600                # a visitor's classes are counted over a day
 IPV6_PREFIX = 64                          # one subscriber gets a /64: its addresses are one visitor
 
@@ -65,12 +76,14 @@ class AdmissionPolicy:
     large_grid_s: float = 2 * 3600.0
     allow_large_grids: bool = False
     visitor_max_classes: int = 5          # classes a visitor may create in CLASS_WINDOW_S (lcsm_core.class_store)
+    class_max_active: int = 40            # runs and grids a class's learners may hold at once, all together
+    class_budget_s: float = 4 * 3600.0    # CPU-seconds a class's learners may be charged per window, all together
 
     @classmethod
     def from_env(cls, environ=None) -> AdmissionPolicy:
         """The defaults, overridden by LCSM_VISITOR_MAX_ACTIVE, LCSM_VISITOR_BUDGET_CPU_S,
-        LCSM_VISITOR_BUDGET_WINDOW_S, LCSM_SERVER_BUDGET_CPU_S, LCSM_LARGE_GRID_CPU_S, LCSM_VISITOR_MAX_CLASSES and
-        LCSM_ALLOW_LARGE_GRIDS=1.
+        LCSM_VISITOR_BUDGET_WINDOW_S, LCSM_SERVER_BUDGET_CPU_S, LCSM_LARGE_GRID_CPU_S, LCSM_VISITOR_MAX_CLASSES,
+        LCSM_CLASS_MAX_ACTIVE, LCSM_CLASS_BUDGET_CPU_S and LCSM_ALLOW_LARGE_GRIDS=1.
         A value that is not a positive number is a ValueError naming the setting."""
         env = os.environ if environ is None else environ
         base = cls()
@@ -80,7 +93,9 @@ class AdmissionPolicy:
                    server_budget_s=_setting(env, ENV_SERVER_BUDGET, base.server_budget_s),
                    large_grid_s=_setting(env, ENV_LARGE_GRID, base.large_grid_s),
                    allow_large_grids=env.get(ENV_ALLOW_LARGE_GRIDS, "").strip() in ("1", "true", "yes"),
-                   visitor_max_classes=int(_setting(env, ENV_MAX_CLASSES, base.visitor_max_classes)))
+                   visitor_max_classes=int(_setting(env, ENV_MAX_CLASSES, base.visitor_max_classes)),
+                   class_max_active=int(_setting(env, ENV_CLASS_MAX_ACTIVE, base.class_max_active)),
+                   class_budget_s=_setting(env, ENV_CLASS_BUDGET, base.class_budget_s))
 
 
 def _setting(env, name: str, default: float) -> float:
@@ -97,12 +112,39 @@ def _setting(env, name: str, default: float) -> float:
 
 
 # --- who -------------------------------------------------------------------------
+def class_visitor_key(address: str | None, class_code: str, learner_token: str) -> str:
+    """The visitor key of a learner who joined class `class_code` (its server-checked code) with
+    `learner_token`, seen at `address`: counted per (class, learner) within the class's allowance. The operator's
+    own machine stays the operator (its address is returned as is)."""
+    if visitor_identity(address) is None:
+        return address or LOCAL_VISITOR
+    learner = hashlib.sha256(f"learner:{learner_token}".encode()).hexdigest()[:32]
+    return f"class:{class_code}:{learner}@{address}"
+
+
+def visitor_class(key: str | None) -> str | None:
+    """The class code of a class learner's visitor key; None for an address."""
+    match = CLASS_VISITOR.fullmatch(key) if isinstance(key, str) else None
+    return match.group(1) if match else None
+
+
+def visitor_address(key: str | None) -> str | None:
+    """The address part of a visitor key (a class learner's key carries the address it was seen at): what
+    per-address limits (classes created a day) count under."""
+    match = CLASS_VISITOR.fullmatch(key) if isinstance(key, str) else None
+    return match.group(3) if match else key
+
+
 def visitor_identity(address: str | None) -> str | None:
     """The address a quota counts under: IPv4 as is, an IPv4-mapped IPv6 as its IPv4, other IPv6 as its /64
     network; None for the machine's own user (no address, "local", loopback). Anything else (a name, junk) is
-    kept as given: it still identifies one peer."""
+    kept as given: it still identifies one peer. A class learner's key (class_visitor_key) counts under its
+    class and learner, not its address."""
     if not address or address == LOCAL_VISITOR:
         return None
+    match = CLASS_VISITOR.fullmatch(address) if isinstance(address, str) else None
+    if match:
+        return f"class:{match.group(1)}:{match.group(2)}"
     try:
         ip = ipaddress.ip_address(address.strip().strip("[]").split("%", 1)[0])
     except ValueError:
@@ -167,10 +209,12 @@ def active_count(charges: Iterable[Charge]) -> int:
 
 
 def refusal(policy: AdmissionPolicy, cost_s: float, visitor: str | None, charges: list[Charge],
-            server_backlog_s: float, now: float, what: str = "this run") -> str | None:
+            server_backlog_s: float, now: float, what: str = "this run",
+            class_charges: list[Charge] | None = None) -> str | None:
     """Why `what` (costing `cost_s`) may not start now, in words; None when it may. `charges`: the visitor's
     stored work (active, or admitted within the window); `server_backlog_s`: estimated CPU-seconds still to run
-    on the server. `visitor` None is the operator: only the server's budget applies."""
+    on the server. `visitor` None is the operator: only the server's budget applies. `class_charges` (a class
+    learner): the stored work of the learner's whole class, held to the class's allowance."""
     if visitor is not None:
         held = active_count(charges)
         if held >= policy.visitor_max_active:
@@ -179,6 +223,13 @@ def refusal(policy: AdmissionPolicy, cost_s: float, visitor: str | None, charges
         spent = sum(c.charged_s for c in recent)
         if spent + cost_s > policy.visitor_budget_s:
             return budget_message(spent, cost_s, policy, _wait_s(recent, spent, cost_s, policy, now), what)
+    if visitor is not None and class_charges is not None:
+        held = active_count(class_charges)
+        if held >= policy.class_max_active:
+            return class_quota_message(held, policy.class_max_active)
+        spent = sum(c.charged_s for c in class_charges if c.active or c.created_at > now - policy.window_s)
+        if spent + cost_s > policy.class_budget_s:
+            return class_budget_message(spent, cost_s, policy, what)
     if server_backlog_s + cost_s > policy.server_budget_s:
         return server_budget_message(server_backlog_s, cost_s, policy, what)
     return None
@@ -218,6 +269,17 @@ def budget_message(spent: float, cost_s: float, policy: AdmissionPolicy, wait_s:
             "ask for fewer steps")
     return (f"{what} needs about {_amount(cost_s)} of CPU, and your address has used {_amount(spent)} of its "
             f"{_amount(policy.visitor_budget_s)} per {_amount(policy.window_s)} on this server; {when}")
+
+
+def class_quota_message(held: int, limit: int) -> str:
+    return (f"your class already has {held} run(s) or grid(s) queued, training or paused on this server, the most "
+            f"one class may hold at once ({limit}); wait for a classmate's run to finish, then try again")
+
+
+def class_budget_message(spent: float, cost_s: float, policy: AdmissionPolicy, what: str) -> str:
+    return (f"{what} needs about {_amount(cost_s)} of CPU, and your class has used {_amount(spent)} of its "
+            f"{_amount(policy.class_budget_s)} per {_amount(policy.window_s)} on this server; ask your teacher, or "
+            "try again later")
 
 
 def server_budget_message(backlog: float, cost_s: float, policy: AdmissionPolicy, what: str) -> str:

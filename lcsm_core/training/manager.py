@@ -18,6 +18,13 @@
   anyone may read it from the store. Sizes and the estimated memory are capped by SizeLimits.
 - A worker that dies (crash, out of memory, kill) fails its run with the reason, and a new one is started for
   the next run; a run whose worker grows far past the memory budget is ended the same way.
+- **Paper-lab grid cells share the service in a lane of their own** (issue 24: a page's grid is a job of the
+  trainer service, adopt_cell). Live runs come first, three ways: (1) a cell never takes a live run's slot: at
+  most `grid_workers` cells train at once (LCSM_GRID_WORKERS, default 1) beside the `max_concurrent` live slots;
+  (2) no new cell starts while a live run waits for a slot; (3) grid workers run at a low CPU priority
+  (nice GRID_NICE), so a training learner's worker and the web process get the cores first while a cell
+  finishes. A cell is stopped through the store (the page's ⏹ Stop the grid: stop_cell), never paused; the
+  pause-hold rule and the one-place-per-owner rule are the live lane's only.
 
 Everything a page shows comes from the run store, so a refresh or a second tab sees the same runs; the manager
 only holds the live controls.
@@ -25,6 +32,7 @@ only holds the live controls.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import os
 import queue
 import threading
@@ -45,6 +53,9 @@ from .store_faults import log_store_fault
 from .worker import RayWorker, WorkerProcess
 
 MAX_CONCURRENT_ENV = "LCSM_MAX_CONCURRENT_RUNS"
+GRID_WORKERS_ENV = "LCSM_GRID_WORKERS"
+GRID_NICE = 10               # a grid worker's CPU priority: low (a ~10 % share beside a busy nice-0 process), so
+                             # live runs and pages go first, yet a worker whose server died still ends in seconds
 TORCH_THREADS_ENV = "LCSM_TORCH_THREADS"
 PAUSE_HOLD_S = 120.0         # paused time (in total, Steps included) a run may hold a slot while others wait
 IDLE_PAUSE_S = 600.0         # a run paused this long with no Step stops, waiting runs or not
@@ -84,6 +95,20 @@ def default_torch_threads(max_concurrent: int, workers: str = "process") -> int:
     return max(1, ((os.cpu_count() or 2) - 1) // max_concurrent)
 
 
+def default_grid_workers() -> int:
+    """LCSM_GRID_WORKERS (≥ 0; 0: this service trains no grid cell), else 1."""
+    value = os.environ.get(GRID_WORKERS_ENV, "").strip()
+    if not value:
+        return 1
+    try:
+        workers = int(value)
+    except ValueError:
+        raise ValueError(f"{GRID_WORKERS_ENV}={value!r} must be a whole number ≥ 0") from None
+    if workers < 0:
+        raise ValueError(f"{GRID_WORKERS_ENV}={value!r} must be a whole number ≥ 0")
+    return workers
+
+
 @dataclass(frozen=True)
 class SharingPolicy:
     """What the page tells a learner who waits or is refused."""
@@ -104,6 +129,7 @@ class _ManagedRun:
     thread: threading.Thread | None = None
     worker: WorkerProcess | None = None
     visitor: str | None = None          # admission's visitor_hash of who submitted it (None: the operator)
+    grid: bool = False                  # a paper-lab grid's cell (the grid lane), not a tab's live run
 
 
 class RunManager:
@@ -112,8 +138,9 @@ class RunManager:
     def __init__(self, db_path: str | os.PathLike | None = None, max_concurrent: int | None = None,
                  limits: SizeLimits | None = None, max_queue: int = 20, max_pause_s: float = IDLE_PAUSE_S,
                  torch_threads: int | None = None, pause_hold_s: float = PAUSE_HOLD_S, workers: str = "process",
-                 prestart: bool = False, ray_address: str | None = None):
+                 prestart: bool = False, ray_address: str | None = None, grid_workers: int | None = None):
         """`workers`: "process" (default) or "thread" (in this process, as before; for comparisons).
+        `grid_workers`: grid cells at once in the grid lane (default: default_grid_workers()).
         `ray_address`: place each run on that Ray cluster (worker.RayWorker) instead of a local process.
         `torch_threads`: torch's CPU threads per training (default: default_torch_threads()). `prestart`: start
         one worker now, so the first run does not wait for Python and torch to load."""
@@ -134,6 +161,11 @@ class RunManager:
         self._runs: dict[int, _ManagedRun] = {}
         self._queue: deque[int] = deque()
         self._running: set[int] = set()
+        self.grid_workers = default_grid_workers() if grid_workers is None else max(0, int(grid_workers))
+        self._grid_queue: deque[int] = deque()
+        self._grid_running: set[int] = set()
+        self._grid_pool: list[WorkerProcess] = []
+        self._draining = False
         self._last_served: dict[str | None, float] = {}      # visitor -> when a run of theirs last got a slot
         self._pool: list[WorkerProcess] = []
         self._spawned = 0
@@ -185,6 +217,32 @@ class RunManager:
             self._check_place(session)
             self._enqueue(run_id, session, config, start_paused, visitor)
 
+    def adopt_cell(self, run_id: int, config: RunConfig, visitor: str | None = None) -> None:
+        """Take over a page's grid cell (a GRID_JOB row): checked against the caps, then queued in the grid
+        lane (first come, first served). ValueError when it may not run; the row is untouched. A cell's budget
+        is its steps (admitted by their cost: admission.py), not seconds: only its sizes and memory are capped."""
+        config.validate()
+        dataclasses.replace(self.limits, max_steps=config.optim.max_steps,
+                            max_seconds=config.optim.max_seconds).check(config)
+        with self._lock:
+            if self._closed:
+                raise ValueError("the training server is shutting down; try again in a moment")
+            control_type = RemoteControl if self.workers == "process" else RunControl
+            control = control_type(lr=config.optim.lr)
+            self._runs[run_id] = _ManagedRun(run_id, "", config, control, visitor=visitor, grid=True)
+            self._grid_queue.append(run_id)
+            self._dispatch()
+
+    def stop_cell(self, run_id: int, reason: str) -> bool:
+        """Stop a grid cell (a stop asked through the store: anyone the store allowed); False when it is not a
+        cell managed here or is already stopping."""
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is None or not run.grid or run.control.stop_reason:
+                return False
+            self._stop(run, reason)
+            return True
+
     def _check_place(self, session: str) -> None:
         if self._closed:
             raise ValueError("the training server is shutting down; try again in a moment")
@@ -227,7 +285,7 @@ class RunManager:
 
     def _dispatch(self) -> None:
         with self._lock:
-            while self._queue and len(self._running) < self.max_concurrent and not self._closed:
+            while self._queue and len(self._running) < self.max_concurrent and not (self._closed or self._draining):
                 run = self._runs[self._dispatch_order()[0]]
                 self._queue.remove(run.run_id)
                 self._served(run.visitor)
@@ -237,21 +295,40 @@ class RunManager:
                     run.worker = self._idle_worker()
                     run.worker.start(run.run_id, run.config.to_dict(), run.control)
                 else:
-                    run.thread = threading.Thread(target=self._work, args=(run,), daemon=True,
-                                                  name=f"lcsm-train-{run.run_id}")
-                    run.thread.start()
+                    self._start_thread(run)
+            # The grid lane: its own workers, and only while no live run waits for a slot.
+            while (self._grid_queue and len(self._grid_running) < self.grid_workers and not self._queue
+                   and not (self._closed or self._draining)):
+                run = self._runs[self._grid_queue.popleft()]
+                self._grid_running.add(run.run_id)
+                run.control.take_slot()
+                if self.workers == "process":
+                    run.worker = self._idle_worker(grid=True)
+                    run.worker.start(run.run_id, run.config.to_dict(), run.control)
+                else:
+                    self._start_thread(run)
 
-    def _idle_worker(self) -> WorkerProcess:
-        self._pool = [w for w in self._pool if w.alive or w.run_id is not None]
-        idle = next((w for w in self._pool if w.run_id is None and w.alive), None)
+    def _start_thread(self, run: _ManagedRun) -> None:
+        run.thread = threading.Thread(target=self._work, args=(run,), daemon=True, name=f"lcsm-train-{run.run_id}")
+        run.thread.start()
+
+    def _idle_worker(self, grid: bool = False) -> WorkerProcess:
+        """An idle worker of the lane (grid cells have their own, at a low CPU priority), else a new one."""
+        pool = [w for w in (self._grid_pool if grid else self._pool) if w.alive or w.run_id is not None]
+        if grid:
+            self._grid_pool = pool
+        else:
+            self._pool = pool
+        idle = next((w for w in pool if w.run_id is None and w.alive), None)
         if idle is None and self.ray_address:
             idle = RayWorker(self._spawned, str(self.db_path), self._events, self.torch_threads, self.ray_address)
-            self._spawned += 1
-            self._pool.append(idle)
         elif idle is None:
-            idle = WorkerProcess(self._spawned, str(self.db_path), self._events, self.torch_threads)
-            self._spawned += 1
-            self._pool.append(idle)
+            idle = WorkerProcess(self._spawned, str(self.db_path), self._events, self.torch_threads,
+                                 nice=GRID_NICE if grid else 0)
+        else:
+            return idle
+        self._spawned += 1
+        pool.append(idle)
         return idle
 
     def _prestart(self) -> None:
@@ -276,6 +353,7 @@ class RunManager:
         """Run `run_id` has ended (its thread returned or its worker said so): free its slot, start the next."""
         with self._lock:
             self._running.discard(run_id)
+            self._grid_running.discard(run_id)
             run = self._runs.pop(run_id, None)
             if run is not None and run.worker is not None:
                 run.worker.run_id = None
@@ -304,7 +382,7 @@ class RunManager:
 
     def _check_workers(self) -> None:
         with self._lock:
-            running = [self._runs[r] for r in self._running if self._runs[r].worker is not None]
+            running = [self._runs[r] for r in self._running | self._grid_running if self._runs[r].worker is not None]
         guard = self.limits.run_memory_bytes and MEMORY_GUARD * self.limits.run_memory_bytes + WORKER_OWN_BYTES
         for run in running:
             worker = run.worker
@@ -344,10 +422,12 @@ class RunManager:
     def queue_position(self, run_id: int) -> int | None:
         """0 while training (or paused), 1.. while waiting, None when not managed here."""
         with self._lock:
-            if run_id in self._running:
+            if run_id in self._running or run_id in self._grid_running:
                 return 0
             if run_id in self._queue:
                 return self._dispatch_order().index(run_id) + 1
+            if run_id in self._grid_queue:
+                return self._grid_queue.index(run_id) + 1
             return None
 
     def control(self, run_id: int, session: str) -> RunControl | None:
@@ -371,11 +451,13 @@ class RunManager:
         with self._lock:
             run_id = run.run_id
             run.control.stop(reason)
-            if run_id in self._queue:  # never started: end it here
-                self._queue.remove(run_id)
+            waiting = self._grid_queue if run.grid else self._queue
+            if run_id in waiting:  # never started: end it here
+                waiting.remove(run_id)
                 self._runs.pop(run_id)
                 self.store.set_status(run_id, "stopped", reason)
                 self._ended.notify_all()
+                self._dispatch()   # a live run that stopped waiting may let a grid cell start
 
     def wait(self, run_id: int, timeout: float | None = None) -> bool:
         """Block until run `run_id` has ended (tests, scripts); True if it has."""
@@ -383,8 +465,10 @@ class RunManager:
             return self._ended.wait_for(lambda: run_id not in self._runs, timeout)
 
     def shutdown(self) -> None:
-        """Stop every run (their rows say so), then end the workers. Safe to call twice."""
+        """Stop every run (their rows say so), then end the workers. Safe to call twice. A grid's cells end
+        "interrupted" (the paper lab runs them again with its missing cells), not "stopped" by someone."""
         with self._lock:
+            self._draining = True                        # nothing starts from here on
             runs = list(self._runs.values())
         for run in runs:
             self._stop(run, "server shutting down")
@@ -392,13 +476,13 @@ class RunManager:
             self.wait(run.run_id, 10)
         with self._lock:
             self._closed = True
-            pool, self._pool = self._pool, []
-        for worker in pool:
+            pool, self._pool, grid_pool, self._grid_pool = self._pool, [], self._grid_pool, []
+        for worker in pool + grid_pool:
             worker.close()
         for run in runs:                                 # a worker that did not end its run in time
             row = self.store.get_run(run.run_id)
-            if row is not None and row.active:
-                self.store.set_status(run.run_id, "interrupted", "the server shut down before it finished")
+            if row is not None and (row.active or (run.grid and row.status == "stopped")):
+                self.store.set_status(run.run_id, "interrupted", "the trainer service shut down before it finished")
 
 
 def place_taken_message(run_id: int) -> str:

@@ -12,6 +12,15 @@ applied by the web process in the transaction that stores the job. The sharing p
 PAUSE_HOLD_S paused in total and stops after IDLE_PAUSE_S, SizeLimits and the memory guard, a dead worker
 fails its run. It writes each run's queue position into the store, where every web process reads it.
 
+A page's paper-lab grid is the service's work too (issue 24): the page admits its cells in one transaction
+(store.admit_grid with job=GRID_JOB; paper_lab/runner.py GridRunner(via_service=True)), and the service takes
+them like jobs and trains them in RunManager's grid lane: its own LCSM_GRID_WORKERS workers at a low CPU
+priority, and no new cell while a live run waits, so a learner's ▶ Play is never kept waiting by a grid. A
+stop asked of a cell through the store (⏹ Stop the grid, from any web process) is applied here. SIGTERM ends the
+running cells and the queued ones "interrupted" (the page's "Run missing cells" reruns them); after a kill -9 the
+cell that was training ends "interrupted" (its worker sees its parent gone) and the queued ones wait for the next
+service, as live jobs do. The CLI (`python -m lcsm_core.paper_lab`) is the operator and keeps its own pool.
+
 - Several web processes (scripts/app.sh): `LCSM_TRAINER=external` in the web processes, and one
   `python -m lcsm_core.training.service [--db PATH]` beside them (PATH defaults to default_db_path()).
 - One web process (a laptop, the tests): no env; the first TrainerClient of a process starts the service
@@ -67,6 +76,7 @@ class TrainerService:
         self._options.setdefault("ray_address", os.environ.get(RAY_ADDRESS_ENV) or None)
         self._stop = threading.Event()
         self._last_job = 0
+        self._last_cell = 0
         self._last_heartbeat = 0.0
         self._positions: dict[int, int | None] = {}
 
@@ -106,6 +116,7 @@ class TrainerService:
                 return False
             self._last_heartbeat = now
         self._admit_jobs()
+        self._admit_cells()
         self._apply_commands()
         self._write_positions()
         return True
@@ -117,6 +128,21 @@ class TrainerService:
                 self.manager.adopt(run_id, RunConfig.from_dict(config), owner, start_paused, visitor)
             except Exception as err:  # noqa: BLE001 — a refused job ends with its reason, the service goes on
                 self.store.set_status(run_id, "failed", f"refused by the trainer service: {err}")
+
+    def _admit_cells(self) -> None:
+        """New grid cells into the grid lane (a cell already asked to stop ends here); then the stops asked of
+        cells already taken."""
+        for run_id, config, visitor, stop in self.store.queued_grid_cells(self._last_cell):
+            self._last_cell = run_id
+            if stop:
+                self.store.set_status(run_id, "stopped", stop)
+                continue
+            try:
+                self.manager.adopt_cell(run_id, RunConfig.from_dict(config), visitor)
+            except Exception as err:  # noqa: BLE001 — a refused cell ends with its reason, the service goes on
+                self.store.set_status(run_id, "failed", f"refused by the trainer service: {err}")
+        for run_id, reason in self.store.grid_stops():
+            self.manager.stop_cell(run_id, reason)
 
     def _apply_commands(self) -> None:
         for command_id, run_id, owner, name, args in self.store.pending_commands():
@@ -164,7 +190,8 @@ def policy_of(manager: RunManager) -> dict:
     """What web processes read from the service's row: the sharing policy and the caps."""
     return dict(max_concurrent=manager.max_concurrent, max_queue=manager.max_queue,
                 pause_hold_s=manager.pause_hold_s, max_pause_s=manager.max_pause_s,
-                limits=dataclasses.asdict(manager.limits))
+                limits=dataclasses.asdict(manager.limits), grid_workers=manager.grid_workers,
+                ray=bool(manager.ray_address))
 
 
 def start_in_thread(db_path: str | os.PathLike | None = None, **manager_options) -> TrainerService:
@@ -185,11 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pause-hold-s", type=float, default=PAUSE_HOLD_S,
                         help="paused seconds (in total) a run may hold a slot while others wait")
     parser.add_argument("--max-pause-s", type=float, default=IDLE_PAUSE_S, help="a run paused this long stops")
+    parser.add_argument("--grid-workers", type=int, default=None,
+                        help="paper-lab grid cells at once, at a low CPU priority (default: $LCSM_GRID_WORKERS, "
+                             "else 1; 0: no grid cell runs here)")
     parser.add_argument("--limits", default=None, help='SizeLimits overrides as JSON, e.g. {"max_d_model": 64}')
     args = parser.parse_args(argv)
     limits = SizeLimits(**json.loads(args.limits)) if args.limits else None
     service = TrainerService(args.db, max_concurrent=args.max_concurrent, max_queue=args.max_queue,
-                             pause_hold_s=args.pause_hold_s, max_pause_s=args.max_pause_s, limits=limits)
+                             pause_hold_s=args.pause_hold_s, max_pause_s=args.max_pause_s, limits=limits,
+                             grid_workers=args.grid_workers)
     try:
         service.start()
     except ServiceBusy as err:
@@ -199,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, lambda *_: service.stop())
     where = f"on Ray at {service.manager.ray_address}" if service.manager.ray_address else "in worker processes"
     print(f"trainer service: pid {os.getpid()} drives {service.db_path} "
-          f"({service.manager.max_concurrent} training slot(s), {where})", flush=True)
+          f"({service.manager.max_concurrent} training slot(s) and {service.manager.grid_workers} grid worker(s), "
+          f"{where})", flush=True)
     service.serve()
     return 0
 

@@ -16,7 +16,9 @@ process submits is a "job" row (status queued, `job` = 1) that outlives the web 
 as the SHA-256 of the tab's token in `runs.session` (never the token itself); a tab's pause / resume / step /
 stop / set_lr is a row of `commands`, applied by the service in id order; the `service` row is the single
 service's lease (owner process, heartbeat, sharing policy); `runs.queue_position` is what the service last
-said about a run's place (0 holding a slot, 1.. waiting).
+said about a run's place (0 holding a slot, 1.. waiting). A page's paper-lab grid is admitted as job rows too
+(`job` = GRID_JOB, `grid` its id): the service trains its cells in its grid lane (manager.py), so no web process
+runs grid work; the CLI's grids (`job` = 0) run on the CLI's own pool.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .admission import AdmissionPolicy, AdmissionRefused, Charge, refusal, visitor_hash
+from .admission import AdmissionPolicy, AdmissionRefused, Charge, refusal, visitor_class, visitor_hash
 from .store_faults import SameFileLock, fault_kind, log_store_fault
 
 DATA_DIR_ENV = "LCSM_DATA_DIR"
@@ -39,6 +41,7 @@ DB_NAME = "runs.sqlite"
 ACTIVE = ("queued", "running", "paused")
 FINAL = ("completed", "diverged", "stopped", "failed", "interrupted")
 STALE_AFTER_S = 30.0
+LIVE_JOB, GRID_JOB = 1, 2    # runs.job: a tab's run, a page's grid cell (both the trainer service's); 0: neither
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -102,8 +105,11 @@ ADDED_RUN_COLUMNS = {"job": "INTEGER NOT NULL DEFAULT 0", "start_paused": "INTEG
                      "queue_position": "INTEGER",
                      # admission (admission.py): who asked (visitor_hash; NULL: the operator), the estimated
                      # CPU-seconds, the grid a cell belongs to, and a stop asked of a grid's cell
-                     "visitor": "TEXT", "cost_s": "REAL", "grid": "TEXT", "stop_requested": "TEXT"}
+                     "visitor": "TEXT", "cost_s": "REAL", "grid": "TEXT", "stop_requested": "TEXT",
+                     # the class of a class learner's work (admission.visitor_class): the class's allowance
+                     "class_code": "TEXT"}
 ADDED_RUN_INDEXES = ("CREATE INDEX IF NOT EXISTS runs_visitor ON runs(visitor, created_at)",
+                     "CREATE INDEX IF NOT EXISTS runs_class ON runs(class_code, created_at)",
                      "CREATE INDEX IF NOT EXISTS runs_status ON runs(status, grid)")
 SCHEMA_VERSION = 1           # 1: runs.session holds owner_hash(token), not the token
 SERVICE_STALE_S = 5.0        # a service on another host with no heartbeat for this long has lost its lease
@@ -273,13 +279,13 @@ class RunStore:
         active run; AdmissionRefused when `admission` refuses it for `visitor` (the address as the server sees
         it, kept as visitor_hash) at `cost_s` CPU-seconds; QueueFull when `max_queue` runs already wait for the
         `max_concurrent` slots."""
-        now, hashed, who = time.time(), owner_hash(owner), visitor_hash(visitor)
+        now, hashed, who, klass = time.time(), owner_hash(owner), visitor_hash(visitor), visitor_class(visitor)
         with self._lock, self._tx():
             active = self._db.execute("SELECT id FROM runs WHERE session=? AND status IN (?,?,?) ORDER BY id",
                                       (hashed, *ACTIVE)).fetchone()
             if active is not None:
                 raise PlaceTaken(active[0])
-            self._check_admission(admission, who, cost_s, now, "this run")
+            self._check_admission(admission, who, cost_s, now, "this run", klass)
             holding, unplaced = self._db.execute(
                 "SELECT COALESCE(SUM(status!='queued' OR queue_position=0), 0), "
                 "COALESCE(SUM(status='queued' AND (queue_position IS NULL OR queue_position>0)), 0) "
@@ -288,8 +294,8 @@ class RunStore:
                 raise QueueFull(f"{max_queue} runs wait")
             cur = self._db.execute(
                 "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, job, "
-                "start_paused, visitor, cost_s) VALUES (?, ?, 'queued', ?, ?, ?, ?, 1, ?, ?, ?)",
-                (label, json.dumps(config), hashed, process_owner(), now, now, int(start_paused), who, cost_s))
+                "start_paused, visitor, cost_s, class_code) VALUES (?, ?, 'queued', ?, ?, ?, ?, 1, ?, ?, ?, ?)",
+                (label, json.dumps(config), hashed, process_owner(), now, now, int(start_paused), who, cost_s, klass))
             return int(cur.lastrowid)
 
     def queued_jobs(self, after_id: int = 0) -> list[tuple[int, dict, str, bool, str | None]]:
@@ -300,47 +306,70 @@ class RunStore:
                                     "status='queued' AND id>? ORDER BY id", (after_id,)).fetchall()
         return [(r[0], json.loads(r[1]), r[2], bool(r[3]), r[4]) for r in rows]
 
+    def queued_grid_cells(self, after_id: int = 0) -> list[tuple[int, dict, str | None, str | None]]:
+        """A page's grid cells (job = GRID_JOB) still queued with id > after_id, oldest first: (run id, config,
+        visitor hash, the stop asked of it or None)."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, config, visitor, stop_requested FROM runs WHERE job=? AND "
+                                    "status='queued' AND id>? ORDER BY id", (GRID_JOB, after_id)).fetchall()
+        return [(r[0], json.loads(r[1]), r[2], r[3]) for r in rows]
+
+    def grid_stops(self) -> list[tuple[int, str]]:
+        """(run id, reason) of every grid cell still queued or training that was asked to stop."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, stop_requested FROM runs WHERE status IN (?,?,?) AND "
+                                    "stop_requested IS NOT NULL AND job=?", (*ACTIVE, GRID_JOB)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
     # --- admission (admission.py): inside the transaction that stores the work ----------------------
     def _check_admission(self, policy: AdmissionPolicy | None, visitor: str | None, cost_s: float, now: float,
-                         what: str) -> None:
+                         what: str, klass: str | None = None) -> None:
         """AdmissionRefused when `policy` refuses `cost_s` CPU-seconds more for `visitor` (a visitor_hash;
-        None: the operator). Called inside the caller's transaction: what it reads cannot change before the
-        work is stored."""
+        None: the operator), or for its class `klass` (a class learner's work: the class's allowance). Called
+        inside the caller's transaction: what it reads cannot change before the work is stored."""
         if policy is None:
             return
-        charges = []
+        charges, class_charges = [], None
         if visitor is not None:
-            rows = self._db.execute(
-                "SELECT created_at, COALESCE(cost_s, 0), wall_s, status IN (?,?,?) AND stop_requested IS NULL, grid "
-                "FROM runs WHERE visitor=? AND (status IN (?,?,?) OR created_at>?)",
-                (*ACTIVE, visitor, *ACTIVE, now - policy.window_s)).fetchall()
-            charges = [Charge(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
+            charges = self._charges("visitor", visitor, now - policy.window_s)
+            if klass is not None:
+                class_charges = self._charges("class_code", klass, now - policy.window_s)
         backlog = self._db.execute("SELECT COALESCE(SUM(MAX(COALESCE(cost_s, 0) - wall_s, 0)), 0) FROM runs "
                                    "WHERE status IN (?,?,?) AND stop_requested IS NULL", ACTIVE).fetchone()[0]
-        reason = refusal(policy, cost_s, visitor, charges, float(backlog), now, what)
+        reason = refusal(policy, cost_s, visitor, charges, float(backlog), now, what, class_charges)
         if reason is not None:
             raise AdmissionRefused(reason)
 
+    def _charges(self, column: str, key: str, since: float) -> list[Charge]:
+        """The work stored under `column` (visitor or class_code) = `key`: active, or admitted after `since`."""
+        rows = self._db.execute(
+            "SELECT created_at, COALESCE(cost_s, 0), wall_s, status IN (?,?,?) AND stop_requested IS NULL, grid "
+            f"FROM runs WHERE {column}=? AND (status IN (?,?,?) OR created_at>?)",
+            (*ACTIVE, key, *ACTIVE, since)).fetchall()
+        return [Charge(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
+
     def admit_grid(self, grid_id: str, cells: list[tuple[dict, str, float]], session: str,
-                   visitor: str | None = None, admission: AdmissionPolicy | None = None) -> list[int]:
+                   visitor: str | None = None, admission: AdmissionPolicy | None = None,
+                   job: int = 0) -> list[int]:
         """The run rows of a grid's cells ((config, label, cost_s) each), in one transaction with its checks, so
         four sessions pressing "Rerun the whole grid" together start one grid: GridBusy when any grid of this
         store still has a cell to run; AdmissionRefused when `admission` refuses the grid's cost for `visitor`.
-        Returns the run ids, in order."""
+        `job`: GRID_JOB for cells the trainer service trains (a page's grid: they wait for a service, whichever
+        process stored them), 0 for cells the caller's own pool trains (the CLI). Returns the run ids, in order."""
         self.mark_interrupted()              # cells of a launcher that died do not keep the store busy
-        now, who = time.time(), visitor_hash(visitor)
+        now, who, klass = time.time(), visitor_hash(visitor), visitor_class(visitor)
         with self._lock, self._tx():
             busy = self._active_grid()
             if busy is not None:
                 raise GridBusy(busy)
-            self._check_admission(admission, who, sum(cost for *_, cost in cells), now, "this grid")
+            self._check_admission(admission, who, sum(cost for *_, cost in cells), now, "this grid", klass)
             ids = []
             for config, label, cost_s in cells:
                 cur = self._db.execute(
                     "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, visitor, "
-                    "cost_s, grid) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)",
+                    "cost_s, grid, job, class_code) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (label, json.dumps(config), owner_hash(session), process_owner(), now, now, who, cost_s,
-                     grid_id))
+                     grid_id, job, klass))
                 ids.append(int(cur.lastrowid))
             return ids
 

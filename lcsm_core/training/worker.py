@@ -35,12 +35,14 @@ NOT_COMING_BACK = ("moved", "damaged")    # store faults that waiting does not c
 class WorkerProcess:
     """The server's handle on one worker process."""
 
-    def __init__(self, index: int, db_path: str, events, threads: int):
+    def __init__(self, index: int, db_path: str, events, threads: int, nice: int = 0):
+        """`nice`: the worker's CPU priority, added to this process's (a grid cell's worker: GRID_NICE, low)."""
         ctx = multiprocessing.get_context("spawn")
         self.index = index
         self.inbox = ctx.Queue()
         self.run_id: int | None = None
-        self.process = ctx.Process(target=worker_main, args=(index, db_path, self.inbox, events, threads, os.getpid()),
+        self.process = ctx.Process(target=worker_main,
+                                   args=(index, db_path, self.inbox, events, threads, os.getpid(), nice),
                                    daemon=True, name=f"lcsm-train-worker-{index}")
         with main_hidden_from_workers():
             self.process.start()
@@ -87,8 +89,10 @@ class WorkerProcess:
             self.process.join(2.0)
 
 
-def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pid: int) -> None:
+def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pid: int, nice: int = 0) -> None:
     """The worker process: run jobs from `inbox` until None (or until its server is gone)."""
+    if nice:
+        os.nice(nice)
     import torch
 
     from .recorder import record_run
