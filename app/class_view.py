@@ -120,9 +120,9 @@ def class_path(code: str, root: str, present: bool) -> None:
             st.markdown(step.prompt)
         st.link_button("Open this step on the projector", f"{root}/{step.page}?{step.query(present=True)}",
                        icon="📽️")
-        if not present:
-            st.caption("Learners' link for this step (their own settings, the class code, no secret):")
-            st.code(f"{root}/{step.page}?{step.query(class_code=code)}", language=None, wrap_lines=True)
+        # on the projector too: the room reads the link it joins by (it carries the class code, never the secret)
+        st.caption("Learners' link for this step (their own settings, the class code, no secret):")
+        st.code(f"{root}/{step.page}?{step.query(class_code=code)}", language=None, wrap_lines=True)
 
 
 def current_step(count: int) -> int:

@@ -86,6 +86,9 @@ def test_the_class_path_steps_one_screen_at_a_time_with_links_that_open_each_ste
     assert query["present"] == ["1"] and query["challenge"] == ["1"] and "teacher" not in query
     at.button(key="class_view.next").click().run()
     assert url_value(at, "step") == "2" and "/discretize?" in at.get("link_button")[0].proto.url
+    projected = class_view({"teacher": secret, "present": "1"})      # the room joins by the link it reads
+    [link] = [c.value for c in projected.code]
+    assert f"class={code}" in link and secret not in link and "/spring?" in link
     far = class_view({"teacher": secret, "step": "99"})
     assert not far.exception and any("is not a step" in w.value for w in far.warning)
     assert url_value(far, "step") == "1"
