@@ -36,6 +36,7 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
+from .slices import memory_slice
 from .utils import DOT_PRECISION, Flat, check_device, next_pow2, operand_dtype
 
 CHUNK = 64       # steps per chunk: the inter-chunk walk is T / 64 matmuls long
@@ -84,13 +85,9 @@ def eos_chunk_fwd_kernel_state(
     C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr,
     PREC: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     TP = NC * C
-    ok, oc = tl.arange(0, BK), tl.arange(0, C)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
+    oc = tl.arange(0, C)
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
     if HAS_M0:
         b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
@@ -137,13 +134,9 @@ def eos_chunk_bwd_kernel_dstate(
     PREC: tl.constexpr, HAS_M0: tl.constexpr,
 ):
     # The chunks in reverse with dH = ∂L/∂(memory after the chunk), stored per chunk for `_dout`.
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     TP = NC * C
-    ok, oc = tl.arange(0, BK), tl.arange(0, C)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
+    oc = tl.arange(0, C)
     b_dh = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.)
     for i_c in range(NC):
         c = NC - 1 - i_c

@@ -32,6 +32,7 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
+from .slices import memory_slice, scratch_slice
 from .utils import DOT_PRECISION, check_checkpoint, check_device, next_pow2, num_warps, operand_dtype
 
 CHUNK = 64   # the chunked form's C: four 16-row tensor-core tiles
@@ -58,12 +59,7 @@ def delta_fused_fwd_kernel(
     BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr, HAS_M0: tl.constexpr, SAVE: tl.constexpr,
 ):
     # batch on grid dim 0 (no 65535 cap); int64 offsets for long sequences of wide states
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     b_m = tl.zeros([BK, BV], dtype=tl.float32)
     if HAS_M0:
         b_m += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
@@ -89,14 +85,8 @@ def delta_bwd_kernel(
     T, K, D, B, NC,
     BK: tl.constexpr, BV: tl.constexpr, CK: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    NV = tl.num_programs(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
-    p_sc = (i_b * NV + i_v) * (CK + 1) * BK * BV + ok[:, None] * BV + tl.arange(0, BV)[None, :]
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
+    p_sc = scratch_slice(i_b, i_v, CK, BK, BV)
 
     b_dm = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
     for i_c in range(NC):
@@ -193,13 +183,8 @@ def delta_chunk_state_kernel(
 ):
     # One program per (batch, value block) walks the chunks in order with H in fp32 registers: only what
     # needs the previous chunk (X and the next H); the outputs follow in parallel (`_out`).
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     oc = tl.arange(0, C)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
     if HAS_M0:
         b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)

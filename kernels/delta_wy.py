@@ -21,6 +21,7 @@ import triton
 import triton.language as tl
 
 from .delta import CHUNK, CHUNK_WARPS, STATE_STAGES, WY, _blocks, dot_dtype
+from .slices import memory_slice
 from .utils import DOT_PRECISION, operand_dtype
 
 
@@ -30,13 +31,8 @@ def delta_chunk_bwd_walk_kernel(
     C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr,
     PREC: tl.constexpr, HAS_M0: tl.constexpr,
 ):
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     oc = tl.arange(0, C)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
     b_dh = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.)
     for i_c in range(NC):
         c = NC - 1 - i_c

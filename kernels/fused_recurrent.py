@@ -20,6 +20,7 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
+from .slices import memory_slice, scratch_slice
 from .utils import Flat, check_checkpoint, check_device, helper, next_pow2, num_warps, split
 
 
@@ -62,14 +63,9 @@ def eos_fused_recurrent_fwd_kernel(
 ):
     # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
     # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     KO = K if O_K else 1
     DO = D if O_D else 1
-    p_kv = ok[:, None] * D + ov[None, :]
 
     b_m_re = tl.zeros([BK, BV], dtype=tl.float32)
     b_m_im = tl.zeros([BK, BV], dtype=tl.float32)
@@ -131,19 +127,13 @@ def eos_fused_recurrent_bwd_kernel(
 ):
     # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
     # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    NV = tl.num_programs(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     KO = K if O_K else 1
     DO = D if O_D else 1
     TO = T if O_T else 1
     # gradients summed over d are partial per d-block: each block writes its own slice
     i_vo = 0 if O_D else i_v
-    p_kv = ok[:, None] * D + ov[None, :]
-    p_sc = (i_b * NV + i_v) * (CK + 1) * BK * BV + tl.arange(0, BK)[:, None] * BV + tl.arange(0, BV)[None, :]
+    p_sc = scratch_slice(i_b, i_v, CK, BK, BV)
 
     b_dm_re = tl.load(dmT_re + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
     b_dm_im = tl.zeros([BK, BV], dtype=tl.float32)

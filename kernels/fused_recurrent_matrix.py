@@ -16,6 +16,7 @@ import triton
 import triton.language as tl
 from torch.autograd.function import once_differentiable
 
+from .slices import memory_slice, scratch_slice
 from .utils import DOT_PRECISION, Flat, check_checkpoint, check_device, next_pow2, num_warps
 
 
@@ -28,13 +29,8 @@ def eos_fused_recurrent_matrix_fwd_kernel(
 ):
     # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
     # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     mkk = mk[:, None] & mk[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
     p_kk = ok[:, None] * K + ok[None, :]
 
     b_m = tl.zeros([BK, BV], dtype=tl.float32)
@@ -67,17 +63,11 @@ def eos_fused_recurrent_matrix_bwd_kernel(
 ):
     # batch on grid dim 0 (no 65535 cap); int64 offsets, since a per-step k×d o at
     # B·H = 128, T = 4096, k = d = 128 has more than 2^31 elements
-    i_b, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1)
-    NV = tl.num_programs(1)
-    ok = tl.arange(0, BK)
-    ov = i_v * BV + tl.arange(0, BV)
-    mk, mv = ok < K, ov < D
-    mkv = mk[:, None] & mv[None, :]
+    i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
     mkk = mk[:, None] & mk[None, :]
-    p_kv = ok[:, None] * D + ov[None, :]
     p_kk = ok[:, None] * K + ok[None, :]
     TO = T if O_T else 1
-    p_sc = (i_b * NV + i_v) * (CK + 1) * BK * BV + ok[:, None] * BV + tl.arange(0, BV)[None, :]
+    p_sc = scratch_slice(i_b, i_v, CK, BK, BV)
 
     b_dm = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
     b_do_acc = tl.zeros([BK, BK], dtype=tl.float32)
