@@ -48,7 +48,7 @@ def render_lesson(lesson: Lesson) -> None:
     lesson_intro(text)
     spec = lesson.settings
     view = current_view(spec, challenges=len(text.challenges))
-    linked_challenge = st.container()                   # a teacher link's challenge, filled once graded
+    linked_challenge = None if view.present else st.container()   # a teacher link's challenge, filled once graded
     steps = steps_by_chart(text, lesson)                # the reading order: each try-this step under its chart
     story(text, steps, view.present)
     load_settings(spec)
@@ -89,6 +89,8 @@ def render_lesson(lesson: Lesson) -> None:
                 quantities = draw_result(lesson, values, frozen, result, view, pending, steps, readout=controls)
         if lesson.live is not None:
             quantities.update(render_live(lesson, values, view))
+        if view.present:                                # a projector: the linked challenge under the charts, so
+            linked_challenge = st.container()           # the main chart shares the first screen with the controls
     if view.present:
         folded_notes(text, steps)
     if lesson.snippet is not None and not view.present:

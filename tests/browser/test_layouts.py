@@ -8,7 +8,8 @@ are for that):
 - at 1280×720 the sidebar's first control (and the spring's damping slider) shows without scrolling;
 - at 1280×720 in the presenter view (`?present=1`) the page's main chart (its first) and the controls in use (the
   first one, and the setting the page previews while dragging) are all within the first screen, the main chart
-  whole — a live page's too (Paper lab's heatmap) (issue 21.5);
+  whole — a live page's too (Paper lab's heatmap) — and so with a challenge opened by the link (`&challenge=1`, as
+  the class path's projector links do: the challenge sits under the charts there) (issue 21.5);
 - on a phone the controls of the main chart sit with it on every lesson: its drag-preview slider inside it (lessons
   1–5), or the copy of its controls (`app.kit.chart_controls`) in the page, on the same screen as the chart;
 - on a phone no chart's title, subplot titles and legend overlap; every x-axis title is whole (inside its chart,
@@ -245,8 +246,8 @@ def test_presenter_view_at_1280x720_cuts_no_metric_and_shows_main_chart_and_cont
     page = browser.new_page(viewport=dict(zip(("width", "height"), PROJECTOR)))
     problems = []
     try:
-        for path in PAGES[1:]:
-            open_page(page, f"{url}/{path}?present=1")
+        for path, query in [("spring", "present=1")] + [(path, "present=1&challenge=1") for path in PAGES[1:]]:
+            open_page(page, f"{url}/{path}?{query}")       # the class path's projector link opens a challenge
             page.screenshot(path=str(SHOTS / f"layout-present-{path}.png"))
             problems += [f"{path}: {p}" for p in page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW)]
             fold = presenter_fold(page.evaluate(PRESENTER_FOLD, swept_label(path)))
