@@ -51,27 +51,29 @@ def eos_chunk_fwd_kernel_intra(
     C: tl.constexpr, S: tl.constexpr, BK: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
     i_b, c, r = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
-    TP = NC * C                                   # b is padded to whole chunks
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    e, s = e + i_b * T * K, s + i_b * T * K
+    b, A = b + i_b * NC * C * K, A + i_b * T * C   # b is padded to whole chunks
     ok, os = tl.arange(0, BK), tl.arange(0, S)
     mk = ok < K
     t_r = c * C + r * S + os                      # this program's rows
     m_r = t_r < T
-    b_q = tl.load(s + (i_b * T + t_r[:, None]) * K + ok[None, :], mask=m_r[:, None] & mk[None, :], other=0.)
-    b_br = tl.load(b + (i_b * TP + t_r[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
-    p_A = A + (i_b * T + t_r[:, None]) * C + os[None, :]
+    b_q = tl.load(s + t_r[:, None] * K + ok[None, :], mask=m_r[:, None] & mk[None, :], other=0.)
+    b_br = tl.load(b + t_r[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
+    p_A = A + t_r[:, None] * C + os[None, :]
     for j in range(r):                            # blocks left of the diagonal: one matmul each
         t_j = c * C + j * S + os
-        b_n = tl.load(b + (i_b * TP + c * C + j * S + S - 1) * K + ok, mask=mk, other=0.)
-        b_k = tl.load(e + (i_b * T + t_j[:, None]) * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :], other=0.)
-        b_bj = tl.load(b + (i_b * TP + t_j[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_n = tl.load(b + (c * C + j * S + S - 1) * K + ok, mask=mk, other=0.)
+        b_k = tl.load(e + t_j[:, None] * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :], other=0.)
+        b_bj = tl.load(b + t_j[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
         b_qd = (b_q * tl.exp(b_br - b_n[None, :])).to(DT).to(OP)
         b_kd = (b_k * tl.exp(b_n[None, :] - b_bj)).to(DT).to(OP)
         tl.store(p_A + j * S, tl.dot(b_qd, tl.trans(b_kd), input_precision=PREC), mask=m_r[:, None])
     b_Ad = tl.zeros([S, S], dtype=tl.float32)     # the diagonal block, one column at a time
     for jj in range(S):
         t_j = c * C + r * S + jj
-        b_kj = tl.load(e + (i_b * T + t_j) * K + ok, mask=mk & (t_j + ok * 0 < T), other=0.).to(tl.float32)
-        b_bj = tl.load(b + (i_b * TP + t_j) * K + ok, mask=mk, other=0.)
+        b_kj = tl.load(e + t_j * K + ok, mask=mk & (t_j + ok * 0 < T), other=0.).to(tl.float32)
+        b_bj = tl.load(b + t_j * K + ok, mask=mk, other=0.)
         b_E = tl.exp(tl.where(os[:, None] >= jj, b_br - b_bj[None, :], float("-inf")))
         b_Ad += tl.where(os[None, :] == jj, tl.sum(b_q * b_kj[None, :] * b_E, 1)[:, None], 0.)
     tl.store(p_A + r * S, b_Ad, mask=m_r[:, None])
@@ -86,19 +88,21 @@ def eos_chunk_fwd_kernel_state(
     PREC: tl.constexpr, HAS_M0: tl.constexpr,
 ):
     i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
-    TP = NC * C
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    i, e = i + i_b * T * D, e + i_b * T * K
+    b, ck = b + i_b * NC * C * K, ck + i_b * NC * K * D
     oc = tl.arange(0, C)
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
     if HAS_M0:
         b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
     for c in range(NC):
-        tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)     # H before the chunk
+        tl.store(ck + c * K * D + p_kv, b_h, mask=mkv)     # H before the chunk
         ot = c * C + oc
         mt = ot < T
-        b_k = tl.load(e + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
-        b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
-        b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
-        b_v = tl.load(i + (i_b * T + ot[:, None]) * D + ov[None, :], mask=mt[:, None] & mv[None, :], other=0.)
+        b_k = tl.load(e + ot[:, None] * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+        b_bc = tl.load(b + ot[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_last = tl.load(b + (c * C + C - 1) * K + ok, mask=mk, other=0.)
+        b_v = tl.load(i + ot[:, None] * D + ov[None, :], mask=mt[:, None] & mv[None, :], other=0.)
         b_kd = (b_k * tl.exp(b_last[None, :] - b_bc)).to(DT).to(OP)           # e^{b_C − b_j} ≤ 1
         b_h = tl.exp(b_last)[:, None] * b_h + tl.dot(tl.trans(b_kd), b_v.to(DT).to(OP), input_precision=PREC)
     tl.store(mT + i_b * K * D + p_kv, b_h, mask=mkv)
@@ -110,21 +114,23 @@ def eos_chunk_fwd_kernel_out(
     C: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, DT: tl.constexpr, OP: tl.constexpr, PREC: tl.constexpr,
 ):
     i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
-    TP = NC * C
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    i, y, s = i + i_b * T * D, y + i_b * T * D, s + i_b * T * K
+    b, A, ck = b + i_b * NC * C * K, A + i_b * T * C, ck + i_b * NC * K * D
     ok, oc = tl.arange(0, BK), tl.arange(0, C)
     ov = i_v * BV + tl.arange(0, BV)
     ot = c * C + oc
     mk, mv, mt = ok < K, ov < D, ot < T
     m_tv = mt[:, None] & mv[None, :]
-    b_h = tl.load(ck + (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
+    b_h = tl.load(ck + c * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
                   other=0.)
-    b_q = tl.load(s + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
-    b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+    b_q = tl.load(s + ot[:, None] * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+    b_bc = tl.load(b + ot[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
     b_qd = (b_q * tl.exp(b_bc)).to(DT).to(OP)
-    b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
-    b_v = tl.load(i + (i_b * T + ot[:, None]) * D + ov[None, :], mask=m_tv, other=0.).to(DT).to(OP)
+    b_A = tl.load(A + ot[:, None] * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
+    b_v = tl.load(i + ot[:, None] * D + ov[None, :], mask=m_tv, other=0.).to(DT).to(OP)
     b_y = tl.dot(b_qd, b_h.to(DT).to(OP), input_precision=PREC) + tl.dot(b_A, b_v, input_precision=PREC)
-    tl.store(y + (i_b * T + ot[:, None]) * D + ov[None, :], b_y, mask=m_tv)
+    tl.store(y + ot[:, None] * D + ov[None, :], b_y, mask=m_tv)
 
 
 @triton.jit
@@ -135,18 +141,20 @@ def eos_chunk_bwd_kernel_dstate(
 ):
     # The chunks in reverse with dH = ∂L/∂(memory after the chunk), stored per chunk for `_dout`.
     i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
-    TP = NC * C
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    s, dy = s + i_b * T * K, dy + i_b * T * D
+    b, dck = b + i_b * NC * C * K, dck + i_b * NC * K * D
     oc = tl.arange(0, C)
     b_dh = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.)
     for i_c in range(NC):
         c = NC - 1 - i_c
-        tl.store(dck + (i_b * NC + c) * K * D + p_kv, b_dh, mask=mkv)
+        tl.store(dck + c * K * D + p_kv, b_dh, mask=mkv)
         ot = c * C + oc
         mt = ot < T
-        b_q = tl.load(s + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
-        b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
-        b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
-        b_dy = tl.load(dy + (i_b * T + ot[:, None]) * D + ov[None, :], mask=mt[:, None] & mv[None, :], other=0.)
+        b_q = tl.load(s + ot[:, None] * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+        b_bc = tl.load(b + ot[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_last = tl.load(b + (c * C + C - 1) * K + ok, mask=mk, other=0.)
+        b_dy = tl.load(dy + ot[:, None] * D + ov[None, :], mask=mt[:, None] & mv[None, :], other=0.)
         b_qd = (b_q * tl.exp(b_bc)).to(DT).to(OP)
         b_dh = tl.exp(b_last)[:, None] * b_dh + tl.dot(tl.trans(b_qd), b_dy.to(DT).to(OP), input_precision=PREC)
     if HAS_M0:
@@ -160,21 +168,23 @@ def eos_chunk_bwd_kernel_dv(
 ):
     # (batch, chunk, value block) in parallel: di = Aᵀ dy + (e ⊙ e^{b_C − b}) dH, whole.
     i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
-    TP = NC * C
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    e, dy, di = e + i_b * T * K, dy + i_b * T * D, di + i_b * T * D
+    b, A, dck = b + i_b * NC * C * K, A + i_b * T * C, dck + i_b * NC * K * D
     ok, oc = tl.arange(0, BK), tl.arange(0, C)
     ov = i_v * BV + tl.arange(0, BV)
     ot = c * C + oc
     mk, mv, mt = ok < K, ov < D, ot < T
     m_tv = mt[:, None] & mv[None, :]
-    p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
-    b_dh = tl.load(dck + (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
+    p_tv = ot[:, None] * D + ov[None, :]
+    b_dh = tl.load(dck + c * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
                    other=0.)
-    b_bc = tl.load(b + (i_b * TP + ot[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
-    b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
-    b_k = tl.load(e + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+    b_bc = tl.load(b + ot[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
+    b_last = tl.load(b + (c * C + C - 1) * K + ok, mask=mk, other=0.)
+    b_k = tl.load(e + ot[:, None] * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
     b_kd = (b_k * tl.exp(b_last[None, :] - b_bc)).to(DT).to(OP)
     b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
-    b_A = tl.load(A + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
+    b_A = tl.load(A + ot[:, None] * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
     b_dv = tl.dot(tl.trans(b_A), b_dy, input_precision=PREC) + tl.dot(b_kd, b_dh.to(DT).to(OP),
                                                                       input_precision=PREC)
     tl.store(di + p_tv, b_dv, mask=m_tv)
@@ -188,7 +198,6 @@ def eos_chunk_bwd_kernel_dqk(
     # (batch, chunk, value block) in parallel: the inter-chunk ds = (dy Hᵀ) ⊙ e^{b} and de = (i dHᵀ) ⊙ e^{b_C − b},
     # partial over value blocks (summed by the launcher).
     i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
-    TP = NC * C
     ok, oc = tl.arange(0, BK), tl.arange(0, C)
     ov = i_v * BV + tl.arange(0, BV)
     ot = c * C + oc
@@ -196,19 +205,22 @@ def eos_chunk_bwd_kernel_dqk(
     mkv = mk[:, None] & mv[None, :]
     m_tk = mt[:, None] & mk[None, :]
     m_tv = mt[:, None] & mv[None, :]
-    p_kv = (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :]
-    p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
-    p_b = (i_b * TP + ot[:, None]) * K + ok[None, :]
-    p_part = ((i_v * B + i_b) * T + ot[:, None]) * K + ok[None, :]
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    ck, dck = ck + (i_b * NC + c) * K * D, dck + (i_b * NC + c) * K * D
+    i, dy, b = i + i_b * T * D, dy + i_b * T * D, b + i_b * NC * C * K
+    ds, de = ds + (i_v * B + i_b) * T * K, de + (i_v * B + i_b) * T * K
+    p_kv = ok[:, None] * D + ov[None, :]
+    p_tv = ot[:, None] * D + ov[None, :]
+    p_tk = ot[:, None] * K + ok[None, :]
     b_h = tl.load(ck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
     b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
     b_dq = tl.dot(b_dy, tl.trans(b_h), input_precision=PREC)
-    tl.store(ds + p_part, b_dq * tl.exp(tl.load(b + p_b, mask=mk[None, :], other=0.)), mask=m_tk)
+    tl.store(ds + p_tk, b_dq * tl.exp(tl.load(b + p_tk, mask=mk[None, :], other=0.)), mask=m_tk)
     b_dh = tl.load(dck + p_kv, mask=mkv, other=0.).to(DT).to(OP)
     b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
     b_dk = tl.dot(b_v, tl.trans(b_dh), input_precision=PREC)
-    b_last = tl.load(b + (i_b * TP + c * C + C - 1) * K + ok, mask=mk, other=0.)
-    tl.store(de + p_part, b_dk * tl.exp(b_last[None, :] - tl.load(b + p_b, mask=mk[None, :], other=0.)), mask=m_tk)
+    b_last = tl.load(b + (c * C + C - 1) * K + ok, mask=mk, other=0.)
+    tl.store(de + p_tk, b_dk * tl.exp(b_last[None, :] - tl.load(b + p_tk, mask=mk[None, :], other=0.)), mask=m_tk)
 
 
 @triton.jit
@@ -218,6 +230,8 @@ def eos_chunk_bwd_kernel_dscores(
 ):
     # dA_tj = dy_t · i_j (t ≥ j) over all of d, once per chunk.
     i_b, c = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    i, dy, dA = i + i_b * T * D, dy + i_b * T * D, dA + i_b * T * C
     oc = tl.arange(0, C)
     ot = c * C + oc
     mt = ot < T
@@ -225,11 +239,11 @@ def eos_chunk_bwd_kernel_dscores(
     for i_v in range(tl.cdiv(D, BV)):
         ov = i_v * BV + tl.arange(0, BV)
         m_tv = mt[:, None] & (ov < D)[None, :]
-        p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+        p_tv = ot[:, None] * D + ov[None, :]
         b_dA += tl.dot(tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP),
                        tl.trans(tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)), input_precision=PREC)
     b_dA = tl.where(oc[:, None] >= oc[None, :], b_dA, 0.)
-    tl.store(dA + (i_b * T + ot[:, None]) * C + oc[None, :], b_dA, mask=mt[:, None])
+    tl.store(dA + ot[:, None] * C + oc[None, :], b_dA, mask=mt[:, None])
 
 
 @triton.jit
@@ -239,42 +253,44 @@ def eos_chunk_bwd_kernel_dintra(
 ):
     # (batch, chunk, sub-chunk r): the intra-chunk parts of ds (row block r of dA) and de (column block r).
     i_b, c, r = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
-    TP = NC * C
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    e, s, de, ds = e + i_b * T * K, s + i_b * T * K, de + i_b * T * K, ds + i_b * T * K
+    b, dA = b + i_b * NC * C * K, dA + i_b * T * C
     ok, os = tl.arange(0, BK), tl.arange(0, S)
     mk = ok < K
     t_r = c * C + r * S + os
     m_r = t_r < T
     m_rk = m_r[:, None] & mk[None, :]
-    p_rk = (i_b * T + t_r[:, None]) * K + ok[None, :]
-    b_br = tl.load(b + (i_b * TP + t_r[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
+    p_rk = t_r[:, None] * K + ok[None, :]
+    b_br = tl.load(b + t_r[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
     b_dq = tl.zeros([S, BK], dtype=tl.float32)
     b_dk = tl.zeros([S, BK], dtype=tl.float32)
     for j in range(r):                         # row block r, left of the diagonal: ds_r += dA_rj (e_j ⊙ …)
         t_j = c * C + j * S + os
-        b_n = tl.load(b + (i_b * TP + c * C + j * S + S - 1) * K + ok, mask=mk, other=0.)
-        b_kj = tl.load(e + (i_b * T + t_j[:, None]) * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :],
+        b_n = tl.load(b + (c * C + j * S + S - 1) * K + ok, mask=mk, other=0.)
+        b_kj = tl.load(e + t_j[:, None] * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :],
                        other=0.)
-        b_bj = tl.load(b + (i_b * TP + t_j[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
-        b_dAb = tl.load(dA + (i_b * T + t_r[:, None]) * C + j * S + os[None, :], mask=m_r[:, None], other=0.)
+        b_bj = tl.load(b + t_j[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_dAb = tl.load(dA + t_r[:, None] * C + j * S + os[None, :], mask=m_r[:, None], other=0.)
         b_kd = (b_kj * tl.exp(b_n[None, :] - b_bj)).to(DT).to(OP)
         b_dq += tl.dot(b_dAb.to(DT).to(OP), b_kd, input_precision=PREC) * tl.exp(b_br - b_n[None, :])
-    b_n = tl.load(b + (i_b * TP + c * C + r * S + S - 1) * K + ok, mask=mk, other=0.)
+    b_n = tl.load(b + (c * C + r * S + S - 1) * K + ok, mask=mk, other=0.)
     for j in range(r + 1, C // S):             # column block r, below the diagonal: de_r += dA_jrᵀ (s_j ⊙ …)
         t_j = c * C + j * S + os
-        b_qj = tl.load(s + (i_b * T + t_j[:, None]) * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :],
+        b_qj = tl.load(s + t_j[:, None] * K + ok[None, :], mask=(t_j < T)[:, None] & mk[None, :],
                        other=0.)
-        b_bj = tl.load(b + (i_b * TP + t_j[:, None]) * K + ok[None, :], mask=mk[None, :], other=0.)
-        b_dAb = tl.load(dA + (i_b * T + t_j[:, None]) * C + r * S + os[None, :], mask=(t_j < T)[:, None], other=0.)
+        b_bj = tl.load(b + t_j[:, None] * K + ok[None, :], mask=mk[None, :], other=0.)
+        b_dAb = tl.load(dA + t_j[:, None] * C + r * S + os[None, :], mask=(t_j < T)[:, None], other=0.)
         b_qd = (b_qj * tl.exp(b_bj - b_n[None, :])).to(DT).to(OP)
         b_dk += tl.dot(tl.trans(b_dAb.to(DT).to(OP)), b_qd, input_precision=PREC) * tl.exp(b_n[None, :] - b_br)
     # the diagonal block, one column/row at a time: exponents b_t − b_j with t ≥ j only
-    b_dAd = tl.load(dA + (i_b * T + t_r[:, None]) * C + r * S + os[None, :], mask=m_r[:, None], other=0.)
+    b_dAd = tl.load(dA + t_r[:, None] * C + r * S + os[None, :], mask=m_r[:, None], other=0.)
     for jj in range(S):
         t_j = c * C + r * S + jj
         m_j = mk & (t_j + ok * 0 < T)          # a vector mask: the interpreter refuses a scalar one
-        b_kj = tl.load(e + (i_b * T + t_j) * K + ok, mask=m_j, other=0.).to(tl.float32)
-        b_qj = tl.load(s + (i_b * T + t_j) * K + ok, mask=m_j, other=0.).to(tl.float32)
-        b_bj = tl.load(b + (i_b * TP + t_j) * K + ok, mask=mk, other=0.)
+        b_kj = tl.load(e + t_j * K + ok, mask=m_j, other=0.).to(tl.float32)
+        b_qj = tl.load(s + t_j * K + ok, mask=m_j, other=0.).to(tl.float32)
+        b_bj = tl.load(b + t_j * K + ok, mask=mk, other=0.)
         b_E = tl.exp(tl.where(os[:, None] >= jj, b_br - b_bj[None, :], float("-inf")))
         b_F = tl.exp(tl.where(os[:, None] <= jj, b_bj[None, :] - b_br, float("-inf")))
         b_dq += tl.sum(tl.where(os[None, :] == jj, b_dAd, 0.), 1)[:, None] * b_kj[None, :] * b_E

@@ -184,22 +184,25 @@ def delta_chunk_state_kernel(
     # One program per (batch, value block) walks the chunks in order with H in fp32 registers: only what
     # needs the previous chunk (X and the next H); the outputs follow in parallel (`_out`).
     i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    i, X, e, w, P = i + i_b * T * D, X + i_b * T * D, e + i_b * T * K, w + i_b * T * K, P + i_b * T * K
+    G, ck = G + i_b * T * C, ck + i_b * NC * K * D
     oc = tl.arange(0, C)
     b_h = tl.zeros([BK, BV], dtype=tl.float32)
     if HAS_M0:
         b_h += tl.load(m0 + i_b * K * D + p_kv, mask=mkv, other=0.).to(tl.float32)
     for c in range(NC):
-        tl.store(ck + (i_b * NC + c) * K * D + p_kv, b_h, mask=mkv)   # H before the chunk
+        tl.store(ck + c * K * D + p_kv, b_h, mask=mkv)   # H before the chunk
         ot = c * C + oc
         mt = ot < T
         m_tk = mt[:, None] & mk[None, :]
         m_tv = mt[:, None] & mv[None, :]
-        p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
-        p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+        p_tk = ot[:, None] * K + ok[None, :]
+        p_tv = ot[:, None] * D + ov[None, :]
         b_v = tl.load(i + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
         b_x = -(tl.dot(tl.load(P + p_tk, mask=m_tk, other=0.).to(DT).to(OP), b_h.to(DT).to(OP),
                        input_precision=PREC)
-                + tl.dot(tl.load(G + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None],
+                + tl.dot(tl.load(G + ot[:, None] * C + oc[None, :], mask=mt[:, None],
                                  other=0.).to(DT).to(OP), b_v, input_precision=PREC))
         tl.store(X + p_tv, b_x, mask=m_tv)
         b_xd = b_x.to(DT).to(OP)
@@ -217,17 +220,20 @@ def delta_chunk_out_kernel(
 ):
     # One program per (batch, chunk, value block), all in parallel: Y = S H + tril(S Wᵀ) X + tril(S Eᵀ) V.
     i_b, c, i_v = tl.program_id(0).to(tl.int64), tl.program_id(1), tl.program_id(2)
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    i, X, y, s = i + i_b * T * D, X + i_b * T * D, y + i_b * T * D, s + i_b * T * K
+    Asw, Ase, ck = Asw + i_b * T * C, Ase + i_b * T * C, ck + i_b * NC * K * D
     ok = tl.arange(0, BK)
     ov = i_v * BV + tl.arange(0, BV)
     oc = tl.arange(0, C)
     ot = c * C + oc
     mk, mv, mt = ok < K, ov < D, ot < T
     m_tv = mt[:, None] & mv[None, :]
-    p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
-    p_tc = (i_b * T + ot[:, None]) * C + oc[None, :]
-    b_h = tl.load(ck + (i_b * NC + c) * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
+    p_tv = ot[:, None] * D + ov[None, :]
+    p_tc = ot[:, None] * C + oc[None, :]
+    b_h = tl.load(ck + c * K * D + ok[:, None] * D + ov[None, :], mask=mk[:, None] & mv[None, :],
                   other=0.)
-    b_s = tl.load(s + (i_b * T + ot[:, None]) * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
+    b_s = tl.load(s + ot[:, None] * K + ok[None, :], mask=mt[:, None] & mk[None, :], other=0.)
     b_y = tl.dot(b_s.to(DT).to(OP), b_h.to(DT).to(OP), input_precision=PREC)
     b_y += tl.dot(tl.load(Asw + p_tc, mask=mt[:, None], other=0.).to(DT).to(OP),
                   tl.load(X + p_tv, mask=m_tv, other=0.).to(DT).to(OP), input_precision=PREC)

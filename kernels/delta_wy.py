@@ -32,20 +32,23 @@ def delta_chunk_bwd_walk_kernel(
     PREC: tl.constexpr, HAS_M0: tl.constexpr,
 ):
     i_b, i_v, ok, ov, mk, mv, mkv, p_kv = memory_slice(K, D, BK, BV)
+    # int64 bases per sequence, int32 tile offsets: int64 offset tiles took the registers that spilled
+    w, s, P, Asw = w + i_b * T * K, s + i_b * T * K, P + i_b * T * K, Asw + i_b * T * C
+    dy, dX, dHn = dy + i_b * T * D, dX + i_b * T * D, dHn + i_b * NC * K * D
     oc = tl.arange(0, C)
     b_dh = tl.load(dmT + i_b * K * D + p_kv, mask=mkv, other=0.)
     for i_c in range(NC):
         c = NC - 1 - i_c
-        tl.store(dHn + (i_b * NC + c) * K * D + p_kv, b_dh, mask=mkv)    # ∂L/∂(memory after chunk c)
+        tl.store(dHn + c * K * D + p_kv, b_dh, mask=mkv)    # ∂L/∂(memory after chunk c)
         ot = c * C + oc
         mt = ot < T
         m_tk = mt[:, None] & mk[None, :]
         m_tv = mt[:, None] & mv[None, :]
-        p_tk = (i_b * T + ot[:, None]) * K + ok[None, :]
-        p_tv = (i_b * T + ot[:, None]) * D + ov[None, :]
+        p_tk = ot[:, None] * K + ok[None, :]
+        p_tv = ot[:, None] * D + ov[None, :]
         b_dy = tl.load(dy + p_tv, mask=m_tv, other=0.).to(DT).to(OP)
         b_w = tl.load(w + p_tk, mask=m_tk, other=0.).to(DT).to(OP)
-        b_A = tl.load(Asw + (i_b * T + ot[:, None]) * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
+        b_A = tl.load(Asw + ot[:, None] * C + oc[None, :], mask=mt[:, None], other=0.).to(DT).to(OP)
         b_dx = tl.dot(tl.trans(b_A), b_dy, input_precision=PREC) + tl.dot(b_w, b_dh.to(DT).to(OP),
                                                                           input_precision=PREC)
         tl.store(dX + p_tv, b_dx, mask=m_tv)
