@@ -45,6 +45,12 @@ WARPS = 8        # k = 128: the chunk kernels' tiles stay in registers with 8 wa
 STATE_STAGES = 2  # the chunk walks prefetch one chunk ahead; Triton's default 3 spills at k = 128
 
 
+def intra_warps(x: torch.Tensor) -> int:
+    """Warps of the forward scores kernel (`_intra`, 16-row tiles): 4, but 8 for fp32 inputs, whose tf32x3 dots
+    spilled 296 bytes at k = 128 with 4 (none with 8; compile_check.py)."""
+    return 8 if x.dtype == torch.float32 else 4
+
+
 @triton.jit
 def eos_chunk_fwd_kernel_intra(
     e, b, s, A, T, K, NC,
@@ -334,7 +340,7 @@ def chunk_eos_fwd(i, e, a, s, m0):
         return y, mT, b, A, ck
     dots = _dots(i)
     eos_chunk_fwd_kernel_intra[(B, NC, CHUNK // SUB)](e, b, s, A, T, K, NC, C=CHUNK, S=SUB, BK=BK, **dots,
-                                                      num_warps=4)
+                                                      num_warps=intra_warps(i))
     eos_chunk_fwd_kernel_state[(B, NV)](i, e, b, m0 if m0 is not None else mT, mT, ck, T, K, D, NC, C=CHUNK, BK=BK,
                                         BV=BV, **dots, HAS_M0=m0 is not None, num_warps=WARPS,
                                         num_stages=STATE_STAGES)

@@ -99,14 +99,18 @@ def operand_type(in_dtype: str):
 
 def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
     """The GLA-family chunk kernels as the launcher sets them up on a GPU for in_dtype inputs."""
+    import torch
+
     from kernels import chunk
     from kernels.utils import DOT_PRECISION
+    TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
     BK, BV, _ = chunk._blocks(K, D)
     DT = operand_type(in_dtype)
     dots = dict(C=chunk.CHUNK, BK=BK, DT=DT, OP=DT, PREC=DOT_PRECISION)
     walk = dict(dots, BV=BV, HAS_M0=True, _num_warps=chunk.WARPS, _num_stages=chunk.STATE_STAGES)
     return [
-        ("chunk fwd intra", chunk.eos_chunk_fwd_kernel_intra, dict(dots, S=chunk.SUB, _num_warps=4)),
+        ("chunk fwd intra", chunk.eos_chunk_fwd_kernel_intra,
+         dict(dots, S=chunk.SUB, _num_warps=chunk.intra_warps(torch.empty(0, dtype=TORCH_DTYPE[in_dtype])))),
         ("chunk fwd state", chunk.eos_chunk_fwd_kernel_state, walk),
         ("chunk fwd out", chunk.eos_chunk_fwd_kernel_out, dict(dots, BV=BV, _num_warps=chunk.WARPS)),
         ("chunk bwd dstate", chunk.eos_chunk_bwd_kernel_dstate, walk),
