@@ -24,20 +24,24 @@ from lcsm_core.paper_lab import (
     GridSpec,
     accuracy_table,
     best_lrs,
+    default_spec,
+    differences_from_paper,
     grid_session,
     live_results,
     merged,
     shared_grid_runner,
     shipped_grid,
     shipped_results,
+    spreads,
     verdict,
 )
 from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
 from lcsm_core.paper_lab.results import lr_note
+from lcsm_core.paper_lab.spread import SEPARATION
 from lcsm_core.training import RunStore
 
 CELL_KEY = "paper_lab.cell"
-DEFAULT = GridSpec()
+DEFAULT = default_spec("data_dependence")           # the grid the page opens with: its results are shipped
 
 
 def _sweep(values) -> str:
@@ -155,9 +159,9 @@ def intro(v: dict, c: Control) -> list:
                for label, code, tau in ablation.entries]
     question = Text(f"**{ablation.question}**  \n📄 Paper: _{ablation.paper_finding}_")    # its check: grid_results
     if c.present:                  # a projector: the heatmap on the first screen, the words folded above it
-        return [Group([question, Table(entries), Text(differences(spec))],
+        return [Group([question, Text(grid_said(spec), "caption"), Table(entries), Text(differences(spec))],
                       fold=f"{ablation.title}: {ablation.question}")]
-    return [Text(ablation.title, "subheader"), question,
+    return [Text(ablation.title, "subheader"), question, Text(grid_said(spec), "caption"),
             Group([Table(entries), Text(differences(spec))],
                   fold=f"The {len(ablation.entries)} entries and how this grid differs from the paper")]
 
@@ -173,17 +177,25 @@ def moving(v: dict, c: Control) -> bool:
     return shared_grid_runner().active_grid is not None
 
 
+def grid_said(spec: GridSpec) -> str:
+    """What grid the settings make: the ablation's default one (whose results are shipped) or another."""
+    seeds, rates = len(spec.seeds), len(spec.lrs)
+    shape = (f"{seeds} seed{'s' if seeds > 1 else ''} per cell, the best of {rates} learning rate"
+             f"{'s' if rates > 1 else ''} ({_sweep(spec.lrs)})")
+    if spec == default_spec(spec.ablation):
+        return (f"**The default grid**, whose results ship with the explorer: {shape}, sized to run in minutes on "
+                "a 2-core CPU. One rate cannot show that the best rate lies inside the sweep: widen the sweep in "
+                "the sidebar to look.")
+    return f"**Not the default grid** (its results are not shipped; run it here): {shape}."
+
+
 def differences(spec: GridSpec) -> str:
-    conv = ("a width-4 causal convolution before each EOS layer (**not** in the paper)" if spec.short_conv > 1
-            else "no short convolution (as in the paper)")
-    return (f"- d = k = {spec.d_model} (the paper: d = 64…512 with k fixed at 128); two layers; MQAR with "
-            f"{spec.kv_pairs} key–value pairs and a vocabulary of 64\n"
-            f"- a budget of {spec.steps} optimizer steps of {spec.batch_size} examples per run (the paper does not "
-            "state its MQAR budget)\n"
-            f"- the best of {len(spec.lrs)} learning rate(s) {_sweep(spec.lrs)} per cell (the paper: the best of "
-            f"seven, 1e-5 … 1e-2)\n- {conv}\n"
-            "- data-dependent decays start at the same ALiBi decays as the data-independent ones (the paper does "
-            "not say how it initialised them)")
+    """How the grid differs from the paper's MQAR setup: the core's lines (scale.differences_from_paper) and the
+    initialisation, which the paper does not state."""
+    lines = [*differences_from_paper(spec),
+             "data-dependent decays start at the same ALiBi decays as the data-independent ones (the paper does "
+             "not say how it initialised them)"]
+    return "\n".join(f"- {line}" for line in lines)
 
 
 @dataclass(frozen=True)
@@ -214,9 +226,9 @@ def grid_results(v: dict, grid: GridView, c: Control) -> list:
     spec, shipped, results = grid.spec, grid.shipped, grid.results
     blocks = [Chart(accuracy_figure(spec, results), f"paper-lab-{spec.grid_id}")]
     if shipped:
-        blocks.append(Text(f"Shipped results: measured on {shipped.device} on {shipped.measured_on}, the whole grid "
-                           f"in {shipped.wall_s / 60:.1f} min. {len(grid.live_cells)} of {spec.cell_count} runs are "
-                           "from this server and replace the shipped ones.", "caption"))
+        blocks.append(Text(f"Shipped results, measured on {shipped.measured_on}: {shipped.time_said()}. "
+                           f"{len(grid.live_cells)} of {spec.cell_count} runs are from this server and replace the "
+                           "shipped ones.", "caption"))
     elif not results:
         blocks.append(Text("No results for this grid yet: the shipped results are for the ablation's default "
                            "settings (click its preset). Run the grid to fill the heatmap.", "caption"))
@@ -241,6 +253,9 @@ def verdict_message(claim: str, found, finished: int, cells: int) -> tuple[str, 
     if found is None:
         return "info", f"{said} — once every cell has a result ({finished} of {cells} runs have finished)."
     readings = "".join(f"  \n· {reading}: **{outcome}** — {detail}" for reading, outcome, detail in found.readings)
+    if found.seeds > 1:
+        readings += (f"  \n{found.seeds} seeds per cell: each number is their mean [min–max]; ranges closer than "
+                     f"{SEPARATION:g} (one evaluation's sampling error) are not told apart.")
     if found.held:
         return "success", f"{said} — **held** on these numbers: {found.detail}.{readings}"
     if found.outcome == INCONCLUSIVE:
@@ -257,7 +272,8 @@ def grid_quantities(v: dict, grid: GridView | None) -> dict[str, float]:
     return dict(cells=float(spec.cell_count), finished_fraction=done / spec.cell_count,
                 live_cells=float(len(grid.live_cells) if grid else 0), claim_held=-1.0 if found is None else
                 float(found.held), ablation_is_tau=float(spec.ablation == "tau"),
-                seeds=float(len(spec.seeds)), shipped=float(bool(grid and grid.shipped)),
+                seeds=float(len(spec.seeds)), learning_rates=float(len(spec.lrs)),
+                shipped=float(bool(grid and grid.shipped)),
                 claim_readings=float(len(found.readings) if found is not None and found.readings else 1))
 
 
@@ -266,17 +282,21 @@ CHANCE = 1 / 32                        # MQAR with a vocabulary of 64: a value i
 
 
 def accuracy_figure(spec: GridSpec, results) -> go.Figure:
-    """Best test accuracy per entry (rows) and sequence length (columns), as the paper's figures plot it."""
-    table, lrs = accuracy_table(spec, results), best_lrs(spec, results)
+    """Best test accuracy per entry (rows) and sequence length (columns), as the paper's figures plot it: the mean
+    over seeds, with its [min–max] written in the cell when there is more than one seed."""
+    table, lrs, spread = accuracy_table(spec, results), best_lrs(spec, results), spreads(spec, results)
     labels = list(table)
     z = [[table[label][T] for T in spec.seq_lens] for label in labels]
-    text = [["" if a is None else f"{a:.2f}" for a in row] for row in z]
-    best = [[f"{lrs[label][T]:g}" if lrs[label][T] else "—" for T in spec.seq_lens] for label in labels]
+    cell = [[(spread[label][T], lrs[label][T]) for T in spec.seq_lens] for label in labels]
+    text = [["" if s is None else f"{s.mean:.2f}" if s.n == 1 else f"{s.mean:.2f} [{s.low:.2f}–{s.high:.2f}]"
+             for s, _ in row] for row in cell]
+    best = [["—" if s is None else f"{lr:g}<br>seeds: {', '.join(f'{a:.2f}' for a in s.values)}" for s, lr in row]
+            for row in cell]
     heat = go.Heatmap(z=z, x=[f"T = {T}" for T in spec.seq_lens], y=labels, zmin=0.0, zmax=1.0, colorscale="Viridis",
                       text=text, texttemplate="%{text}", customdata=best,
                       colorbar=dict(title=dict(text="accuracy"), tickvals=[0, 0.5, 1]),
-                      hovertemplate="%{y}, %{x}<br>best test accuracy %{z:.3f}<br>at lr %{customdata}"
-                                    "<extra></extra>")
+                      hovertemplate="%{y}, %{x}<br>best test accuracy %{z:.3f} (mean over seeds)<br>at lr "
+                                    "%{customdata}<extra></extra>")
     return build([heat], f"MQAR test accuracy (chance ≈ {CHANCE:.2f}), best over lr {_sweep(spec.lrs)}",
                  height=max(260, 60 + 34 * len(labels)), legend=False, xaxis=axis("sequence length", type="category"),
                  yaxis=axis(None, type="category", autorange="reversed"))

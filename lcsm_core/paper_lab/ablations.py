@@ -4,7 +4,8 @@ An ablation is a list of entries (label, model, τ) and a claim. A model is an e
 "variant:<name>" for a named layer (the parameterization test's second reading of code "0", a Mamba-style
 selective SSM). A claim reads the grid's spreads — `spreads[label][seq_len]`, per seed the best test
 accuracy over the learning-rate sweep (spread.py) — and says in numbers whether the paper's finding held,
-did not hold, or whether this grid cannot tell (seed ranges overlap, or fewer than 3 seeds).
+did not hold, or whether this grid cannot tell (seed ranges overlap or lie within spread.SEPARATION, or
+fewer than 3 seeds).
 
 Each claim encodes what the paper reports *per length*: e.g. data dependence (Fig. 4) says 1-0-1 and
 1-1-1 recall well up to length 128 but only 1-0-1-0 converges at 256, so at 256 the check expects

@@ -41,7 +41,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m lcsm_core.paper_lab", description=__doc__.split("\n\n")[1])
     p.add_argument("--grid", required=True, choices=sorted(ABLATIONS), help="which ablation")
     p.add_argument("--scale", choices=SCALES, default="shipped",
-                   help="shipped: the grid the page opens with; cpu: it over 3 seeds; paper: the paper's MQAR setup")
+                   help="shipped (or cpu, the same): the grid the page opens with, 3 seeds at lr 1e-2; paper: the "
+                        "paper's MQAR setup")
     p.add_argument("--device", choices=DEVICES, help="where each cell trains (cuda: the scan form best on the GPU)")
     p.add_argument("--vocab-size", type=int, help="MQAR vocabulary (default 64)")
     p.add_argument("--steps", type=int, help="optimizer steps per run (the budget)")
@@ -62,6 +63,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--db", help="the run store (default: data/runs.sqlite or $LCSM_DATA_DIR/runs.sqlite)")
     p.add_argument("--rerun", action="store_true", help="run every cell again, finished or not")
     p.add_argument("--ship", action="store_true", help="write the results file the Paper lab page opens with")
+    p.add_argument("--conditions", default="", help="with --ship: what else the machine was doing, in words (the "
+                                                    "page and the lesson print it beside the grid's wall time)")
     return p.parse_args(argv)
 
 
@@ -200,6 +203,7 @@ def run_one_grid(spec: GridSpec, runner: GridRunner, args: argparse.Namespace) -
     print(json.dumps(result, ensure_ascii=False), flush=True)
     if args.ship:
         save_shipped(shipped_path(spec.ablation), spec, results, device=f"{machine(spec)}, {runner.where}",
-                     measured_on=time.strftime("%Y-%m-%d"), wall_s=result["wall_s"], workers=runner.workers)
+                     measured_on=time.strftime("%Y-%m-%d"), wall_s=result["wall_s"], workers=runner.workers,
+                     conditions=args.conditions)
         print(f"wrote {shipped_path(spec.ablation)}", file=sys.stderr)
     return 0

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from .ablations import ABLATIONS, SELECTIVE_SSM
-from .results import accuracy_table, load_shipped, lr_note, spreads, verdict
+from .results import best_per_seed, load_shipped, lr_note, spreads, verdict
+from .spread import SEPARATION
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "09-paper-lab.md"
 HEADING = "### What was measured"
@@ -39,6 +40,26 @@ def _numbers(spec, results) -> list[tuple[str, str, float]]:
     return sorted(rows, key=lambda r: -r[2])
 
 
+def plateau_said(spec, results, plateau: float) -> str:
+    """Which entries' seeds ended below `plateau` (still on MQAR's plateau), grouped: "all 3 seeds of a, b; 1 of 3
+    seeds of c"; "none" when every seed left it. Counted per seed, because a mean over seeds hides the lottery."""
+    counts = {}
+    for label in ABLATIONS[spec.ablation].labels:
+        finals = [r.best_acc for T in spec.seq_lens for r in best_per_seed(spec, results, label, T).values()]
+        counts[label] = (sum(a < plateau for a in finals), len(finals))
+    groups = {}
+    for label, (stuck, n) in counts.items():
+        if stuck:
+            groups.setdefault((stuck, n), []).append(label)
+    if not groups:
+        return "none"
+    said = []
+    for (stuck, n), labels in sorted(groups.items(), key=lambda g: (-g[0][0] / g[0][1], -g[0][0])):
+        share = (f"all {n} seeds" if n > 1 else "the one seed") if stuck == n else f"{stuck} of {n} seeds"
+        said.append(f"{share} of {', '.join(labels)}")
+    return "; ".join(said)
+
+
 def ablation_paragraph(name: str) -> str:
     shipped = load_shipped(name)
     ablation = ABLATIONS[name]
@@ -48,12 +69,10 @@ def ablation_paragraph(name: str) -> str:
     found = verdict(spec, results)
     outcome = "incomplete" if found is None else found.outcome
     plateau = 1 / spec.kv_pairs + LEFT_PLATEAU_BY
-    table = accuracy_table(spec, results)
-    stayed = [label for label, row in table.items() if all(a is not None and a < plateau for a in row.values())]
     numbers = ", ".join(f"{name_} {text}" for name_, text, _ in _numbers(spec, results))
-    seeds = len(spec.seeds)
     parts = [f"- **{ablation.title.split(' (')[0]} — {outcome}.** {numbers}.",
-             f"Below {plateau:.2f} (still on the plateau): {', '.join(stayed) if stayed else 'none'}."]
+             f"Below {plateau:.2f} (still on the plateau) after {spec.steps} steps: "
+             f"{plateau_said(spec, results, plateau)}."]
     if name in NOTES:
         parts.append(NOTES[name])
     if found is not None:
@@ -61,8 +80,7 @@ def ablation_paragraph(name: str) -> str:
     note = lr_note(spec, results)
     if note:
         parts.append(f"Learning rates: {note}.")
-    parts.append(f"{spec.cell_count} runs ({seeds} seed{'s' if seeds > 1 else ''}, {spec.steps} steps each) took "
-                 f"{shipped.wall_s / 60:.1f} min ({shipped.wall_s:.1f} s) on {shipped.device}.")
+    parts.append(f"Time: {shipped.time_said()}.")
     return " ".join(parts)
 
 
@@ -71,7 +89,8 @@ def measured_section() -> str:
     intro = ("Every number below is written from the results files the page opens with "
              "(`lcsm_core/paper_lab/results/`, by `python -m lcsm_core.paper_lab.report --write`). A cell is the "
              "best test accuracy over the learning-rate sweep: a mean with its [min–max] over seeds when there is "
-             "more than one. A verdict is *held* or *did not hold* only when the seed ranges do not overlap and "
+             "more than one. A verdict is *held* or *did not hold* only when the seed ranges lie apart by more than "
+             f"{SEPARATION:g} (about two standard errors of one evaluation on 1024 test answers) and "
              "every cell has at least 3 seeds; otherwise it is *inconclusive*.")
     return "\n\n".join([HEADING, intro, *(ablation_paragraph(name) for name in ORDER)]) + "\n"
 

@@ -140,6 +140,23 @@ class Shipped:
     measured_on: str               # date
     wall_s: float                  # the grid's wall time
     workers: int
+    conditions: str = ""           # what else the machine was doing while the grid ran, in words ("": not said)
+
+    @property
+    def seconds_per_step(self) -> float:
+        """The cells' own mean seconds per optimizer step (each run's wall time over its steps)."""
+        timed = [r.wall_s / r.steps for r in self.results if r.steps > 0]
+        return sum(timed) / len(timed) if timed else 0.0
+
+    def time_said(self) -> str:
+        """How long the grid took, in words: the planning figure (runs × steps × the cells' own seconds per step,
+        in core-minutes) and the wall time, with what else the machine was doing."""
+        spec, rate = self.spec, self.seconds_per_step
+        core_min = spec.cell_count * spec.steps * rate / 60
+        wall = f"{self.wall_s / 60:.1f} min ({self.wall_s:.1f} s)"
+        busy = f", {self.conditions}" if self.conditions else ""
+        return (f"{spec.cell_count} runs × {spec.steps} steps × {rate:.3f} s a step (the cells' mean) ≈ "
+                f"{core_min:.1f} core-minutes; the grid took {wall} of wall time on {self.device}{busy}")
 
 
 def shipped_path(ablation: str) -> Path:
@@ -147,8 +164,9 @@ def shipped_path(ablation: str) -> Path:
 
 
 def save_shipped(path: Path, spec: GridSpec, results: list[CellResult], device: str, measured_on: str,
-                 wall_s: float, workers: int) -> None:
+                 wall_s: float, workers: int, conditions: str = "") -> None:
     data = dict(spec=asdict(spec), device=device, measured_on=measured_on, wall_s=round(wall_s, 1), workers=workers,
+                **({"conditions": conditions} if conditions else {}),
                 cells=[{k: v for k, v in asdict(r).items() if k not in ("source", "run_id")} for r in results])
     for cell in data["cells"]:
         cell["best_acc"], cell["wall_s"] = round(cell["best_acc"], 4), round(cell["wall_s"], 2)
@@ -179,4 +197,5 @@ def load_shipped(ablation: str) -> Shipped | None:
         spec_fields[name] = tuple(spec_fields[name])
     spec = GridSpec(**spec_fields)
     results = [CellResult(**cell, source="shipped") for cell in data["cells"]]
-    return Shipped(spec, results, data["device"], data["measured_on"], data["wall_s"], data["workers"])
+    return Shipped(spec, results, data["device"], data["measured_on"], data["wall_s"], data["workers"],
+                   data.get("conditions", ""))

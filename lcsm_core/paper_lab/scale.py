@@ -1,8 +1,8 @@
-"""Grids at two scales besides the shipped one, and what a grid costs before it runs.
+"""The grids at CPU and at paper scale, and what a grid costs before it runs.
 
-- CPU_SPECS: each ablation over 3 seeds at the shipped sizes (d = k = 32, T = 32, 1000 steps), one learning
-  rate (1e-2: where almost every shipped run that left MQAR's plateau did so) — the grids to ship next, sized
-  for a 2-core CPU. One rate cannot show where the best rate lies: the verdict's lr note says so.
+- CPU_SPECS: the shipped grids, grid.DEFAULT_SPECS (one source): each ablation over 3 seeds at d = k = 32,
+  T = 32, 1000 steps, one learning rate (1e-2), sized for a 2-core CPU. One rate cannot show where the best
+  rate lies: the verdict's lr note says so.
 - paper_specs(ablation): the paper's MQAR setup (§3: k = 128, d = 64…512, T = 32…256, the best of seven
   learning rates 1e-5…1e-2), 3 seeds; one grid per width d. The paper states no step budget: PAPER_STEPS is
   ours, and `--steps` raises it without a cap.
@@ -15,11 +15,10 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
-from .ablations import ABLATIONS
-from .grid import Cell, GridSpec, cells
+from .grid import DEFAULT_SEEDS, DEFAULT_SPECS, Cell, GridSpec, cells
 
-CPU_SEEDS = (0, 1, 2)
-CPU_SPECS = {name: GridSpec(ablation=name, seeds=CPU_SEEDS, lrs=(1e-2,)) for name in ABLATIONS}
+CPU_SEEDS = DEFAULT_SEEDS
+CPU_SPECS = DEFAULT_SPECS                  # `--scale cpu` is the shipped grid (grid.py holds its numbers)
 
 PAPER_LENGTHS = (32, 64, 128, 256)
 PAPER_WIDTHS = (64, 128, 256, 512)

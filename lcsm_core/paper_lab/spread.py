@@ -1,15 +1,21 @@
 """What a cell's seeds say together: the mean and the min–max range of its accuracies over seeds, and when
 one range lies wholly above another.
 
-A claim compares ranges, never bare means: two entries whose seed ranges overlap are not told apart by this
-grid, whatever their means say (the outcome is then "inconclusive"). With at most a handful of seeds, min–max
-is the honest interval: a bootstrap interval of three numbers is no narrower than their range.
+A claim compares ranges, never bare means: two entries whose seed ranges overlap, or lie closer than
+SEPARATION, are not told apart by this grid, whatever their means say (the outcome is then "inconclusive").
+With at most a handful of seeds, min–max is the honest interval: a bootstrap interval of three numbers is no
+narrower than their range.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 MIN_SEEDS = 3                                 # fewer seeds than this: no claim can be decided either way
+# Two ranges closer than this are not told apart: one evaluation's sampling error. A default test set is 256
+# examples × 4 queries = 1024 answers, and two standard errors of an accuracy p on it are 2·√(p(1−p)/1024)
+# ≤ 0.031. (The first 3-seed parameterization grid separated 1-1-1-0's lowest seed from the DSS's highest by
+# 0.002 — two answers in 1024 — with both on the plateau: not a finding.)
+SEPARATION = 0.03
 
 
 @dataclass(frozen=True)
@@ -43,11 +49,12 @@ class Spread:
 Spreads = dict[str, dict[int, Spread]]       # label -> sequence length -> spread over seeds
 
 
-def above(a: Spread, b: Spread) -> int:
-    """+1 when a's range lies wholly above b's, −1 when wholly below, 0 when they overlap."""
-    if a.low > b.high:
+def above(a: Spread, b: Spread, margin: float = SEPARATION) -> int:
+    """+1 when a's range lies wholly above b's by more than `margin`, −1 when wholly below by more than it, 0 when
+    they overlap or lie closer than that."""
+    if a.low - b.high > margin:
         return 1
-    if a.high < b.low:
+    if b.low - a.high > margin:
         return -1
     return 0
 

@@ -1,6 +1,7 @@
 """Paper lab (lesson 9) in AppTest: the page opens with the shipped results and their verdict; "Run missing
 cells" runs only what is missing, to the end, into the same heatmap; one cell can be rerun; the key–value pairs
 stay within a quarter of the shortest sequence length (a link asking for more falls back with a note)."""
+import dataclasses
 import json
 import time
 
@@ -41,9 +42,15 @@ def test_the_page_opens_with_the_shipped_results_and_their_verdict(store):
     heat = heatmap(at)
     assert len(heat["y"]) == 8 and len(heat["x"]) == len(spec.seq_lens)
     assert all(cell != "" for row in heat["text"] for cell in row)            # every cell has a number
-    assert any("Shipped results" in c.value and shipped.measured_on in c.value for c in at.caption)
-    assert [s.value for s in at.success] or [e.value for e in at.error if "did not hold" in e.value] \
-        or [w.value for w in at.warning if "inconclusive" in w.value]
+    assert all("[" in cell and "–" in cell for row in heat["text"] for cell in row)   # …and its seeds' range
+    assert any("Shipped results" in c.value and shipped.measured_on in c.value and "core-minutes" in c.value
+               for c in at.caption)
+    assert any(c.value.startswith("**The default grid**") and "3 seeds per cell" in c.value for c in at.caption)
+    boxes = [s.value for s in at.success] + [e.value for e in at.error if "did not hold" in e.value] \
+        + [w.value for w in at.warning if "inconclusive" in w.value]
+    assert len(boxes) == 1 and "3 seeds per cell: each number is their mean [min–max]; ranges closer than 0.03" \
+        in boxes[0]
+    assert any("cannot show that the best rate lies inside it" in c.value for c in at.caption)
     assert store.list_runs() == []                                            # nothing ran to show it
 
     click(at, "paper_lab.launch")                                             # nothing is missing
@@ -86,7 +93,7 @@ def all_text(at) -> list[str]:
             for e in getattr(at, kind)]
 
 
-@pytest.mark.parametrize("ablation", ["oscillation", "data_dependence"])
+@pytest.mark.parametrize("ablation", list(ABLATIONS))
 def test_one_verdict_from_one_source(store, ablation):
     """Issue 21 item 3: the claim is said once, in the one box that gives its verdict, and that verdict is
     `verdict` on the grid's numbers (no "Checked here: 1-11-1-0 has the best …" above a red "did not hold")."""
@@ -101,6 +108,18 @@ def test_one_verdict_from_one_source(store, ablation):
     boxes = [s.value for s in at.success] + [e.value for e in at.error] + [w.value for w in at.warning]
     assert boxes == saying
     assert f"**{found.outcome}**" in saying[0] and found.detail in saying[0]
+
+
+def test_the_page_says_which_grid_it_shows():
+    from app.lessons.paper_lab import differences, grid_said
+    default = DEFAULT_SPECS["tau"]
+    assert grid_said(default).startswith("**The default grid**") and "the best of 1 learning rate (0.01)" in \
+        grid_said(default)
+    other = dataclasses.replace(default, lrs=(3e-3, 1e-2), seeds=(0,))
+    assert grid_said(other) == ("**Not the default grid** (its results are not shipped; run it here): 1 seed per "
+                                "cell, the best of 2 learning rates (0.003, 0.01).")
+    said = differences(other)
+    assert "(the paper: the best of 7, 1e-05 … 0.01)" in said and "too few for a verdict" in said and "ALiBi" in said
 
 
 def test_the_verdict_message_says_the_claim_with_its_state():

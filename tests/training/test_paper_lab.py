@@ -87,7 +87,8 @@ def test_every_default_grid_ships_complete_results(ablation):
     assert shipped.spec == DEFAULT_SPECS[ablation]
     assert is_complete(shipped.spec, shipped.results)
     assert all(r.status in ("completed", "diverged") and 0 <= r.best_acc <= 1 for r in shipped.results)
-    assert verdict(shipped.spec, shipped.results) is not None
+    found = verdict(shipped.spec, shipped.results)
+    assert found is not None and found.seeds == 3                   # every shipped verdict reads 3 seeds per cell
 
 
 @pytest.fixture

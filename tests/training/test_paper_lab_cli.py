@@ -11,7 +11,7 @@ from lcsm_core.paper_lab.cli import run_grid
 from lcsm_core.training import RunStore
 
 TINY = ["--seq-lens", "16", "--kv-pairs", "2", "--d-model", "8", "--expand-dim", "8", "--lrs", "0.01",
-        "--steps", "3", "--batch-size", "4"]
+        "--steps", "3", "--batch-size", "4", "--seeds", "0"]          # one seed: the default grid has three
 
 
 def run_cli(args, env, timeout=240):
@@ -97,12 +97,13 @@ def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsy
     from lcsm_core.paper_lab import cli, results
     monkeypatch.setattr(results, "SHIPPED_DIR", tmp_path / "shipped")
     assert cli.main(["--grid", "parameterization", *TINY, "--workers", "1", "--db", str(tmp_path / "s.sqlite"),
-                     "--ship"]) == 0
+                     "--ship", "--conditions", "while a benchmark ran"]) == 0
     shipped = results.load_shipped("parameterization")
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert shipped.spec.grid_id == summary["summary"] and len(shipped.results) == 3
     assert results.is_complete(shipped.spec, shipped.results) and shipped.workers == 1
     assert {r.source for r in shipped.results} == {"shipped"} and "core CPU" in shipped.device
+    assert shipped.conditions == "while a benchmark ran" and shipped.time_said().endswith("while a benchmark ran")
 
 
 def test_a_gpu_grid_asked_from_a_cpu_machine_says_its_cost_is_unmeasured(tmp_path, subprocess_env):

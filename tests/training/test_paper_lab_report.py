@@ -1,8 +1,9 @@
 """The lesson's "What was measured" is written from the shipped results files (one source): the test fails as soon
 as a results file and the lesson differ, and it pins the two numbers the hand-written text once got wrong."""
 import dataclasses
+import re
 
-from lcsm_core.paper_lab import report
+from lcsm_core.paper_lab import ABLATIONS, CellResult, GridSpec, cells, report
 from lcsm_core.paper_lab.results import load_shipped
 
 
@@ -16,8 +17,20 @@ def test_the_two_old_mismatches_are_gone():
     wall = load_shipped("data_dependence").wall_s
     assert f"{wall / 60:.1f} min ({wall:.1f} s)" in section                   # 488.7 s is 8.1 min, not 8.2
     tau = next(line for line in section.splitlines() if line.startswith("- **τ"))
-    plateau = tau.split("still on the plateau): ")[1].split(".")[0]
-    assert all(f"τ = {t}" in plateau for t in (1, 8, 64))                    # τ = 1 (0.28) stayed there too
+    said = tau.split("still on the plateau) after 1000 steps: ")[1].split(". ")[0]
+    shipped = load_shipped("tau")
+    stuck = {r.label for r in shipped.results if r.best_acc < 1 / shipped.spec.kv_pairs + report.LEFT_PLATEAU_BY}
+    named = {label for label in ABLATIONS["tau"].labels if re.search(rf"{re.escape(label)}(?![0-9])", said)}
+    assert named == stuck, said                     # every τ with a seed left on the plateau, and no other (τ = 1 once)
+
+
+def test_the_plateau_is_counted_per_seed():
+    spec = GridSpec(ablation="parameterization", seeds=(0, 1, 2), lrs=(1e-2,))
+    level = {"0 as DSS": (0.26, 0.27, 0.25), "0 as selective SSM": (0.9, 0.27, 0.8), "1-1-1-0": (0.9, 0.8, 0.7)}
+    results = [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 1000, level[c.label][c.seed],
+                          10.0, "shipped") for c in cells(spec)]
+    assert report.plateau_said(spec, results, 0.35) == "all 3 seeds of 0 as DSS; 1 of 3 seeds of 0 as selective SSM"
+    assert report.plateau_said(spec, results, 0.2) == "none"
 
 
 def test_a_changed_results_file_changes_the_section(monkeypatch):

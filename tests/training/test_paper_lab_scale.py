@@ -6,6 +6,7 @@ import pytest
 
 from lcsm_core.paper_lab import ABLATIONS, CPU_SPECS, DEFAULT_SPECS, GridCost, GridSpec, cells, grid_cost, paper_specs
 from lcsm_core.paper_lab.scale import PAPER_LRS
+from lcsm_core.training import RunStore
 
 
 @pytest.mark.parametrize("ablation", list(ABLATIONS))
@@ -18,11 +19,11 @@ def test_paper_scale_grids_are_the_papers_setup(ablation):
     assert specs[0].cell_count == len(ABLATIONS[ablation].entries) * 4 * 7 * 3
 
 
-def test_the_cpu_grids_have_three_seeds_and_keep_the_shipped_sizes():
-    for name, spec in CPU_SPECS.items():
-        shipped = DEFAULT_SPECS[name]
-        assert spec.seeds == (0, 1, 2)
-        assert (spec.d_model, spec.seq_lens, spec.steps) == (shipped.d_model, shipped.seq_lens, shipped.steps)
+def test_the_cpu_grids_are_the_default_ones_with_three_seeds():
+    assert CPU_SPECS is DEFAULT_SPECS                                             # one source of the numbers
+    for name, spec in DEFAULT_SPECS.items():
+        assert spec.ablation == name and spec.seeds == (0, 1, 2) and spec.lrs == (1e-2,)
+        assert (spec.d_model, spec.expand_dim, spec.seq_lens, spec.steps) == (32, 32, (32,), 1000)
 
 
 def test_grid_options_reach_every_cell_and_the_budget_has_no_cap():
@@ -64,12 +65,41 @@ def test_the_cli_picks_the_scale_and_lays_flags_over_it():
     cpu = specs_from_args(parse_args(["--grid", "tau", "--scale", "cpu", "--vocab-size", "128", "--steps", "50000"]))
     assert [(s.seeds, s.vocab_size, s.steps) for s in cpu] == [((0, 1, 2), 128, 50_000)]
     assert specs_from_args(parse_args(["--grid", "tau"])) == [DEFAULT_SPECS["tau"]]
+    assert specs_from_args(parse_args(["--grid", "tau", "--scale", "cpu"])) == [DEFAULT_SPECS["tau"]]
 
 
 def test_a_grid_says_how_it_differs_from_the_paper():
     from lcsm_core.paper_lab.scale import differences_from_paper
     shipped = "\n".join(differences_from_paper(DEFAULT_SPECS["tau"]))
-    assert "d = 32, k = 32" in shipped and "vocabulary of 64" in shipped and "too few for a verdict" in shipped
-    assert "the best of 2 learning rate(s) 0.003, 0.01" in shipped and "1e-05 … 0.01" in shipped
+    assert "d = 32, k = 32" in shipped and "vocabulary of 64" in shipped and "3 seeds per cell\n" in shipped
+    assert "the best of 1 learning rate(s) 0.01" in shipped and "1e-05 … 0.01" in shipped
+    one_seed = "\n".join(differences_from_paper(dataclasses.replace(DEFAULT_SPECS["tau"], seeds=(0,))))
+    assert "1 seed per cell: too few for a verdict, which needs 3" in one_seed
     paper = "\n".join(differences_from_paper(paper_specs("tau")[0]))
     assert "3 seeds per cell\n" in paper and "sequence lengths 32, 64, 128, 256" in paper and "cuda" in paper
+
+
+def test_the_paper_scale_grid_prints_its_cost_before_anything_runs(tmp_path, monkeypatch, capsys):
+    """`--scale paper --cost-only`: one cost line per width (cells × steps × measured s/step → hours); the measured
+    rate is faked here (a real paper-size step takes seconds on a CPU), the real measuring is tested above."""
+    from lcsm_core.paper_lab import cli, scale
+    monkeypatch.setattr(scale, "measure_step_seconds", lambda cell, steps=2: (0.5, "cpu (2 thread(s))"))
+    db = tmp_path / "p.sqlite"
+    assert cli.main(["--grid", "tau", "--scale", "paper", "--device", "cpu", "--cost-only", "--db", str(db)]) == 0
+    out = capsys.readouterr()
+    costs = [line for line in out.err.splitlines() if line.startswith("cost: ")]
+    hours = 7 * 4 * 7 * 3 * 20_000 * 0.5 / 3600                                  # cells × steps × s/step
+    assert len(costs) == 4 and all("588 cells × 20000 steps" in c and f"≈ {hours:,.1f} CPU-hours" in c
+                                   for c in costs)
+    assert out.out == "" and (not db.exists() or RunStore(db).list_runs() == [])
+
+
+def test_the_paper_scale_grid_on_a_gpu_says_its_cost_is_unmeasured_without_one(tmp_path, monkeypatch, capsys):
+    import torch
+
+    from lcsm_core.paper_lab import cli
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: the cost is measured")
+    assert cli.main(["--grid", "oscillation", "--scale", "paper", "--cost-only", "--db", str(tmp_path / "g")]) == 0
+    costs = [line for line in capsys.readouterr().err.splitlines() if line.startswith("cost: ")]
+    assert len(costs) == 4 and all("1008 cells × 20000 steps; not measured on this machine" in c for c in costs)

@@ -116,6 +116,17 @@ def test_ranges_compare_only_when_they_do_not_overlap():
     assert str(Spread((0.2, 0.4, 0.3))) == "0.30 [0.20–0.40]"
 
 
+def test_ranges_closer_than_one_evaluations_error_are_not_told_apart():
+    """The first 3-seed parameterization grid: 1-1-1-0's lowest seed 0.2725 above the DSS's highest 0.2705 — two
+    answers in 1024, both on the plateau — once read "did not hold"."""
+    assert above(Spread((0.7637, 0.2754, 0.2725)), Spread((0.2598, 0.2598, 0.2705))) == 0
+    assert above(Spread((0.7637, 0.2754, 0.2725)), Spread((0.1436, 0.1592, 0.1846))) == 1
+    spec = spec_of("activation", seq_lens=(32,))
+    close = verdict(spec, grid_results(spec, lambda label, T, seed: (0.29 if label == "1-1-1-2" else 0.27)
+                                       + 0.001 * seed))                   # 0.018 apart: within one test set's error
+    assert close.outcome == INCONCLUSIVE, close.detail
+
+
 def test_a_verdict_is_one_of_three_outcomes():
     from lcsm_core.paper_lab.ablations import Verdict
     assert Verdict(True, "x").outcome == HELD and Verdict(False, "x").outcome == NOT_HELD   # the older bool form
