@@ -3,7 +3,8 @@
 
 chunk.py: GLA-family gates on tensor cores (chunk 64, sub-chunks 16); rotation.py: complex k-vector
 oscillations (LRPE, Cosformer, LRU) on the same kernel over 2k rows; delta.py / delta_wy.py: the structured delta
-rule (fused recurrent, chunked WY forward and backward); fused_recurrent*.py: any other elementwise or matrix o.
+rule (fused recurrent, chunked WY forward and backward); fused_recurrent*.py: any other elementwise or matrix o;
+slices.py: the index set-up the walking kernels share.
 Design and the sm_90 compile record: benchmarks/results/kernels-design.md.
 
 A leaf: the kernels take plain, already validated and flattened tensors and import nothing of `lcsm_core`;
