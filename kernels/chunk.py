@@ -37,7 +37,7 @@ import triton.language as tl
 from torch.autograd.function import once_differentiable
 
 from .slices import memory_slice
-from .utils import DOT_PRECISION, Flat, check_device, next_pow2, operand_dtype
+from .utils import DOT_PRECISION, Flat, check_device, check_offsets, next_pow2, operand_dtype
 
 CHUNK = 64       # steps per chunk: the inter-chunk walk is T / 64 matmuls long
 SUB = 16         # sub-chunk rows: the smallest tensor-core tile; the diagonal 16×16 blocks go column by column
@@ -410,8 +410,9 @@ def chunk_eligible(o: torch.Tensor, psi: str = "elementwise") -> bool:
 def run_chunk(flat: Flat):
     """Flattened real states with o (Bo, T|1, k|1, 1) > 0 → fp32 y (B, T, d), m_T (B, k, d)."""
     check_device(flat.i, flat.e, flat.o, flat.s, flat.m0)
-    B, T, _ = flat.i.shape
+    B, T, D = flat.i.shape
     K = flat.e.shape[-1]
+    check_offsets(T, K, D, CHUNK, -(-K * D // CHUNK))   # the last: the chunk-start memories, per step
     # the log-gate in fp32, broadcast to (B, T, k); autograd of log/expand turns ∂L/∂a into ∂L/∂o
     a = torch.log(flat.o.float()).squeeze(-1).expand(B, T, K).contiguous()
     m0 = None if flat.m0 is None else flat.m0.contiguous()

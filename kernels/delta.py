@@ -33,7 +33,7 @@ import triton.language as tl
 from torch.autograd.function import once_differentiable
 
 from .slices import memory_slice, scratch_slice
-from .utils import DOT_PRECISION, check_checkpoint, check_device, next_pow2, num_warps, operand_dtype
+from .utils import DOT_PRECISION, check_checkpoint, check_device, check_offsets, next_pow2, num_warps, operand_dtype
 
 CHUNK = 64   # the chunked form's C: four 16-row tensor-core tiles
 
@@ -343,6 +343,8 @@ def run_delta(i, e, w, beta, s, m0=None, *, impl: str = "chunk", checkpoint: int
         raise ValueError(f"impl must be 'chunk' or 'fused_recurrent', got {impl!r}")
     check_device(i, e, w, beta, s, m0)
     check_checkpoint(checkpoint)
+    K, D = e.shape[-1], i.shape[-1]
+    check_offsets(i.shape[1], K, D, CHUNK, -(-K * D // CHUNK))   # the last: the chunk-start memories, per step
     if any(x is not None and x.is_complex() for x in (i, e, w, beta, s, m0)):
         raise ValueError("the delta-rule kernels take real states only")
     m0 = None if m0 is None else m0.contiguous()

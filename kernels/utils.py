@@ -53,6 +53,15 @@ def check_device(*tensors: torch.Tensor) -> None:
                 "(or use eos_scan(form='chunked'|'recurrent'))")
 
 
+def check_offsets(T: int, *widths: int) -> None:
+    """The chunk and delta-chunk kernels index a sequence's rows with int32 tile offsets from an int64 base
+    (int64 tiles spilled, kernels-design.md §5): T · width must stay below 2³¹ for every row width."""
+    widest = max(widths)
+    if T * widest >= 2 ** 31:
+        raise ValueError(f"a sequence of T = {T} steps of width {widest} is past the kernels' int32 row offsets "
+                         f"(T · width < 2³¹); split the sequence or use eos_scan(form='chunked')")
+
+
 def check_checkpoint(checkpoint) -> None:
     if not isinstance(checkpoint, int) or isinstance(checkpoint, bool) or checkpoint < 1:
         raise ValueError(f"checkpoint must be a positive int (steps between saved memories), got {checkpoint!r}")

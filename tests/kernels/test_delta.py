@@ -114,6 +114,14 @@ def test_structured_kernels_match_the_dense_matrix_kernel(impl):
         assert_close(a, b.double(), f"grad {name}", precision=torch.float32)
 
 
+def test_sequences_past_the_int32_row_offsets_are_refused_in_words():
+    """T · width ≥ 2³¹ would overflow the chunk kernels' int32 tile offsets: a clear error, not wrong numbers."""
+    from kernels.utils import check_offsets
+    check_offsets(2 ** 24, 127)
+    with pytest.raises(ValueError, match="int32 row offsets"):
+        check_offsets(2 ** 24, 128, 64)
+
+
 def test_delta_kernel_refuses_a_bad_impl_and_complex_states():
     states = delta_states(1, 3, 2, 4)
     with pytest.raises(ValueError, match="impl"):
