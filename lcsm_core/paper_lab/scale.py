@@ -8,6 +8,11 @@
   ours, and `--steps` raises it without a cap.
 - grid_cost: cells × steps × *measured* seconds per step (a few real training steps of every entry at every
   length, on the grid's device) → CPU-hours or GPU-hours. Nothing is refused: the cost is said.
+- model_grid_cost: the same sum at the admission cost model's seconds per step (training/cost.py, what a page's
+  grid is charged: admission.run_cost_s). One cost model: the model's time rate is calibrated from rates this
+  module measures (measure_step_seconds, by benchmarks/cost_calibration.py into
+  benchmarks/results/cost_calibration-cpu.json), and a test holds every calibrated config within the model's
+  stated factor (cost.TIME_AGREEMENT) of its measured rate. A CPU grid's measured cost prints the model's beside it.
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ class GridCost:
     spec: GridSpec
     seconds_per_step: dict[tuple[str, int], float]   # (entry label, sequence length) -> measured s per step
     device: str                                      # where the steps were measured, in words
+    model_seconds: float | None = None               # the admission cost model's total, for a CPU grid
 
     @property
     def cell_count(self) -> int:
@@ -66,28 +72,37 @@ class GridCost:
 
     def __str__(self) -> str:
         rates = ", ".join(f"T={T} {mean:.3g} s (≤ {top:.3g})" for T, (mean, top) in self.length_rates().items())
+        model = ("" if self.model_seconds is None else
+                 f" (the admission cost model: {self.model_seconds / 3600:,.1f} CPU-hours)")
         return (f"{self.spec.grid_id}: {self.cell_count} cells × {self.spec.steps} steps × measured s/step "
-                f"({rates}, on {self.device}) ≈ {self.total_seconds / 3600:,.1f} {self.unit}")
+                f"({rates}, on {self.device}) ≈ {self.total_seconds / 3600:,.1f} {self.unit}{model}")
 
 
 def measure_step_seconds(cell: Cell, steps: int = 2) -> tuple[float, str]:
     """Seconds per training step of this cell, timed over `steps` steps after one warm-up step; and the device."""
+    return measure_config_step_seconds(cell.config, steps)
+
+
+def measure_config_step_seconds(run_config, steps: int = 2, clock=time.perf_counter) -> tuple[float, str]:
+    """Seconds per training step of a RunConfig (a cell's, a live run's), timed over `steps` steps after one
+    warm-up step; and the device, in words. `clock`: wall time (default), or time.process_time for the CPU-seconds
+    the step takes on a CPU (what the admission policy budgets; far steadier than wall time on a loaded machine)."""
     import torch
 
     from ..training.loop import Trainer
-    config = dataclasses.replace(cell.config, optim=dataclasses.replace(cell.config.optim, test_examples=1))
+    config = dataclasses.replace(run_config, optim=dataclasses.replace(run_config.optim, test_examples=1))
     trainer = Trainer(config)
     trainer.train_step()                               # allocation, autotuning: not the steady rate
     if trainer.device.type == "cuda":
         torch.cuda.synchronize()
-    started = time.perf_counter()
+    started = clock()
     for _ in range(steps):
         trainer.train_step()
     if trainer.device.type == "cuda":
         torch.cuda.synchronize()
     where = (f"cuda ({torch.cuda.get_device_name(trainer.device)})" if trainer.device.type == "cuda"
              else f"cpu ({torch.get_num_threads()} thread(s))")
-    return (time.perf_counter() - started) / steps, where
+    return (clock() - started) / steps, where
 
 
 def grid_cost(spec: GridSpec, steps: int = 2) -> GridCost:
@@ -97,7 +112,18 @@ def grid_cost(spec: GridSpec, steps: int = 2) -> GridCost:
     for cell in cells(spec):
         if cell.lr == spec.lrs[0] and cell.seed == spec.seeds[0]:
             rates[cell.label, cell.seq_len], where = measure_step_seconds(cell, steps)
-    return GridCost(spec, rates, where)
+    return GridCost(spec, rates, where, model_grid_cost(spec).total_seconds if where.startswith("cpu") else None)
+
+
+def model_grid_cost(spec: GridSpec) -> GridCost:
+    """The grid's cost at the admission cost model's seconds per step (training/cost.py, no step measured): what a
+    page's grid of this spec is charged (admission.grid_cost_s of its cells, the same number)."""
+    from ..training.cost import estimate_cost
+    rates = {}
+    for cell in cells(spec):
+        if cell.lr == spec.lrs[0] and cell.seed == spec.seeds[0]:
+            rates[cell.label, cell.seq_len] = estimate_cost(cell.config).step_s
+    return GridCost(spec, rates, "cpu (the admission cost model)")
 
 
 def differences_from_paper(spec: GridSpec) -> list[str]:

@@ -208,10 +208,10 @@ def test_a_large_grid_is_refused_from_a_page_but_not_from_the_cli(tmp_path):
     large = GridSpec(ablation="tau", **{**TINY_GRID, "steps": 20_000, "seeds": (0, 1, 2, 3, 4)})
     lab = never_started(GridRunner(tmp_path / "runs.sqlite"))
     with pytest.raises(AdmissionRefused, match="more than a page may start"):
-        lab.launch(large, visitor=ALICE, admission=AdmissionPolicy(large_grid_s=600))
+        lab.launch(large, visitor=ALICE, admission=AdmissionPolicy(large_grid_s=300))
     assert lab.active_grid is None and RunStore(lab.db_path).list_runs() == []
     _, allowed = lab.launch(large, visitor=ALICE,
-                            admission=AdmissionPolicy(large_grid_s=600, allow_large_grids=True,
+                            admission=AdmissionPolicy(large_grid_s=300, allow_large_grids=True,
                                                       visitor_budget_s=1e9, server_budget_s=1e9))
     assert len(allowed) == 35 and lab.stop() == 35
     _, from_cli = lab.launch(large)                                                 # visitor None: the operator
