@@ -64,7 +64,8 @@ def draw_chart_controls(lesson: Lesson, values: dict, view: ClassroomView) -> No
 def draw_copy(spec: Settings, setting: Setting, values: dict, view: ClassroomView) -> None:
     """A second widget of `setting`, holding its value, whose change becomes the setting's value."""
     key = copy_key(spec, setting.name)
-    st.session_state[key] = values[setting.name]        # before the widget: the setting's value wins
+    if st.session_state.get(key, values) != values[setting.name]:   # before the widget: the setting's value wins
+        st.session_state[key] = values[setting.name]    # (only when it differs: a set value overrides the browser's)
     draw_setting(replace(setting, on_change=lambda: copy_back(spec, setting)), key, values,
                  disabled=not view.editable(setting.name))
 
