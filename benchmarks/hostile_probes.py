@@ -12,6 +12,9 @@ probe starts from them. Each prints PASS or FAIL with what it saw; the exit stat
 - store faults (items 6, 7; needs the data directory, so only with a server this script starts or --data-dir):
   runs.sqlite replaced by garbage, then deleted: Train live and Paper lab say so in words, with no exception;
   the file is put back after;
+- grids (item 1; needs the data directory): four tabs pressing Paper lab's "Rerun the whole grid" together start
+  one grid; its cells are the trainer service's jobs (runs.job = GRID_JOB), all finish, and none trained in the
+  web process itself (a cell's row names the worker process that trained it: a child at the grid lane's nice);
 - a full disk (item 6; `--full-disk-dir DIR`, an empty small file system, e.g. as root
   `mount -t tmpfs -o size=3m tmpfs DIR`): a training worker writes its run into DIR/runs.sqlite, a filler file
   fills the disk; the store's polls must still read, the worker live, the fault be logged once, and the run end
@@ -128,6 +131,58 @@ async def probe_store_faults(url: str, data_dir: Path) -> None:
     print("      (the server keeps refusing the moved file until it restarts: that is the intended behaviour)")
 
 
+GRID_QUERY = "ablation=parameterization&lengths=32&lrs=0.01&d_model=16&steps=100&seeds=1"
+
+
+async def press_on_page(url: str, page: str, query: str, key: str) -> list[str]:
+    """Open `page` with `query` in a fresh tab and press the button with user key `key`: the exceptions seen."""
+    async with StreamlitSession(url, timeout_s=120) as tab:
+        await tab.open_page(page, query)
+        button = tab.widget(key)
+        if button is None:
+            return [f"no button {key}"]
+        return (await tab.click(button.id)).exceptions
+
+
+async def probe_grids(url: str, data_dir: Path, server_pid: int | None) -> None:
+    from lcsm_core.training import RunStore
+    from lcsm_core.training.manager import GRID_NICE
+    from lcsm_core.training.store import GRID_JOB
+    errors = await asyncio.gather(*(press_on_page(url, "paper_lab", GRID_QUERY, "paper_lab.rerun") for _ in range(4)))
+    store = RunStore(data_dir / "runs.sqlite")
+    try:
+        with store._lock:
+            rows = store._db.execute("SELECT id, grid, job FROM runs WHERE grid IS NOT NULL").fetchall()
+        grids = {grid for _, grid, _ in rows}
+        verdict(len(grids) == 1 and not any(errors), "grids: 4 tabs pressing 'Rerun the whole grid' together start "
+                "one grid", (grids, errors))
+        verdict(bool(rows) and all(job == GRID_JOB for *_, job in rows), "grids: the page's cells are trainer-service "
+                "jobs", [job for *_, job in rows])
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and any(store.get_run(r).active for r, *_ in rows):
+            time.sleep(1)
+        statuses = [store.get_run(r).status for r, *_ in rows]
+        verdict(set(statuses) == {"completed"}, "grids: every cell finishes", statuses)
+        with store._lock:
+            owners = {o for (o,) in store._db.execute("SELECT owner FROM runs WHERE grid IS NOT NULL")}
+        pids = {int(owner.rsplit(":", 2)[1]) for owner in owners}
+        verdict(server_pid is None or server_pid not in pids, "grids: no cell trained in the web process", pids)
+        nice = {pid: _nice(pid) for pid in pids}
+        verdict(all(n in (None, GRID_NICE) for n in nice.values()),
+                f"grids: the cells' workers run at nice {GRID_NICE}", nice)
+    finally:
+        store.close()
+
+
+def _nice(pid: int) -> int | None:
+    """A live process's nice value (from /proc), None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[16])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def probe_full_disk(folder: Path) -> None:
     """The worker process logs to its stderr (this process's, inherited): it goes to a file here to be counted."""
     from lcsm_core.training.manager import RunManager
@@ -199,9 +254,10 @@ def main() -> int:
         probe_framing(url)
         asyncio.run(probe_tokens(url))
         if data_dir is not None:
+            asyncio.run(probe_grids(url, data_dir, server.pid if server is not None else None))
             asyncio.run(probe_store_faults(url, data_dir))
         else:
-            print("SKIP  store faults: give --data-dir (the server's LCSM_DATA_DIR)")
+            print("SKIP  grids and store faults: give --data-dir (the server's LCSM_DATA_DIR)")
         if args.full_disk_dir is not None:
             probe_full_disk(args.full_disk_dir)
         else:
