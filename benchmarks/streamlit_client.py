@@ -29,6 +29,10 @@ from websockets.asyncio.client import connect
 
 FINAL = {ForwardMsg.FINISHED_SUCCESSFULLY: "ok", ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "ok",
          ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error"}
+# A fragment that reruns at most this often is a poll the client runs as a browser would (a chart waiting for its
+# preview family, Train live's run); a longer interval is app/kit/reconnect.py's keep-alive (600 s, there only so that
+# a browser reruns the page after a reconnect), which no benchmark's few seconds of waiting would see fire.
+POLL_AT_MOST_S = 60.0
 WIDGET_TYPES = ("slider", "select_slider", "number_input", "selectbox", "radio", "button", "checkbox",
                 "text_input", "multiselect", "toggle")
 
@@ -64,7 +68,7 @@ class StreamlitSession:
         self.values: dict[str, WidgetState] = {}     # widget id → the value this tab holds (sent every rerun)
         self.set_by_server: dict[str, list] = {}     # slider id → the value the server last set (set_value)
         self.elements: dict[tuple, object] = {}      # delta path → Element drawn by the runs so far
-        self.fragments: dict[str, float] = {}        # fragment id → auto-rerun interval (s)
+        self.fragments: dict[str, float] = {}        # polling fragment id → auto-rerun interval (s)
         self._cache: dict[str, ForwardMsg] = {}
 
     async def __aenter__(self) -> StreamlitSession:
@@ -200,7 +204,7 @@ class StreamlitSession:
                 self.page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
-        elif kind == "auto_rerun":
+        elif kind == "auto_rerun" and msg.auto_rerun.interval <= POLL_AT_MOST_S:
             self.fragments[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
         elif kind == "stop_auto_rerun":
             for fragment in msg.stop_auto_rerun.fragment_ids:
