@@ -7,10 +7,11 @@ setting: they are scanned once, over the longest sequence the sliders allow (`to
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.cache import cached
 from app.kit.figure_style import (
     COLORS,
     LOG_FLOOR,
@@ -66,9 +67,12 @@ PRESETS = (
 LONGEST = SETTINGS["gap"].high + SETTINGS["length"].high + 1     # steps of the longest "aa" / "ab" pair
 
 
-@cached(max_entries=1)
+@functools.cache
 def single_token_responses() -> TokenResponses:
-    """What no setting moves: every system's response to one token over the longest sequence (~13 MB)."""
+    """What no setting moves: every system's response to one token over the longest sequence (~12 MB, ~1 s of CPU),
+    made once per process and kept for its life. In the byte-bounded cache the preview families' member results
+    evicted it, and the next move of this page paid the whole second again (py-spy: 8 ms per swept move on
+    average over 20 moves)."""
     return token_responses(LONGEST)
 
 

@@ -88,14 +88,14 @@ def test_moving_any_slider_reuses_the_one_scan_of_a_single_token(monkeypatch):
         return token_responses(steps)
 
     monkeypatch.setattr(page, "token_responses", counted)
-    page.single_token_responses.clear()
+    page.single_token_responses.cache_clear()
     values = page.SETTINGS.defaults
     for gap, length, nu, theta in ((37, 91, 0.01, 15), (37, 91, 0.2, 15), (200, 400, -0.04, 120), (1, 1, 0.01, 0)):
         exp = page.compute({**values, "gap": gap, "length": length, "nu": nu, "theta": theta})
         assert (exp.gap, exp.length, exp.nu, exp.theta_deg) == (gap, length, nu, theta)
         assert exp.by_length.distance.shape[1] == length + 1
     assert calls == [page.SETTINGS["gap"].high + page.SETTINGS["length"].high + 1]
-    page.single_token_responses.clear()
+    page.single_token_responses.cache_clear()
 
 
 def test_the_legend_shows_each_sequences_line_and_the_current_star_is_never_cut():
