@@ -15,7 +15,9 @@ training) is cleared before each timing, as a held move finds it missing; what d
 (propagation's single-token responses) is warm, as the server warms it at start. The two ways alternate,
 and the table gives each one's median and best of --repeats. The figures and the page text of each member
 are not in these numbers; --whole adds a second table with them: `app.kit.sweep.sweep_family` (every chart
-and readout of every member, what the preview worker makes) with and without `compute_many`.
+and readout of every member) with and without `compute_many`; --worker times the preview worker's whole job,
+`app.kit.preview_pool.compute_family` (the members, the page link's text and the outline made from them, both
+pickled: what a held move costs the helpers), beside its members alone.
 """
 from __future__ import annotations
 
@@ -63,7 +65,7 @@ def loop(spec, held: dict, values: list) -> list:
     return out
 
 
-def measure(page: str, changes: dict, repeats: int, whole: bool = False) -> dict:
+def measure(page: str, changes: dict, repeats: int, whole: bool | str = False) -> dict:
     import dataclasses
 
     from app.kit.sweep import sweep_family, sweep_values
@@ -77,6 +79,10 @@ def measure(page: str, changes: dict, repeats: int, whole: bool = False) -> dict
     if whole:                                  # the members as the preview worker makes them: charts and text too
         one_by_one = dataclasses.replace(spec, sweep=dataclasses.replace(spec.sweep, compute_many=None))
         ways = {"loop": lambda: sweep_family(one_by_one, held), "batch": lambda: sweep_family(spec, held)}
+    if whole == "worker":                      # the worker's whole job (its members, link, outline, pickles)
+        from app.kit.preview_pool import compute_family
+        frozen = tuple(sorted(held.items()))
+        ways = {"loop": lambda: sweep_family(spec, held), "batch": lambda: compute_family(page, frozen)}
     for way in ways.values():                  # imports and first calls outside the timings
         way()
     times = {name: [] for name in ways}
@@ -94,6 +100,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--pages", nargs="*", default=list(PAGES))
     parser.add_argument("--whole", action="store_true", help="time whole members (compute + every chart + text)")
+    parser.add_argument("--worker", action="store_true",
+                        help="time the worker's whole job (compute_family) beside its members (sweep_family)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import logging
@@ -101,6 +109,9 @@ def main() -> None:
     import torch
     torch.set_num_threads(1)
     what = "whole family (compute + charts + text)" if args.whole else "family compute"
+    if args.worker:
+        what = "preview worker's job: 'loop' = its members (sweep_family), 'batch' = all of it (compute_family)"
+        args.whole = "worker"
     print(f"{what}, CPU ms (torch threads {torch.get_num_threads()}), median / best of {args.repeats}, "
           "loop and batch alternating")
     print(f"{'page':<15}{'held':<11}{'members':>8}{'loop med':>10}{'loop best':>10}{'batch med':>10}"
