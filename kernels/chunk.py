@@ -15,7 +15,7 @@ Forward, three kernels:
 - `_state` (batch, value block): walks the chunks in order with a (k, BV) slice of H in fp32 registers, storing H
   at every chunk start; one matmul per chunk.
 - `_out` (batch, chunk, value block), in parallel: y = (s ⊙ e^{b}) H + A i, two matmuls.
-Matmul operands are the inputs' 16-bit type with fp32 accumulation (bf16/fp16 inputs), or fp32 at DOT_PRECISION.
+Matmul operands are the inputs' 16-bit type with fp32 accumulation (bf16/fp16 inputs), or fp32 at CHUNK_DOT_PRECISION.
 
 Backward, the same shape: `_dstate` walks the chunks in reverse with dH (gradient of the memory after the chunk)
 and stores it per chunk; `_dv` and `_dqk` (batch, chunk, value block) give di and the inter-chunk parts of ds and
@@ -37,7 +37,7 @@ import triton.language as tl
 from torch.autograd.function import once_differentiable
 
 from .slices import memory_slice
-from .utils import DOT_PRECISION, Flat, check_device, check_offsets, next_pow2, operand_dtype
+from .utils import CHUNK_DOT_PRECISION, Flat, check_device, check_offsets, next_pow2, operand_dtype
 
 CHUNK = 64       # steps per chunk: the inter-chunk walk is T / 64 matmuls long
 SUB = 16         # sub-chunk rows: the smallest tensor-core tile; the diagonal 16×16 blocks go column by column
@@ -313,7 +313,7 @@ def _blocks(K: int, D: int):
 
 def _dots(x: torch.Tensor) -> dict:
     dt = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16}.get(x.dtype, tl.float32)
-    return dict(DT=dt, OP=operand_dtype(dt), PREC=DOT_PRECISION)
+    return dict(DT=dt, OP=operand_dtype(dt), PREC=CHUNK_DOT_PRECISION)
 
 
 def chunk_local_logdecay(a: torch.Tensor) -> torch.Tensor:

@@ -16,7 +16,8 @@ parts (w_t, β_t), never as a k×k matrix per step.
   `_prep` builds P, G and the two score matrices for every chunk in parallel (they do not depend on the
   values, so once per chunk, shared by every value block); `_state` walks the chunks in order holding a
   (k, BV) slice of H (X and H only); `_out` forms Y for every (chunk, value block) in parallel. Every line is a
-  tensor-core matmul (operands in the inputs' 16-bit dtype with fp32 accumulation; fp32 inputs at DOT_PRECISION).
+  tensor-core matmul (operands in the inputs' 16-bit dtype with fp32 accumulation; fp32 inputs at
+  DELTA_DOT_PRECISION: tf32, which fits in registers where tf32x3 spills).
   Its backward is the chunked WY backward of the same shape (delta_wy.py).
 - recurrent backward (after the fused forward): the forward saves the memory every CK steps; the backward
   recomputes a segment's memories into a per-program scratch buffer, then runs the adjoint step, last step
@@ -33,7 +34,15 @@ import triton.language as tl
 from torch.autograd.function import once_differentiable
 
 from .slices import memory_slice, scratch_slice
-from .utils import DOT_PRECISION, check_checkpoint, check_device, check_offsets, next_pow2, num_warps, operand_dtype
+from .utils import (
+    DELTA_DOT_PRECISION,
+    check_checkpoint,
+    check_device,
+    check_offsets,
+    next_pow2,
+    num_warps,
+    operand_dtype,
+)
 
 CHUNK = 64   # the chunked form's C: four 16-row tensor-core tiles
 
@@ -249,7 +258,7 @@ def _blocks(K: int, D: int):
 
 
 def dot_dtype(x: torch.Tensor):
-    """The tensor-core operand type: the inputs' 16-bit type, else fp32 (matmuls at DOT_PRECISION)."""
+    """The tensor-core operand type: the inputs' 16-bit type, else fp32 (matmuls at DELTA_DOT_PRECISION)."""
     return {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16}.get(x.dtype, tl.float32)
 
 
@@ -278,10 +287,10 @@ def delta_fwd(i, e, w, beta, s, m0, *, chunked: bool, checkpoint: int, save: boo
     P = torch.empty(B, T, K, **f32)
     G, Asw, Ase = (torch.empty(B, T, CHUNK, **f32) for _ in range(3))
     delta_chunk_prep_kernel[(B, NC)](e, w, beta, s, P, G, Asw, Ase, T, K, C=CHUNK, BK=BK, DT=DT, OP=OP,
-                                     PREC=DOT_PRECISION, num_warps=CHUNK_WARPS)
+                                     PREC=DELTA_DOT_PRECISION, num_warps=CHUNK_WARPS)
     X = torch.empty(B, T, D, **f32)
     ck = ck if save else torch.empty(B, NC, K, D, **f32)   # the outputs read every chunk's H
-    dots = dict(C=CHUNK, BK=BK, BV=BV, DT=DT, OP=OP, PREC=DOT_PRECISION)
+    dots = dict(C=CHUNK, BK=BK, BV=BV, DT=DT, OP=OP, PREC=DELTA_DOT_PRECISION)
     delta_chunk_state_kernel[(B, NV)](i, e, w, P, G, m0_arg, X, mT, ck, T, K, D, NC, **dots,
                                       HAS_M0=m0 is not None, num_warps=CHUNK_WARPS, num_stages=STATE_STAGES)
     delta_chunk_out_kernel[(B, NC, NV)](i, s, Asw, Ase, X, ck, y, T, K, D, NC, **dots, num_warps=CHUNK_WARPS)

@@ -22,7 +22,7 @@ import triton.language as tl
 
 from .delta import CHUNK, CHUNK_WARPS, STATE_STAGES, WY, _blocks, dot_dtype
 from .slices import memory_slice
-from .utils import DOT_PRECISION, operand_dtype
+from .utils import DELTA_DOT_PRECISION, operand_dtype
 
 
 @triton.jit
@@ -79,7 +79,7 @@ def delta_wy_bwd(i, e, w, beta, s, has_m0: bool, ck, wy: WY, dy, dmT):
     dX = torch.empty(B, T, D, **f32)
     DT = dot_dtype(i)
     delta_chunk_bwd_walk_kernel[(B, NV)](w, s, wy.P, wy.Asw, dy, dmT, dHn, dX, dm0, T, K, D, NC, C=CHUNK, BK=BK,
-                                         BV=BV, DT=DT, OP=operand_dtype(DT), PREC=DOT_PRECISION,
+                                         BV=BV, DT=DT, OP=operand_dtype(DT), PREC=DELTA_DOT_PRECISION,
                                          HAS_M0=has_m0, num_warps=CHUNK_WARPS, num_stages=STATE_STAGES)
     W, E, S = (_chunks(x, NC) for x in (w, e, s))                    # (B, NC, C, k)
     V, dY, X, dXc = (_chunks(x, NC) for x in (i, dy, wy.X, dX))       # (B, NC, C, d)

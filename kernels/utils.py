@@ -14,10 +14,32 @@ import triton
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 
 
-# fp32 matmuls: exact "ieee" under the interpreter (the tests' tolerance is fp32 round-off);
-# on a GPU "tf32x3" — three tensor-core passes, about fp32 accuracy — because the FMA path of
-# "ieee" spills a 128×128 oscillation tile to local memory (tests/kernels/compile_check.py).
-DOT_PRECISION = "ieee" if INTERPRET else "tf32x3"
+# How tl.dot multiplies fp32 operands on a GPU, per kernel family (bf16/fp16 operands ignore it: 16-bit products,
+# fp32 accumulation). Never "ieee" there: its FMA path spills a 128×128 tile (tests/kernels/compile_check.py).
+#   "tf32x3": three tensor-core passes on split operands, about fp32 accuracy, more registers;
+#   "tf32":   one pass on operands rounded to 10 mantissa bits, ~1e-3 relative (fla's choice for fp32).
+GPU_DOT_PRECISION = {
+    # GLA-family chunk kernels (chunk.py): at tf32x3 every forward kernel holds its tiles at k = 128 (sm_90).
+    "chunk": "tf32x3",
+    # Structured delta rule, chunked WY form (delta.py, delta_wy.py): at tf32x3 the split 64×128 operands spill
+    # (prep 2784 B, state 792 B, backward walk 1216 B at k = 128), at tf32 none do; the memory is rounded once per
+    # 64-step chunk, not per step. The CUDA check's tolerance follows (tests/kernels/dot_tolerance.py).
+    "delta": "tf32",
+    # The dense per-step k×k matrix kernel (fused_recurrent_matrix.py): the memory goes through a dot every step,
+    # so tf32 would round it T times; it keeps tf32x3 and its recorded forward spill (kernels-design.md §5).
+    "matrix": "tf32x3",
+}
+
+
+# Under the interpreter every family is exact "ieee": the CPU tests' tolerance is fp32 round-off.
+def _on_this_device(family: str) -> str:
+    return "ieee" if INTERPRET else GPU_DOT_PRECISION[family]
+
+
+CHUNK_DOT_PRECISION = _on_this_device("chunk")
+DELTA_DOT_PRECISION = _on_this_device("delta")
+MATRIX_DOT_PRECISION = _on_this_device("matrix")
+DOT_PRECISION = MATRIX_DOT_PRECISION   # the name fused_recurrent_matrix.py imports
 
 
 def operand_dtype(dot_dtype):

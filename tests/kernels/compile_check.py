@@ -67,7 +67,7 @@ def variants(full: bool, K: int = 128, D: int = 128, in_dtype: str = "bf16"):
     """(name, kernel, constexprs) with the block sizes, warps and matmul precision the launchers
     pick for k = K, d = D on a GPU."""
     from kernels import fused_recurrent, fused_recurrent_matrix
-    from kernels.utils import DOT_PRECISION, num_warps
+    from kernels.utils import MATRIX_DOT_PRECISION, num_warps
 
     flags = [True, False]
     out = []
@@ -83,7 +83,8 @@ def variants(full: bool, K: int = 128, D: int = 128, in_dtype: str = "bf16"):
         out.append((f"fused_recurrent bwd {tag}", fused_recurrent.eos_fused_recurrent_bwd_kernel, dict(common)))
     BK, BV, _ = fused_recurrent_matrix._blocks(K, D)
     for o_t in flags:
-        common = dict(BK=BK, BV=BV, PREC=DOT_PRECISION, CK=32, O_T=o_t, HAS_M0=True, _num_warps=num_warps(BK * BK))
+        common = dict(BK=BK, BV=BV, PREC=MATRIX_DOT_PRECISION, CK=32, O_T=o_t, HAS_M0=True,
+                      _num_warps=num_warps(BK * BK))
         out.append((f"matrix fwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_fwd_kernel,
                     dict(common, SAVE=True)))
         out.append((f"matrix bwd O_T={o_t}", fused_recurrent_matrix.eos_fused_recurrent_matrix_bwd_kernel, common))
@@ -102,11 +103,11 @@ def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
     import torch
 
     from kernels import chunk
-    from kernels.utils import DOT_PRECISION
+    from kernels.utils import CHUNK_DOT_PRECISION
     TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
     BK, BV, _ = chunk._blocks(K, D)
     DT = operand_type(in_dtype)
-    dots = dict(C=chunk.CHUNK, BK=BK, DT=DT, OP=DT, PREC=DOT_PRECISION)
+    dots = dict(C=chunk.CHUNK, BK=BK, DT=DT, OP=DT, PREC=CHUNK_DOT_PRECISION)
     walk = dict(dots, BV=BV, HAS_M0=True, _num_warps=chunk.WARPS, _num_stages=chunk.STATE_STAGES)
     return [
         ("chunk fwd intra", chunk.eos_chunk_fwd_kernel_intra,
@@ -117,7 +118,7 @@ def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
         ("chunk bwd dv", chunk.eos_chunk_bwd_kernel_dv, dict(dots, BV=BV, _num_warps=chunk.WARPS)),
         ("chunk bwd dqk", chunk.eos_chunk_bwd_kernel_dqk, dict(dots, BV=BV, _num_warps=chunk.WARPS)),
         ("chunk bwd dscores", chunk.eos_chunk_bwd_kernel_dscores,
-         dict(C=chunk.CHUNK, BV=BV, DT=DT, OP=DT, PREC=DOT_PRECISION, _num_warps=4)),
+         dict(C=chunk.CHUNK, BV=BV, DT=DT, OP=DT, PREC=CHUNK_DOT_PRECISION, _num_warps=4)),
         ("chunk bwd dintra", chunk.eos_chunk_bwd_kernel_dintra, dict(dots, S=chunk.SUB, _num_warps=4)),
     ]
 
@@ -125,10 +126,10 @@ def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
 def delta_variants(K: int, D: int, in_dtype: str = "bf16"):
     """The structured delta-rule kernels as the launcher sets them up on a GPU for in_dtype inputs."""
     from kernels import delta, delta_wy
-    from kernels.utils import DOT_PRECISION, num_warps
+    from kernels.utils import DELTA_DOT_PRECISION, num_warps
     BK, BV, _ = delta._blocks(K, D)
     DT = operand_type(in_dtype)
-    dots = dict(C=delta.CHUNK, BK=BK, DT=DT, OP=DT, PREC=DOT_PRECISION)
+    dots = dict(C=delta.CHUNK, BK=BK, DT=DT, OP=DT, PREC=DELTA_DOT_PRECISION)
     return [
         ("delta fused fwd", delta.delta_fused_fwd_kernel,
          dict(BK=BK, BV=BV, CK=32, HAS_M0=True, SAVE=True, _num_warps=num_warps(BK * BV))),
