@@ -3,8 +3,10 @@ settings that drive the main chart.
 
 - On a phone (≤ 640 px; the sidebar would cover the screen) they are drawn again under the main chart (a live
   page: above its buttons; a page without charts: under its readouts), with the page's presets as a row of pills
-  and every other setting folded under "More settings". The sidebar keeps the full set. On a wider screen the
-  copy is hidden by the layout's style sheet (`layout.CHART_CONTROLS_KEY`).
+  and every other setting folded under "More settings". A page with a drag preview (lessons 1–5) names none: its
+  drag slider is the chart's control, and only its presets (its try-this steps press them) are drawn there.
+  The sidebar keeps the full set. On a wider screen the copy is hidden by the layout's style sheet
+  (`layout.CHART_CONTROLS_KEY`).
 - A setting drawn twice is one value: the copy's widget has a key of its own (Streamlit allows one widget per
   key), is set from the setting's value before it is drawn, and its change writes the setting's own key in its
   callback (before the script runs, the sidebar and the URL then follow), then runs the setting's `on_change`.
@@ -45,15 +47,17 @@ def drawn_here(lesson: Lesson, values: dict, view: ClassroomView) -> tuple[list[
 
 
 def draw_chart_controls(lesson: Lesson, values: dict, view: ClassroomView) -> None:
-    """The copy of the chart's controls, its presets and the rest folded (shown on a phone only). Not in the
-    presenter view, whose controls column is the only set."""
-    if view.present or not lesson.chart_controls:
+    """The copy of the chart's controls, its presets and the rest folded (shown on a phone only). A swept page
+    (lessons 1–5: its drag slider is the chart's control) gets its presets alone, which its try-this steps press.
+    Not in the presenter view, whose controls column is the only set."""
+    presets = bool(lesson.presets) and view.shown is None and not view.lock
+    if view.present or not (lesson.chart_controls or presets):
         return
-    few, rest = drawn_here(lesson, values, view)
+    few, rest = drawn_here(lesson, values, view) if lesson.chart_controls else ([], [])
     with st.container(key=CHART_CONTROLS_KEY):
         for setting in few:
             draw_copy(lesson.settings, setting, values, view)
-        if lesson.presets and view.shown is None and not view.lock:
+        if presets:
             preset_pills(lesson.settings, lesson.presets)
         if rest:
             with st.expander(FOLD_LABEL):

@@ -69,6 +69,17 @@ def test_a_preset_pill_applies_the_preset_and_clears_itself():
     assert at.session_state[preset_pick_key(spec.settings)] is None
 
 
+def test_a_swept_page_gets_its_presets_alone_with_the_chart():
+    spec = lesson("spring")
+    at = open_page("spring")
+    pills = [w for w in at.get("button_group") if getattr(w, "key", None) == preset_pick_key(spec.settings)]
+    assert pills and FOLD_LABEL not in [e.label for e in at.expander]
+    n = next(i for i, p in enumerate(spec.presets) if "Critically" in p.label)
+    pills[0].set_value(n).run()
+    assert_clean(at)
+    assert at.slider(key=spec.settings.key("c")).value == spec.presets[n].values["c"] == float(url_value(at, "c"))
+
+
 def test_a_teacher_link_locks_the_copy_and_hides_the_presets():
     at = open_page("online_learners", {"show": "beta", "lock": "1"})
     assert_clean(at)
