@@ -1,7 +1,7 @@
 """Kill -9 recovery: a training killed mid-run, by killing the CLI or the app server, leaves a sound store, its
 run marked "interrupted", and at most about a second of metrics lost (goal ≤ 1 s).
 
-    python3 benchmarks/kill_recovery.py [--trials 5] [--targets cli server] [--warmup-s 3] [--no-write]
+    python3 benchmarks/kill_recovery.py [--trials 5] [--targets cli server grid] [--warmup-s 3] [--no-write]
 
 Each trial has its own temporary data directory. It starts a training (the CLI; or ▶ Play on /train_live
 through a protocol client), waits until the run has trained `--warmup-s` seconds, waits a random further
@@ -13,6 +13,11 @@ each outlives the kill, whether the run was marked by its worker or by the resta
 restarted server's page shows the run as interrupted. Workers still alive after `--orphan-wait-s` are
 reported as orphans and killed by pid. Prints a table and writes it under "Kill -9 recovery" in
 benchmarks/results/reliability-cpu.md.
+
+`grid` (issue 24): the server (one web process, the trainer service in its thread) is killed mid-way through a
+Paper lab grid pressed on the page ("Run missing cells"): the cell that was training must read "interrupted" (its
+worker sees its server gone), the cells still queued must wait, and a restarted server must train them; a cell
+"lost" is one that ends neither completed nor interrupted (a rerun of the missing cells covers the interrupted).
 """
 from __future__ import annotations
 
@@ -188,6 +193,90 @@ def server_trial(n: int, rng: random.Random, args) -> dict:
                 subprocess.run(["kill", "-9", str(pid)], check=False)
 
 
+GRID_QUERY = "ablation=parameterization&lengths=32,%2064&lrs=0.01&d_model=16&steps=1000&seeds=1"
+GRID_WAIT_S = 600.0             # for a restarted server to train the cells left
+
+
+def grid_rows(db: Path) -> list[dict]:
+    con = sqlite3.connect(db, timeout=30)
+    try:
+        return [dict(id=r[0], status=r[1]) for r in con.execute("SELECT id, status FROM runs WHERE grid IS NOT NULL "
+                                                                 "ORDER BY id")]
+    finally:
+        con.close()
+
+
+def wait_first_cell(db: Path, warmup_s: float, is_alive) -> dict:
+    """Until the grid's first cell has trained `warmup_s` seconds (bounded by START_TIMEOUT_S)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        cells = grid_rows(db) if db.exists() else []
+        if cells:
+            row = run_row(db, cells[0]["id"])
+            if row["status"] == "running" and row["wall_s"] >= warmup_s:
+                return row
+        if not is_alive():
+            raise RuntimeError("the server ended before a cell trained")
+        time.sleep(0.2)
+    raise RuntimeError(f"no cell trained {warmup_s:g} s within {START_TIMEOUT_S:g} s")
+
+
+async def open_paper_lab(url: str) -> None:
+    async with StreamlitSession(url, timeout_s=180) as tab:
+        await tab.open_page("paper_lab", GRID_QUERY)
+
+
+def grid_trial(n: int, rng: random.Random, args) -> dict:
+    from benchmarks.hostile_probes import press_on_page
+    data = Path(tempfile.mkdtemp(prefix=f"lcsm-kill-grid-{n}-"))
+    db = data / DB_NAME
+    server = AppServer(data, data / "server.log").start()
+    orphans: list[int] = []
+    try:
+        errors = asyncio.run(press_on_page(server.url, "paper_lab", GRID_QUERY, "paper_lab.launch"))
+        if errors:
+            raise RuntimeError(f"the page's launch raised {errors}")
+        row = wait_first_cell(db, args.warmup_s, lambda: server.proc.poll() is None)
+        time.sleep(rng.uniform(*EXTRA_DELAY_S))
+        children = describe_children(children_of(server.pid))
+        killed_at = server.kill9()
+        gone_after: dict[int, float] = {}
+        deadline = time.monotonic() + args.orphan_wait_s
+        while time.monotonic() < deadline and len(gone_after) < len(children):
+            for pid in children:
+                if pid not in gone_after and not alive(pid):
+                    gone_after[pid] = time.time() - killed_at
+            time.sleep(0.1)
+        orphans = [pid for pid in children if pid not in gone_after]
+        before = grid_rows(db)
+        restarted = AppServer(data, data / "server.log").start()
+        try:
+            asyncio.run(open_paper_lab(restarted.url))                  # the page's runner starts a service
+            deadline = time.monotonic() + GRID_WAIT_S
+            while time.monotonic() < deadline and any(r["status"] in ("queued", "running") for r in grid_rows(db)):
+                time.sleep(0.5)
+        finally:
+            restarted.stop()
+        after = grid_rows(db)
+        con = sqlite3.connect(db, timeout=30)
+        integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
+        con.close()
+        counts = {k: sum(r["status"] == k for r in before) for k in ("completed", "interrupted", "queued")}
+        lost = [r["id"] for r in after if r["status"] not in ("completed", "interrupted", "queued", "running")]
+        return dict(target="grid", trial=n, trained_s=row["wall_s"], integrity=integrity,
+                    status=f"{len(after)} cells: at the kill {counts['completed']} done, {counts['interrupted']} "
+                           f"interrupted, {counts['queued']} queued; after the restart "
+                           f"{sum(r['status'] == 'completed' for r in after)} done",
+                    marked_by="its worker" if counts["interrupted"] else "—", cells_lost=len(lost),
+                    orphans=", ".join(f"{children[p]} {p}" for p in orphans) or "none",
+                    children_gone_s=", ".join(f"{children[p]} {s:.1f}" for p, s in gone_after.items()) or "none")
+    finally:
+        server.stop()
+        for pid in orphans:                       # started (indirectly) by this trial: end them by pid
+            if alive(pid):
+                subprocess.run(["kill", "-9", str(pid)], check=False)
+
+
 COLUMNS = (("target", "{}"), ("trial", "{}"), ("trained_s", "{:.1f}"), ("integrity", "{}"), ("status", "{}"),
            ("marked_by", "{}"), ("page_shows", "{}"), ("last_step", "{}"), ("lost_s", "{:.2f}"),
            ("last_write_after_kill_s", "{:+.2f}"), ("longest_step_s", "{:.2f}"), ("worst_s", "{:.2f}"),
@@ -213,6 +302,12 @@ def summary(rows: list[dict]) -> str:
         lost = [r["lost_s"] for r in mine if "lost_s" in r]
         worst = f"{max(lost):.2f} s" if lost else "—"
         bound = max((r["worst_s"] for r in mine if "worst_s" in r), default=None)
+        if target == "grid":
+            out.append(f"- **grid**: {len(mine)} kills mid-grid · integrity ok {ok}/{len(mine)} · cells lost "
+                       f"{sum(r.get('cells_lost', 0) for r in mine)} (neither completed nor interrupted)"
+                       + ("" if all("error" not in r for r in mine) else
+                          " · errors: " + "; ".join(r["error"] for r in mine if "error" in r)))
+            continue
         out.append(f"- **{target}**: {len(mine)} kills · integrity ok {ok}/{len(mine)} · marked interrupted "
                    f"{marked}/{len(mine)} · metrics lost at most {worst} (goal ≤ 1 s)"
                    + (f" · at the worst moment up to {bound:.2f} s" if bound is not None and target == "CLI" else "")
@@ -224,7 +319,7 @@ def summary(rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=5)
-    parser.add_argument("--targets", nargs="+", choices=("cli", "server"), default=["cli", "server"])
+    parser.add_argument("--targets", nargs="+", choices=("cli", "server", "grid"), default=["cli", "server", "grid"])
     parser.add_argument("--warmup-s", type=float, default=3.0, help="training seconds before the kill moment")
     parser.add_argument("--orphan-wait-s", type=float, default=20.0,
                         help="how long a server's children may outlive it before they count as orphans")
@@ -237,12 +332,25 @@ def main() -> None:
     for target in args.targets:
         for n in range(1, args.trials + 1):
             try:
-                row = (cli_trial if target == "cli" else server_trial)(n, rng, args)
+                row = dict(cli=cli_trial, server=server_trial, grid=grid_trial)[target](n, rng, args)
             except Exception as err:  # noqa: BLE001 — a failed trial is a result too
-                row = dict(target=target if target == "server" else "CLI", trial=n,
+                row = dict(target="CLI" if target == "cli" else target, trial=n,
                            error=f"{type(err).__name__}: {err}"[:200])
             rows.append(row)
             print(row, flush=True)
+    grid = [r for r in rows if r["target"] == "grid"]
+    rows = [r for r in rows if r["target"] != "grid"]
+    if grid:
+        text = "\n".join([table(grid), "", summary(grid)])
+        print(text)
+        if not args.no_write:
+            write_section("Kill -9 mid-grid (Paper lab)", f"`python3 benchmarks/kill_recovery.py "
+                          f"{shlex.join(sys.argv[1:])}` · {time.strftime('%Y-%m-%d %H:%M')}"
+                          + (f" · {args.conditions}" if args.conditions else "") + "\n\nThe grid: `/paper_lab?"
+                          f"{GRID_QUERY}`, pressed on the page; the server is killed once its first cell has trained "
+                          f"{args.warmup_s:g} s (+ 0–3 s), then restarted.\n\n" + text)
+    if not rows:
+        return
     text = "\n".join([table(rows), "", summary(rows)])
     print(text)
     if not args.no_write:
