@@ -24,6 +24,7 @@ for every chart of every lesson.
 from __future__ import annotations
 
 import base64
+import copy
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,9 @@ TYPED_ARRAYS = {name: short for name, short in plotlyjsShortTypes.items() if nam
 # to_typed_array_spec's narrowing of 64-bit integers: the first type (in this order) whose range holds the values
 NARROWED = {wide: [(name, (int(np.iinfo(name).min), int(np.iinfo(name).max))) for name in narrow]
             for wide, narrow in (("int64", ("int8", "int16", "int32")), ("uint64", ("uint8", "uint16", "uint32")))}
+# TYPED_ARRAYS by native dtype: `dtype.name` is a Python property (~25 % of `_dict_value`), a dtype's hash is not;
+# a non-native dtype (">f8") is not equal to the native one, so it is not found here and goes the ways below
+_SHORT_BY_DTYPE = {np.dtype(name): short for name, short in TYPED_ARRAYS.items()}
 _TEMPLATES: dict[int, tuple] = {}                        # id → (template, its plain copy)
 LEAVES = frozenset((str, int, float, bool, type(None)))   # never arrays, nothing to copy
 
@@ -78,9 +82,24 @@ class ChartSpec:
         return f"{len(self.spec)}-{hash(self.spec) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
+class PlainFigure(dict):
+    """A figure already in `plain_figure`'s form, made by a page from parts it shares between charts or between
+    the members of a preview family (the z-plane and its zoom draw the same traces; a heat map whose star alone
+    moves with the swept setting). `plain_figure` and `chart_spec` take it as it is; `to_dict()` gives a copy, as
+    a Figure's does. Never changed once made: its parts are shared."""
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(dict(self))
+
+
 def chart_spec(fig) -> ChartSpec:
     """The spec `st.plotly_chart(fig)` would send, for a plotly Figure or a figure dict (validated as it does):
-    a Figure is written from its own properties (`plain_figure`), a dict goes the reference way."""
+    a Figure is written from its own properties (`plain_figure`), a `PlainFigure` as it is, a dict goes the
+    reference way."""
+    if isinstance(fig, PlainFigure):
+        import plotly.io
+
+        return ChartSpec(plotly.io.to_json(dict(fig), validate=False), figure_height(fig))
     if not isinstance(fig, go.Figure):
         return reference_chart_spec(fig)
     import plotly.io
@@ -103,7 +122,9 @@ def plain_figure(fig: go.Figure) -> dict:
     """`fig.to_dict()` without its deep copy: the same dict (keys in the same order, arrays as plotly's typed-array
     specs where `convert_to_base64` makes them), built from new containers around the figure's own values, which
     are never changed. PRIVATE PLOTLY API: a Figure's `_data` (its traces' properties), `_layout` and
-    `_frame_objs`, as `BaseFigure.to_dict` of the pinned plotly 7.1 reads them."""
+    `_frame_objs`, as `BaseFigure.to_dict` of the pinned plotly 7.1 reads them. A `PlainFigure` is that already."""
+    if isinstance(fig, PlainFigure):
+        return fig
     layout = fig._layout
     template = layout.get("template")
     plain_layout = _typed_arrays({key: value for key, value in layout.items() if key != "template"})
@@ -144,8 +165,9 @@ def _typed_arrays(value):
 def _dict_value(value):
     if isinstance(value, dict | list | tuple):             # (a list or tuple is never an array there)
         return _typed_arrays(value)
-    if isinstance(value, np.ndarray) and value.dtype.name in TYPED_ARRAYS and value.dtype.isnative and value.size:
-        spec = {"dtype": TYPED_ARRAYS[value.dtype.name],
+    short = _SHORT_BY_DTYPE.get(value.dtype) if isinstance(value, np.ndarray) else None
+    if short is not None and value.size:
+        spec = {"dtype": short,
                 "bdata": base64.b64encode(np.ascontiguousarray(value)).decode("ascii")}
         if value.ndim > 1:
             spec["shape"] = str(value.shape)[1:-1]

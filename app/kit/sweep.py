@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .chart_element import plain_figure
+from .chart_element import PlainFigure, plain_figure  # noqa: F401 (pages make a `Sweep.figures` plain from here)
 from .lesson import Lesson, Metric, Notice, Sweep
 from .settings import Setting
 from .sweep_figure import page_member

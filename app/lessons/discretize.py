@@ -23,6 +23,7 @@ from app.kit.figure_style import (
 )
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
+from app.kit.sweep import PlainFigure, plain_figure
 from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
 from lcsm_core.dynamics.discretize_family import compare_discretizations_family
 
@@ -149,23 +150,41 @@ def s_plane_map_figure(cmp: DiscretizationComparison) -> go.Figure:
                  yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
 
 
+def preview_figures(v: dict, cmp: DiscretizationComparison) -> dict:
+    """`figures` as the preview family keeps them (`Sweep.figures`: every chart follows a drag), the zoom made from
+    the z-plane's own traces instead of drawing them twice (a sixth of a held move's family). The same charts, the
+    same JSON (tests/app/test_preview_figures.py)."""
+    plane = plain_figure(z_plane_figure(cmp))
+    zoom = plain_figure(build([], **z_plane_frame(cmp, zoom=True)))
+    return {"s-plane": s_plane_map_figure(cmp), "z-plane": PlainFigure(plane),
+            "z-plane-zoom": PlainFigure(data=plane["data"], layout=zoom["layout"]),
+            "responses": responses_figure(cmp), "error": error_figure(cmp)}
+
+
 def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.Figure:
     """Unit circle, the image of the s-grid under z = e^{sΔ}, and each method's poles.
 
     zoom=True frames the poles (poles of a fine Δ crowd near z = 1, where the differences are).
     """
+    return build(z_plane_traces(cmp), **z_plane_frame(cmp, zoom=zoom))
+
+
+def z_plane_traces(cmp: DiscretizationComparison) -> list:
     traces = [grid_trace(cmp, 1, "grid mapped by exp(sΔ)"), unit_circle_trace(color="black"),
               scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="exact exp(pΔ)",
                       marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
-    reach = 1.2
     for method, res in cmp.methods.items():
         z = res.poles
-        reach = max(reach, 1.1 * res.radius)
         traces.append(scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
                               marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
                                           line=dict(width=2, color=COLORS[method])),
                               hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
-    reach = min(reach, 4.0)
+    return traces
+
+
+def z_plane_frame(cmp: DiscretizationComparison, *, zoom: bool) -> dict:
+    """`build`'s title and layout for the z-plane (or its zoom on the poles): no part of them reads the traces."""
+    reach = min(max([1.2] + [1.1 * res.radius for res in cmp.methods.values()]), 4.0)
     x_range = y_range = [-reach, reach]
     if zoom:
         z = np.concatenate([cmp.z_exact] + [res.poles for res in cmp.methods.values()])
@@ -173,9 +192,9 @@ def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.F
         cx, cy = float(np.mean([z.real.min(), z.real.max()])), float(np.mean([z.imag.min(), z.imag.max()]))
         x_range, y_range = [cx - half, cx + half], [cy - half, cy + half]
     title = "zoom on the poles" if zoom else f"z-plane (Δ = {cmp.dt:g} s)"
-    return build(traces, title, height=400, legend=not zoom, legend_side="right",
-                 xaxis=axis("Re z", range=x_range, constrain="domain"),
-                 yaxis=axis("Im z", range=y_range, scaleanchor="x"))
+    return dict(title=title, height=400, legend=not zoom, legend_side="right",
+                xaxis=axis("Re z", range=x_range, constrain="domain"),
+                yaxis=axis("Im z", range=y_range, scaleanchor="x"))
 
 
 def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
@@ -223,7 +242,7 @@ LESSON = Lesson(
     # less; the release draws the exact Δ). The responses, not the z-plane: its square axes would have to hold
     # Euler's poles at Δ = 2 (|z| ≈ 2.1), leaving the unit circle a dot in its third of the row.
     sweep=Sweep("dt", "responses", values=(0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0, 1.5, 2.0),
-                compute_many=compute_family),
+                compute_many=compute_family, figures=preview_figures),
     caption="All four curves (the exact one too) are computed by the EOS scan on diagonalized discrete systems; "
             "the exact samples come from ZOH of the spring together with the signal generator of its input.",
     snippet=Snippet(

@@ -26,6 +26,7 @@ from app.kit.figure_style import (
 )
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
+from app.kit.sweep import PlainFigure, plain_figure
 from lcsm_core.dynamics.propagation import (
     EXPLODE_ABOVE,
     FORGET_BELOW,
@@ -124,6 +125,36 @@ def figures(v: dict, exp: PropagationExperiment) -> dict[str, go.Figure]:
                                  title=f"Distance vs damping and length (θ = {v['theta']}°)"),
         by_theta=heatmap_figure(exp.by_theta, marker=(v["theta"], v["nu"]), x_title="phase θ (°)",
                                 title=f"Distance vs damping and phase ({v['length']} steps)"))
+
+
+def preview_figures(v: dict, exp: PropagationExperiment) -> dict:
+    """`figures` as the preview family keeps them (`Sweep.figures`: every chart follows a drag). The heat maps do
+    not change with ν, only their ★ does: each is drawn once per family (`_MAPS`, by its map, which a family's
+    members share) and each member moves the star in it. The same charts, the same JSON
+    (tests/app/test_preview_figures.py)."""
+    return dict(
+        traces=traces_figure(exp.traces), distance=distance_figure(exp.traces),
+        by_length=_starred(exp.by_length, (v["length"], v["nu"]), x_title="steps after the 2nd token",
+                           title=f"Distance vs damping and length (θ = {v['theta']}°)"),
+        by_theta=_starred(exp.by_theta, (v["theta"], v["nu"]), x_title="phase θ (°)",
+                          title=f"Distance vs damping and phase ({v['length']} steps)"))
+
+
+_MAPS: dict[tuple, tuple[DistanceMap, dict]] = {}     # (id of the map, x title, title) → (the map, its figure)
+MAPS_KEPT = 8                                          # a family's two maps and a few held settings before it
+
+
+def _starred(cut: DistanceMap, marker: tuple, *, x_title: str, title: str) -> PlainFigure:
+    """`plain_figure(heatmap_figure(cut, marker=marker, ...))`, the map drawn once for every marker on it."""
+    key = (id(cut), x_title, title)
+    found = _MAPS.get(key)
+    if found is None or found[0] is not cut:             # (an id is reused once its map is gone: the map is kept)
+        if len(_MAPS) >= MAPS_KEPT:
+            _MAPS.clear()
+        found = _MAPS[key] = (cut, plain_figure(heatmap_figure(cut, marker=marker, x_title=x_title, title=title)))
+    drawn = found[1]
+    star = {**drawn["data"][-1], "x": [marker[0]], "y": [marker[1]]}     # the star: the last trace
+    return PlainFigure(drawn, data=[*drawn["data"][:-1], star])
 
 
 def traces_figure(traces: list[PropagationTrace]) -> go.Figure:
@@ -228,7 +259,7 @@ LESSON = Lesson(
     # 12 frames (was 16: a held move's family costs the server a quarter less; the release draws the exact ν).
     sweep=Sweep("nu", "distance", values=(-0.05, -0.02, -0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07,
                                           0.1),
-                compute_many=compute_family),
+                compute_many=compute_family, figures=preview_figures),
     caption="Every trajectory and every heatmap cell is computed by the EOS scan (one batched call for the grid), "
             "as the sum of the responses to the two tokens.",
     snippet=Snippet(

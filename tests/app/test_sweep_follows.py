@@ -51,7 +51,7 @@ def test_charts_left_out_of_the_family_do_not_move_and_the_others_do(page):
 def test_the_family_draws_its_charts_as_the_page_does(page):
     """`Sweep.figures` is a part of the page's `figures`: the same charts, the same JSON."""
     spec = lesson(page)
-    at = {**held(page), **SHORT.get(page, {})}
+    at = {**spec.settings.defaults, **held(page), **SHORT.get(page, {})}     # (held: all but the swept one)
     result = spec.compute(at)
     whole = {name: chart_spec(fig).spec for name, fig in spec.figures(at, result).items()}
     part = {name: chart_spec(fig).spec for name, fig in spec.sweep.figures(at, result).items()}
