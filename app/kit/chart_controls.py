@@ -104,8 +104,11 @@ def pick_preset(spec: Settings, presets: tuple[Preset, ...]) -> None:
 
 def presenter_controls(lesson: Lesson, values: dict, view: ClassroomView) -> None:
     """The presenter view's controls column for a page that names its chart's controls: those, then the rest
-    folded (the setting's own widgets: there is no sidebar to share them with)."""
+    folded (the setting's own widgets: there is no sidebar to share them with). A teacher's link that names the
+    controls (`?show=`) has already chosen the few: every one of them is drawn, none folded."""
     few, rest = drawn_here(lesson, values, view)
+    if view.shown is not None:
+        few, rest = [s for s in lesson.settings.params if s in few or s in rest], []   # declared order
     spec = lesson.settings
     for setting in few:
         draw_setting(setting, spec.key(setting.name), values, disabled=not view.editable(setting.name))

@@ -26,7 +26,7 @@ def steps_shown(page) -> int:
     return int(values[0]) if values and values[0].isdigit() else -1
 
 
-def wait_until(predicate, timeout=60.0):
+def wait_until(predicate, timeout=90.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
