@@ -3,7 +3,8 @@
 Prose and exercises: lessons/09-paper-lab.md. The settings make a `GridSpec`. At an ablation's default
 grid the page opens with the results shipped in `lcsm_core/paper_lab/results/`; every cell run on this
 server (the whole grid, what is missing, or one cell again) lands in the same heatmap. The server's one
-`GridRunner` runs one grid at a time on a process pool (or Ray). The page is a declaration of the live-lesson
+`GridRunner` admits one grid at a time and hands its cells to the trainer service (their own lane, after
+learners' live runs; on Ray when the service is). The page is a declaration of the live-lesson
 kind (`app.kit.live`): three commands, what it fetches (this server's runs of the grid, merged over the shipped
 ones) and what it draws (heatmap, verdict, runs); the kit polls it every two seconds while a grid runs.
 """
