@@ -111,7 +111,7 @@ def lesson_challenges(lesson: LessonText, quantities: dict, focus: int | None = 
                 st.subheader(f"🎯 Challenge {n + 1} of {len(lesson.challenges)}: {challenge.title}")
                 st.caption("Opened by your teacher's link. Reach the target, then press the button.")
                 graded_item(lesson.page, "challenge", n, challenge, quantities, numbered=False, words=lesson.words)
-            st.markdown(f"**{n + 1}. {challenge.title}** — ⬆️ at the top of the page.")
+            st.markdown(f"**{n + 1}. {challenge.title}** — ⬆️ above, opened by your teacher's link.")
             continue
         with st.container(border=True):
             graded_item(lesson.page, "challenge", n, challenge, quantities, words=lesson.words)
