@@ -54,6 +54,14 @@ MOVES = {"spring": ("c", "k"), "discretize": ("dt", "c"), "rings": ("r_max", "r_
          "lru_stability": ("steps", "r_max"), "propagation": ("nu", "theta"), "eos_view": ("scale", "t"),
          "online_learners": ("n_keys", "beta")}
 TARGET_MS = {"swept": 30.0, "other": 60.0}
+
+
+def judged_ms(row: dict) -> float:
+    """The figure issue 19 sets a target for: a swept move's *median* (the request's median per move, plus the
+    helpers' mean, ~0 for a swept move), any other move's server mean (request + helpers, previews included)."""
+    if row["kind"] == "swept":
+        return row["request_median"] + row["helpers_mean"]
+    return row["request_mean"] + row["helpers_mean"]
 NO_SWEEP = ("eos_view", "online_learners")   # no Lesson.sweep: both moves are "other" moves (target ≤ 60 ms)
 
 
@@ -169,17 +177,19 @@ async def measure(url: str, pid: int, pages: list[str], moves: int, stacks: Path
 
 def table(rows: list[dict]) -> str:
     lines = ["| page | move (setting) | moves | request CPU-ms median | request CPU-ms mean | helpers CPU-ms mean | "
-             "server CPU-ms mean | target | wall ms median | wall ms max | KiB sent | errors |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "server CPU-ms mean | judged (swept: median) | target | wall ms median | wall ms max | KiB sent | "
+             "errors |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['page']} | {r['kind']} ({r.get('setting', '')}) | | | | | | | | | | {r['error']} |")
+            lines.append(f"| {r['page']} | {r['kind']} ({r.get('setting', '')}) | | | | | | | | | | | {r['error']} |")
             continue
         total = r["request_mean"] + r["helpers_mean"]
         target = TARGET_MS[r["kind"]]
-        verdict = "✅" if total <= target else "❌"
+        verdict = "✅" if judged_ms(r) <= target else "❌"
         lines.append(f"| {r['page']} | {r['kind']} ({r['setting']}) | {r['moves']} | {r['request_median']:.0f} | "
-                     f"{r['request_mean']:.0f} | {r['helpers_mean']:.0f} | {total:.0f} | ≤ {target:.0f} {verdict} | "
+                     f"{r['request_mean']:.0f} | {r['helpers_mean']:.0f} | {total:.0f} | {judged_ms(r):.0f} | "
+                     f"≤ {target:.0f} {verdict} | "
                      f"{r['latency_median']:.0f} | {r['latency_max']:.0f} | {r['kib']:.0f} | "
                      f"{len(r['errors'])}{(' — ' + r['errors'][0]) if r['errors'] else ''} |")
     return "\n".join(lines)
@@ -205,8 +215,8 @@ def main() -> None:
     finally:
         server.stop()
     machine = f"{platform.node()} · {platform.machine()} · {os.cpu_count()} cores"
-    swept = [r["request_mean"] + r["helpers_mean"] for r in rows if r.get("kind") == "swept" and "error" not in r]
-    other = [r["request_mean"] + r["helpers_mean"] for r in rows if r.get("kind") == "other" and "error" not in r]
+    swept = [judged_ms(r) for r in rows if r.get("kind") == "swept" and "error" not in r]
+    other = [judged_ms(r) for r in rows if r.get("kind") == "other" and "error" not in r]
     text = "\n".join([
         f"`python benchmarks/move_cost.py {shlex.join(sys.argv[1:])}` · {time.strftime('%Y-%m-%d %H:%M')} · "
         f"{machine}" + (f" · server env {' '.join(args.env)}" if args.env else "")
@@ -215,12 +225,13 @@ def main() -> None:
         "One protocol client; per page, moves of its swept setting then of another, one at a time, each to a new "
         "value. CPU from /proc/<pid>/stat (10 ms ticks): request = the web process, helpers = the processes below "
         "it (waited for until quiet after each group); mean = the group's total ÷ moves; server = request + "
-        "helpers (mean), judged against issue 19's targets (≤ 30 ms swept, ≤ 60 ms other). Wall: request sent → "
+        "helpers (mean); judged against issue 19's targets: a swept move's median (request median + helpers mean) "
+        "≤ 30 ms, any other move's server mean ≤ 60 ms. Wall: request sent → "
         "script_finished. KiB sent: websocket bytes the client received per move (median).",
         "",
         table(rows),
         "",
-        f"- Worst server CPU-ms per move: swept {max(swept, default=0):.0f} (target ≤ 30), other "
+        f"- Worst judged CPU-ms per move: swept {max(swept, default=0):.0f} (target ≤ 30), other "
         f"{max(other, default=0):.0f} (target ≤ 60); pages meeting both: "
         f"{sum(1 for p in args.pages if all(_meets(r) for r in rows if r['page'] == p))} of {len(args.pages)}",
     ])
@@ -234,7 +245,7 @@ def main() -> None:
 
 
 def _meets(row: dict) -> bool:
-    return "error" not in row and row["request_mean"] + row["helpers_mean"] <= TARGET_MS[row["kind"]]
+    return "error" not in row and judged_ms(row) <= TARGET_MS[row["kind"]]
 
 
 if __name__ == "__main__":
