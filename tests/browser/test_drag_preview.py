@@ -41,6 +41,10 @@ def test_dragging_the_spring_preview_redraws_the_curve_without_a_rerun(tmp_path)
             assert line_before and "0.2" in page.evaluate(CURRENT_VALUE), page.evaluate(CURRENT_VALUE)
             sidebar_c = page.get_by_role("slider", name="damping c")
             c_before = sidebar_c.input_value()                 # an <input type=range>: its value is the setting
+            deadline = time.monotonic() + 30                   # a loaded CI box once read -1 (the range's minimum)
+            while float(c_before) != 0.2 and time.monotonic() < deadline:   # while the sidebar was still drawn
+                time.sleep(0.2)
+                c_before = sidebar_c.input_value()
             assert float(c_before) == 0.2, c_before
 
             rail = page.locator(f"{PREVIEW} .slider-rail-rect").bounding_box()
