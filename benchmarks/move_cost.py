@@ -60,8 +60,8 @@ def judged_ms(row: dict) -> float:
     """The figure issue 19 sets a target for: a swept move's *median* (the request's median per move, plus the
     helpers' mean, ~0 for a swept move), any other move's server mean (request + helpers, previews included)."""
     if row["kind"] == "swept":
-        return row["request_median"] + row["helpers_mean"]
-    return row["request_mean"] + row["helpers_mean"]
+        return round(row["request_median"] + row["helpers_mean"], 6)    # ticks × 10 ms: no float dust over a line
+    return round(row["request_mean"] + row["helpers_mean"], 6)
 NO_SWEEP = ("eos_view", "online_learners")   # no Lesson.sweep: both moves are "other" moves (target ≤ 60 ms)
 
 
