@@ -51,6 +51,19 @@ EXTRA_DELAY_S = (0.0, 3.0)       # the random part of the moment of the kill
 FLUSH_S = inspect.signature(record_run).parameters["flush_s"].default
 
 
+def children_gone(children, killed_at: float, wait_s: float) -> tuple[dict[int, float], list[int]]:
+    """Seconds after the kill at which each of the server's children was gone (polled every 0.1 s for up to
+    `wait_s`), and the ones still alive then: the orphans."""
+    gone_after: dict[int, float] = {}
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and len(gone_after) < len(children):
+        for pid in children:
+            if pid not in gone_after and not alive(pid):
+                gone_after[pid] = time.time() - killed_at
+        time.sleep(0.1)
+    return gone_after, [pid for pid in children if pid not in gone_after]
+
+
 def run_row(db: Path, run_id: int | None = None) -> dict | None:
     """The newest run (or run `run_id`) as a dict, read without RunStore (which would mark it)."""
     if not db.exists():
@@ -165,14 +178,7 @@ def server_trial(n: int, rng: random.Random, args) -> dict:
         before = run_row(db, row["id"])
         children = describe_children(children_of(server.pid))
         killed_at = server.kill9()
-        gone_after: dict[int, float] = {}
-        deadline = time.monotonic() + args.orphan_wait_s
-        while time.monotonic() < deadline and len(gone_after) < len(children):
-            for pid in children:
-                if pid not in gone_after and not alive(pid):
-                    gone_after[pid] = time.time() - killed_at
-            time.sleep(0.1)
-        orphans = [pid for pid in children if pid not in gone_after]
+        gone_after, orphans = children_gone(children, killed_at, args.orphan_wait_s)
         status_before_restart = run_row(db, row["id"])["status"]
         restarted = AppServer(data, data / "server.log").start()
         try:
@@ -240,14 +246,7 @@ def grid_trial(n: int, rng: random.Random, args) -> dict:
         time.sleep(rng.uniform(*EXTRA_DELAY_S))
         children = describe_children(children_of(server.pid))
         killed_at = server.kill9()
-        gone_after: dict[int, float] = {}
-        deadline = time.monotonic() + args.orphan_wait_s
-        while time.monotonic() < deadline and len(gone_after) < len(children):
-            for pid in children:
-                if pid not in gone_after and not alive(pid):
-                    gone_after[pid] = time.time() - killed_at
-            time.sleep(0.1)
-        orphans = [pid for pid in children if pid not in gone_after]
+        gone_after, orphans = children_gone(children, killed_at, args.orphan_wait_s)
         before = grid_rows(db)
         restarted = AppServer(data, data / "server.log").start()
         try:
