@@ -17,6 +17,7 @@ from app.class_view import render_class_view  # noqa: E402
 from app.home import render_home  # noqa: E402
 from app.kit.layout import layout_style  # noqa: E402
 from app.kit.preview import warm_once  # noqa: E402
+from app.kit.reconnect import rerun_on_reconnect  # noqa: E402
 from app.kit.render import render_lesson  # noqa: E402
 from app.lessons import all_lessons  # noqa: E402
 
@@ -44,3 +45,4 @@ sections["Teach"] = [st.Page(render_class_view, title="Class view", icon="👥",
 # In the top bar, not the sidebar: eleven links there pushed a lesson's controls below the fold of a projector at
 # 1280×720 (a phone, too narrow for the bar, gets them in its sidebar menu).
 st.navigation(sections, position="top").run()
+rerun_on_reconnect()                                        # after a failover the page reruns by itself

@@ -228,6 +228,13 @@ class Tab:
         self.page.wait_for_selector('[data-testid="stMain"]', timeout=120_000)
         wait_idle(self.page, timeout=120)
 
+    def quiet(self, seconds: float) -> bool:
+        """Whether the tab's websocket received nothing for `seconds` (an idle page: no run, no fragment polling,
+        e.g. for a drag preview's family)."""
+        before = self.frames[-1]
+        self.page.wait_for_timeout(seconds * 1000)
+        return self.frames[-1] == before
+
     def process(self) -> str | None:
         """The web process this tab is bound to: its LCSMWEB cookie."""
         return next((c["value"] for c in self.context.cookies(self.tier.url) if c["name"] == "LCSMWEB"), None)
@@ -376,6 +383,7 @@ def test_a_killed_web_process_sends_its_tab_to_the_other_with_the_url_settings(t
     tab = Tab(browser, tier)
     try:
         tab.open("spring?c=0.5")
+        wait_for(lambda: tab.quiet(3.0), 120, "the tab to be idle (no fragment polling)", tab)
         slider = tab.page.get_by_role("slider", name=SLIDER_C)
         assert slider.input_value() == "0.5"
         killed = tab.process()
@@ -386,21 +394,25 @@ def test_a_killed_web_process_sends_its_tab_to_the_other_with_the_url_settings(t
 
         survivor = wait_for(lambda: (p := tab.process()) != killed and p, 90, "the tab to move to the other process",
                             tab)
-        # The frontend reconnects to the survivor, which opens a new session. A tab that was idle keeps what
-        # it shows and asks for no run (Streamlit's frontend reruns on a reconnect only when a run or an
-        # auto-rerun was under way); its next move runs the page there with its widgets and its URL.
+        # The frontend reconnects to the survivor, which opens a new session. The tab was idle, and nothing
+        # touches it: its page runs there by itself, from its URL and widgets (app/kit/reconnect.py: Streamlit's
+        # frontend reruns on a reconnect when the page has an auto-rerun fragment).
         wait_for(lambda: len(tab.sockets) > sockets_before and not tab.sockets[-1].is_closed(), 90,
                  "a new websocket", tab)
         assert set(proxied_streams(tier)) >= {survivor}
+        wait_for(lambda: tab.frames[-1] >= 10, 90, "the idle tab's page to run on the new process by itself", tab)
+        wait_idle(tab.page, timeout=120)
         assert tab.exceptions() == 0
         assert url_setting(tab.page.url, "c") == "0.5" and slider.input_value() == "0.5"
+        assert url_setting(tab.page.url, "m") == "1" and url_setting(tab.page.url, "forcing") == "impulse"
 
+        ran = tab.frames[-1]
         slider.focus()                                          # the page is live on the survivor
         slider.press("ArrowRight")
-        wait_for(lambda: tab.frames[-1] >= 10, 90, "the rerun to arrive on the new websocket", tab)
+        wait_for(lambda: tab.frames[-1] >= ran + 5, 90, "the move's run to arrive on the new websocket", tab)
         wait_idle(tab.page, timeout=120)
-        # The new session's first run fills each setting from the value its widget sent (app/kit/url_state.py),
-        # not from the URL: that first move is kept, and no other setting snaps back.
+        # The move runs with the value its widget sent (app/kit/url_state.py): it is kept, and no other setting
+        # snaps back.
         wait_for(lambda: url_setting(tab.page.url, "c") == "0.51", 60, "the first move after the reconnect to reach "
                  "the URL", tab)
         wait_idle(tab.page, timeout=120)
