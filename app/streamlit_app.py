@@ -36,6 +36,7 @@ def home_page(lessons: dict[st.Page, object]) -> st.Page:
 
 st.set_page_config(page_title="LCSM Explorer", page_icon="🌀", layout="wide")
 layout_style()
+rerun_on_reconnect()     # first, while the page has few containers: a fragment call deep-copies their cursors
 lessons = {lesson_page(lesson): lesson for lesson in all_lessons()}
 warm_once(lessons.values())                                 # the defaults' and presets' previews, at low priority
 sections: dict[str, list] = {"": [home_page(lessons)]}      # "": Home first in the bar, outside the menus
@@ -45,4 +46,3 @@ sections["Teach"] = [st.Page(render_class_view, title="Class view", icon="👥",
 # In the top bar, not the sidebar: eleven links there pushed a lesson's controls below the fold of a projector at
 # 1280×720 (a phone, too narrow for the bar, gets them in its sidebar menu).
 st.navigation(sections, position="top").run()
-rerun_on_reconnect()                                        # after a failover the page reruns by itself
