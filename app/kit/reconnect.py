@@ -7,7 +7,9 @@ was under way or the page has an auto-rerun fragment (`st.fragment(run_every=…
 it showed, on a session that had never run — no page link for its drag preview, nothing polled — until the next
 move. `rerun_on_reconnect` gives every page an empty auto-rerun fragment, so a reconnect always asks for a run, and
 that run carries the tab's URL (every setting, its tokens) and its widgets, as a move does. The fragment itself
-reruns once per `INTERVAL_S` and draws nothing: a few ms of a web process's CPU per tab per ten minutes.
+reruns once per `INTERVAL_S` and draws nothing (its empty container is not drawn): a few ms of a web process's CPU
+per tab per ten minutes. The router declares it first: a fragment call deep-copies the run's container cursors, few
+at the top of a page, and a page that stops early keeps it.
 tests/browser/test_web_tier.py kills a web process under an idle tab and sees the page run on the other one.
 """
 from __future__ import annotations
