@@ -26,6 +26,21 @@ def steps_shown(page) -> int:
     return int(values[0]) if values and values[0].isdigit() else -1
 
 
+def settled_steps(page, quiet_s: float = 2.0, timeout: float = 30.0) -> int:
+    """The steps metric once it has held one value for `quiet_s`: the status line and the metrics are separate
+    elements, and a loaded browser may show the new status beside the previous poll's step count."""
+    deadline = time.monotonic() + timeout
+    last, since = steps_shown(page), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        now = steps_shown(page)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            break
+    return last
+
+
 def wait_until(predicate, timeout=90.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -51,10 +66,10 @@ def test_the_page_polls_a_running_run_and_a_reload_shows_it(app_url):
             assert page.locator('[data-testid="stException"]').count() == 0
             page.get_by_role("button", name="⏸ Pause").click()
             assert wait_until(lambda: "status paused" in page.get_by_text("status").first.inner_text())
-            paused_at = steps_shown(page)
+            paused_at = settled_steps(page)
             assert "run=" in page.url and "owner=" in page.url
             page.reload()
-            assert wait_until(lambda: steps_shown(page) == paused_at)    # same run after a reload
+            assert wait_until(lambda: steps_shown(page) == paused_at), (paused_at, steps_shown(page))   # same run
             assert page.get_by_text("Your run").count() == 1
             assert page.get_by_role("button", name="⏸ Pause").is_enabled()   # still this tab's to drive
 
@@ -62,13 +77,13 @@ def test_the_page_polls_a_running_run_and_a_reload_shows_it(app_url):
             assert "run=" in share and "owner=" not in share
             other = browser.new_context().new_page()
             other.goto(share)
-            assert wait_until(lambda: steps_shown(other) == paused_at)
+            assert wait_until(lambda: steps_shown(other) == paused_at), (paused_at, steps_shown(other))
             assert other.get_by_text("read-only").count() >= 1
             assert other.get_by_role("button", name="⏸ Pause").is_disabled()
             other.get_by_role("button", name="↺ Reset").click()             # clears the viewer's page only
             time.sleep(2)
             page.reload()
-            assert wait_until(lambda: steps_shown(page) == paused_at)
+            assert wait_until(lambda: steps_shown(page) == paused_at), (paused_at, steps_shown(page))
             assert "status paused" in page.get_by_text("status").first.inner_text()
             page.get_by_role("button", name="↺ Reset").click()
         finally:
