@@ -17,7 +17,7 @@ import triton.language as tl
 from torch.autograd.function import once_differentiable
 
 from .slices import memory_slice, scratch_slice
-from .utils import DOT_PRECISION, Flat, check_checkpoint, check_device, next_pow2, num_warps
+from .utils import MATRIX_DOT_PRECISION, Flat, check_checkpoint, check_device, next_pow2, num_warps
 
 
 @triton.jit
@@ -144,7 +144,7 @@ def fused_recurrent_eos_matrix_fwd(i, e, o, s, m0, checkpoint: int, save: bool):
         eos_fused_recurrent_matrix_fwd_kernel[(B, NV)](
             i, e, o, s, m0 if m0 is not None else mT, y, mT, ck,
             T, K, D, stride_ob, NC,
-            BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=o.shape[1] != 1, HAS_M0=m0 is not None,
+            BK=BK, BV=BV, PREC=MATRIX_DOT_PRECISION, CK=checkpoint, O_T=o.shape[1] != 1, HAS_M0=m0 is not None,
             SAVE=save, num_warps=num_warps(BK * BK),
         )
     return y, mT, ck
@@ -169,7 +169,7 @@ def fused_recurrent_eos_matrix_bwd(i, e, o, s, has_m0: bool, ck, dy, dmT, checkp
         eos_fused_recurrent_matrix_bwd_kernel[(B, NV)](
             i, e, o, s, ck, dy, dmT, sc, di, de, ds, do, dm0,
             T, K, D, B, stride_ob, NC,
-            BK=BK, BV=BV, PREC=DOT_PRECISION, CK=checkpoint, O_T=TO != 1, HAS_M0=has_m0,
+            BK=BK, BV=BV, PREC=MATRIX_DOT_PRECISION, CK=checkpoint, O_T=TO != 1, HAS_M0=has_m0,
             num_warps=num_warps(BK * BK),
         )
     do = do.sum(0)                                    # partial sums over d-blocks

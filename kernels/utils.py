@@ -39,7 +39,6 @@ def _on_this_device(family: str) -> str:
 CHUNK_DOT_PRECISION = _on_this_device("chunk")
 DELTA_DOT_PRECISION = _on_this_device("delta")
 MATRIX_DOT_PRECISION = _on_this_device("matrix")
-DOT_PRECISION = MATRIX_DOT_PRECISION   # the name fused_recurrent_matrix.py imports
 
 
 def operand_dtype(dot_dtype):
