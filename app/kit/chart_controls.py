@@ -10,6 +10,9 @@ settings that drive the main chart.
 - A setting drawn twice is one value: the copy's widget has a key of its own (Streamlit allows one widget per
   key), is set from the setting's value before it is drawn, and its change writes the setting's own key in its
   callback (before the script runs, the sidebar and the URL then follow), then runs the setting's `on_change`.
+  A tab that reconnected to another web process (its own died) makes its first move on a session that has drawn
+  nothing, whose callbacks cannot run: the copy's value is read from what the browser sent
+  (`url_state.sent_widget_values`), a pill's by `recover_preset_pick`, before the settings are loaded.
 - In the presenter view (no sidebar) the controls column draws the few first and folds the rest
   (`presenter_controls`), so a page of many settings (Train live's 14) keeps the first screen for what is in use.
 """
@@ -23,7 +26,7 @@ from .classroom import ClassroomView
 from .layout import CHART_CONTROLS_KEY
 from .lesson import Lesson
 from .settings import Preset, Setting, Settings
-from .url_state import apply_values
+from .url_state import COPY_SUFFIX, apply_values, sent_widget_states
 from .widgets import draw_setting
 
 FOLD_LABEL = "⚙️ More settings"
@@ -31,7 +34,7 @@ FOLD_LABEL = "⚙️ More settings"
 
 def copy_key(spec: Settings, name: str) -> str:
     """The session-state key of the copy drawn with the chart (the setting's own key belongs to the sidebar)."""
-    return f"{spec.key(name)}.with_chart"
+    return spec.key(name) + COPY_SUFFIX
 
 
 def preset_pick_key(spec: Settings) -> str:
@@ -50,7 +53,7 @@ def draw_chart_controls(lesson: Lesson, values: dict, view: ClassroomView) -> No
     """The copy of the chart's controls, its presets and the rest folded (shown on a phone only). A swept page
     (lessons 1–5: its drag slider is the chart's control) gets its presets alone, which its try-this steps press.
     Not in the presenter view, whose controls column is the only set."""
-    presets = bool(lesson.presets) and view.shown is None and not view.lock
+    presets = pills_drawn(lesson, view)
     if view.present or not (lesson.chart_controls or presets):
         return
     few, rest = drawn_here(lesson, values, view) if lesson.chart_controls else ([], [])
@@ -80,6 +83,34 @@ def copy_back(spec: Settings, setting: Setting) -> None:
     st.session_state[spec.key(setting.name)] = st.session_state[copy_key(spec, setting.name)]
     if setting.on_change is not None:
         setting.on_change()
+
+
+def pills_drawn(lesson: Lesson, view: ClassroomView) -> bool:
+    """Whether this view draws the presets as pills with the chart (not where a teacher's link picks or locks
+    the controls: a preset would change the rest)."""
+    return bool(lesson.presets) and view.shown is None and not view.lock and not view.present
+
+
+def recover_preset_pick(lesson: Lesson, view: ClassroomView) -> None:
+    """A pill picked as a fresh session's first event (a tab that reconnected to another web process after its
+    own died): that session has not drawn the pills, so their callback cannot run. The pick the browser sent is
+    applied here, before the settings are loaded, as `pick_preset` would (the other moved widgets are
+    `url_state.sent_widget_values`'s)."""
+    key = preset_pick_key(lesson.settings)
+    if not pills_drawn(lesson, view) or key in st.session_state:     # drawn in this session: its callback runs
+        return
+    picked = picked_index(sent_widget_states().get(key), [p.label for p in lesson.presets])
+    if picked is not None:
+        st.session_state[key] = picked
+        pick_preset(lesson.settings, lesson.presets)
+
+
+def picked_index(proto, labels: list[str]) -> int | None:
+    """The preset a pills widget state names (its option's label, as the frontend sends it), or None."""
+    if proto is None or proto.WhichOneof("value") != "string_array_value" or len(proto.string_array_value.data) != 1:
+        return None
+    label = proto.string_array_value.data[0]
+    return labels.index(label) if label in labels else None
 
 
 def preset_pills(spec: Settings, presets: tuple[Preset, ...]) -> None:

@@ -21,7 +21,7 @@ import streamlit as st
 
 from .block_view import draw_blocks
 from .cache import cached
-from .chart_controls import draw_chart_controls, presenter_controls
+from .chart_controls import draw_chart_controls, presenter_controls, recover_preset_pick
 from .chart_element import ChartSpec, chart_spec
 from .classroom import ClassroomView, current_view, presenter_figure, presenter_style, share_panel
 from .layout import presenter_columns
@@ -51,6 +51,7 @@ def render_lesson(lesson: Lesson) -> None:
     linked_challenge = None if view.present else st.container()   # a teacher link's challenge, filled once graded
     steps = steps_by_chart(text, lesson)                # the reading order: each try-this step under its chart
     story(text, steps, view.present)
+    recover_preset_pick(lesson, view)                   # a reconnected tab's first event: a pill with the chart
     load_settings(spec)
     values = save_settings(spec)
     st.session_state[PRESENTING_KEY] = view.present

@@ -17,6 +17,7 @@ from streamlit.runtime.state import get_session_state
 from .settings import Setting, Settings
 
 WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]+-(.+)")      # Streamlit's id of a widget drawn with key=: its key ends it
+COPY_SUFFIX = ".with_chart"   # a setting's second widget: its copy drawn with the main chart (chart_controls)
 
 
 def load_settings(spec: Settings) -> None:
@@ -42,7 +43,7 @@ def _fill(spec: Settings, missing) -> None:
     if not any(p.name in query for p in spec.params):
         query = spec.encode({**spec.defaults, **st.session_state.get(_saved_key(spec), {})})
     values, notes = spec.read(query)
-    sent = sent_widget_values(spec, missing)
+    sent = sent_widget_values(spec, missing, settled=values)
     for p in missing:
         st.session_state[spec.key(p.name)] = sent.get(p.name, values[p.name])
     for p in spec.params:  # a value the widget cannot hold (stale state): reset it
@@ -53,25 +54,33 @@ def _fill(spec: Settings, missing) -> None:
                    icon="⚠️")
 
 
-def sent_widget_values(spec: Settings, params) -> dict[str, Any]:
+def sent_widget_values(spec: Settings, params, settled: dict | None = None) -> dict[str, Any]:
     """name → the value the browser sent this run for the widget of each of `params` (only widgets this session
-    has not drawn yet: a reconnected tab's first event), where it decodes to a value the setting can hold."""
+    has not drawn yet: a reconnected tab's first event), where it decodes to a value the setting can hold.
+
+    A setting drawn twice (its sidebar widget and, on a phone, its copy with the main chart) sends both; the
+    fresh session cannot run the copy's callback (it has not drawn the copy), so the one the learner moved is
+    the one that differs from `settled` (the tab's URL values: both widgets held them after the last run), the
+    sidebar's when both or neither do."""
+    sent = sent_widget_states()
+    found = {}
+    for p in params:
+        keys = (spec.key(p.name), spec.key(p.name) + COPY_SUFFIX)
+        held = [v for v in (wire_value(p, sent[k]) for k in keys if k in sent) if v is not None and p.valid(v)]
+        moved = [v for v in held if settled is None or v != settled.get(p.name)]
+        if held:
+            found[p.name] = (moved or held)[0]
+    return found
+
+
+def sent_widget_states() -> dict[str, Any]:
+    """user key → the widget state proto the browser sent this run, for every widget drawn with key=."""
     try:
         protos = get_session_state().get_widget_states()
     except Exception:                                  # noqa: BLE001 — no session (bare mode): nothing was sent
         return {}
-    by_key = {}
-    for proto in protos:
-        match = WIDGET_ID.fullmatch(proto.id)
-        if match:
-            by_key[match.group(1)] = proto
-    found = {}
-    for p in params:
-        proto = by_key.get(spec.key(p.name))
-        value = None if proto is None else wire_value(p, proto)
-        if value is not None and p.valid(value):
-            found[p.name] = value
-    return found
+    matches = ((WIDGET_ID.fullmatch(proto.id), proto) for proto in protos)
+    return {match.group(1): proto for match, proto in matches if match}
 
 
 def wire_value(setting: Setting, proto) -> Any:

@@ -6,6 +6,7 @@ import pytest
 from app.kit.chart_controls import FOLD_LABEL, copy_key, preset_pick_key
 from app.lessons import all_lessons, lesson
 from tests.app.pages import assert_clean, open_page, url_value
+from tests.app.test_classroom import reconnected_move
 
 NAMED = [spec.page for spec in all_lessons() if spec.chart_controls]
 
@@ -98,3 +99,45 @@ def test_the_presenter_view_draws_the_few_first_and_folds_the_rest():
     inside = {w.key for kind in ("number_input", "selectbox", "select_slider", "radio", "text_input")
               for w in folded.get(kind)}
     assert spec.key("seq_len") in inside and spec.key("lr") not in inside
+
+
+# --- a tab that reconnected to another web process (its own died): the first move is on the phone's copy ---------
+@pytest.mark.parametrize("page, query, name, value", [
+    ("online_learners", {"key_scale": "1.5"}, "key_scale", 2.5),                       # a slider
+    ("eos_view", {"T": "32"}, "variant", "mamba"),                                      # a selectbox, by its label
+])
+def test_a_first_move_on_the_copy_after_a_reconnect_is_kept(page, query, name, value):
+    """The fresh session has drawn nothing, so the copy's callback cannot run: the value the browser sent for the
+    copy becomes the setting's (the sidebar's widget, still at the old value, does not undo it)."""
+    spec = lesson(page).settings
+    _, fresh = reconnected_move(page, query, lambda tab: copy_of(tab, page, name).set_value(value))
+    assert fresh.session_state[spec.key(name)] == value                # the sidebar's widget
+    assert fresh.session_state[copy_key(spec, name)] == value
+    assert url_value(fresh, name) == spec[name].encode(value)
+    for other, text in query.items():
+        if other != name:
+            assert url_value(fresh, other) == text
+
+
+def test_a_first_move_on_the_sidebar_after_a_reconnect_still_wins_over_its_unmoved_copy():
+    page, name = "online_learners", "key_scale"
+    spec = lesson(page).settings
+    _, fresh = reconnected_move(page, {"key_scale": "1.5"}, lambda tab: tab.slider(key=spec.key(name)).set_value(0.5))
+    assert fresh.slider(key=spec.key(name)).value == 0.5 and url_value(fresh, name) == "0.5"
+    assert fresh.session_state[copy_key(spec, name)] == 0.5
+
+
+@pytest.mark.parametrize("page", ["eos_view", "spring"])
+def test_a_first_preset_pill_after_a_reconnect_applies_its_preset(page):
+    spec = lesson(page)
+    n = len(spec.presets) - 1
+    _, fresh = reconnected_move(page, {}, lambda tab: pills_of(tab, spec).set_value(n))
+    for name, value in spec.presets[n].values.items():
+        assert fresh.session_state[spec.settings.key(name)] == value, name
+        assert url_value(fresh, name) == spec.settings[name].encode(value), name
+    assert fresh.session_state[preset_pick_key(spec.settings)] is None        # the pick is an action: cleared
+
+
+def pills_of(at, spec):
+    [pills] = [w for w in at.get("button_group") if getattr(w, "key", None) == preset_pick_key(spec.settings)]
+    return pills
