@@ -18,8 +18,7 @@ import streamlit as st
 from lcsm_core.training.admission import class_visitor_key
 
 from .class_join import CLASS_KEY
-
-LEARNER_KEY = "progress.learner"          # app.kit.progress's session key of the tab's learner token
+from .progress import LEARNER_KEY  # the session key of the tab's learner token
 
 
 def visitor_key() -> str:
