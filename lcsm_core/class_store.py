@@ -21,6 +21,8 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"      # no 0/O or 1/I: read al
 CODE_LENGTH = 6
 CLASS_CODE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 TEACHER_SECRET = re.compile(r"[0-9a-f]{32}")
+
+
 @dataclass(frozen=True)
 class ClassResults:
     code: str
