@@ -100,8 +100,8 @@ def same_spring(batch, ref):
 @pytest.mark.parametrize("forcing", ["impulse", "step", "pulse train", "sine"])
 @pytest.mark.parametrize("m, k", [(1.0, 1.0), (0.1, 10.0), (5.0, 0.1)])
 def test_spring_family_is_simulate_spring_at_every_damping(forcing, m, k):
-    """−1 … 5 in the page's 0.25 steps: growing, undamped, critically damped (a Jordan block at m = k = 1),
-    overdamped with a fast pole (a finer, member-own sample step)."""
+    """−1 … 5 in 0.25 steps (the page's preview grid is every other one): growing, undamped, critically damped
+    (a Jordan block at m = k = 1), overdamped with a fast pole (a finer, member-own sample step)."""
     cs = np.round(np.linspace(-1.0, 5.0, 25), 10)
     family = simulate_spring_family(m, cs, k, forcing, frequency=1.3, period=4.0)
     assert len(family) == len(cs)
@@ -118,7 +118,8 @@ def test_spring_family_refuses_what_simulate_spring_refuses():
 
 
 # --- lesson 2 ---------------------------------------------------------------------------------------------------
-DTS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+# every Δ of the page's preview grid (app/lessons/discretize.py: 1.5 is its own) and of the finer one it had before
+DTS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.4, 1.5, 1.6, 1.8, 2.0)
 
 
 @pytest.mark.parametrize("input_kind, m, c, k", [("release", 1.0, 0.2, 1.0), ("step", 1.0, 0.2, 1.0),
