@@ -29,12 +29,12 @@ from .results import (
     spreads,
     verdict,
 )
-from .runner import RAY_ADDRESS_ENV, GridRunner, grid_session, run_one, shared_grid_runner
+from .runner import GridRunner, grid_session, run_one, shared_grid_runner
 from .scale import CPU_SPECS, GridCost, differences_from_paper, grid_cost, paper_specs
 from .spread import MIN_SEEDS, Spread
 
 __all__ = ["ABLATIONS", "Ablation", "CPU_SPECS", "Cell", "CellResult", "DEFAULT_SPECS", "GridCost", "GridRunner",
-           "GridSpec", "HELD", "INCONCLUSIVE", "MIN_SEEDS", "NOT_HELD", "RAY_ADDRESS_ENV", "Shipped", "Spread",
+           "GridSpec", "HELD", "INCONCLUSIVE", "MIN_SEEDS", "NOT_HELD", "Shipped", "Spread",
            "Verdict", "accuracy_table", "best_lrs", "cells", "default_spec", "differences_from_paper", "entry_meaning",
            "grid_cost", "grid_session", "is_complete", "live_results", "load_shipped", "lr_edges", "lr_note", "merged",
            "paper_specs", "run_one", "shared_grid_runner", "shipped_grid", "shipped_results", "spreads", "verdict"]

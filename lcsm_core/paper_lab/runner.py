@@ -29,7 +29,6 @@ from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_r
 from ..training.store import GRID_JOB
 from .grid import Cell, GridSpec, cell_key, cells
 
-RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
 DONE = ("completed", "diverged")
 PARENT_CHECK_S = 0.5
 CELL_POLL_S = 1.0             # how often a service grid's futures read their cells' rows
