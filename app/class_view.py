@@ -43,8 +43,15 @@ def render_class_view() -> None:
         st.code(f"{root}/?class={code}", language=None)
         st.caption("Keep this page's own address to come back: it holds your teacher secret — do not share it. "
                    "Learners' answers are counted per browser tab, anonymously.")
-    class_path(code, root, present)
-    live_counts(code, present)
+    if present:                                         # a projector: the step and its counts on one screen
+        step, counts = st.columns([3, 2], gap="large")
+        with step:
+            class_path(code, root, present)
+        with counts:
+            live_counts(code, present)
+    else:
+        class_path(code, root, present)
+        live_counts(code, present)
 
 
 # --- the teacher's secret -------------------------------------------------------------------------------------
@@ -109,10 +116,11 @@ def class_path(code: str, root: str, present: bool) -> None:
     n = current_step(len(steps))
     step = steps[n]
     with st.container(border=True):
-        left, middle, right = st.columns([2, 5, 2], vertical_alignment="center")
+        left, middle, right = st.columns([2, 3, 2] if present else [2, 5, 2], vertical_alignment="center")
         left.button("◀ Previous", key="class_view.previous", on_click=go_to_step, args=(n - 1, len(steps)),
                     disabled=n == 0, width="stretch")
-        middle.markdown(f"**{course.title}** · step {n + 1} of {len(steps)}")
+        where = f"step {n + 1} of {len(steps)}"          # the projector's narrower card: the step's own title below
+        middle.markdown(where if present else f"**{course.title}** · {where}")
         right.button("Next ▶", key="class_view.next", on_click=go_to_step, args=(n + 1, len(steps)),
                      disabled=n == len(steps) - 1, width="stretch")
         st.subheader(step.title)
@@ -145,7 +153,8 @@ def go_to_step(n: int, count: int) -> None:
 # --- the live counts ------------------------------------------------------------------------------------------
 @st.fragment(run_every=POLL_S)
 def live_counts(code: str, present: bool) -> None:
-    """Re-read every second: one query on the store, a small table."""
+    """Re-read every second: one query on the store, small tables. The step's page comes first, as its own table
+    (the step is what the class is doing); every lesson follows folded (not on the projector)."""
     try:
         results = ClassStore(store_file()).results(code)
     except sqlite3.Error as why:
@@ -158,13 +167,23 @@ def live_counts(code: str, present: bool) -> None:
             lessons.append(read_lesson(page, stamp))
         except (lesson_text.LessonFormatError, FileNotFoundError):
             continue                                     # a lesson file with a mistake: its page says so
-    shown = None
-    if present:                                          # the projector: the step's page only
-        try:
-            steps = load_course().steps
-            shown = (steps[min(st.session_state.get(STEP_KEY, 0), len(steps) - 1)].page,)
-        except (FileNotFoundError, CourseFormatError):
-            shown = None
-    rows = count_rows(results, lessons, shown)
+    page = step_page()
+    here = count_rows(results, lessons, (page,)) if page is not None else []
+    if here:
+        st.caption(f"This step: {here[0]['lesson']}")
+        st.table(pd.DataFrame(here).drop(columns="lesson").set_index("item"))
+    if present and here:
+        return
+    rows = count_rows(results, lessons)
     if rows:
-        st.table(pd.DataFrame(rows).set_index("lesson"))
+        with st.expander("Every lesson", expanded=not here):
+            st.table(pd.DataFrame(rows).set_index("lesson"))
+
+
+def step_page() -> str | None:
+    """The page of the class path's step shown, or None (no class path, or one with a mistake)."""
+    try:
+        steps = load_course().steps
+    except (FileNotFoundError, CourseFormatError):
+        return None
+    return steps[min(st.session_state.get(STEP_KEY, 0), len(steps) - 1)].page if steps else None

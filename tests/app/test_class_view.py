@@ -58,10 +58,13 @@ def test_a_teacher_creates_a_class_and_sees_learners_answers(data_dir):
         assert any("Correct" in s.value for s in tab.success)
     again = class_view({"teacher": secret})                                           # the teacher's address
     assert "2 learners have joined" in text_of(again) and "2 right answers" in text_of(again)
-    [table] = again.table
-    rows = table.value.reset_index()
-    critically = rows[rows["item"].str.contains("Critically damped")]
-    assert list(critically["solved"]) == ["2 of 2"]
+    step, every = again.table                          # the step's page first (spring), then every lesson folded
+    assert "This step: 🪀 1 · The spring–mass–damper" in [c.value for c in again.caption]
+    for table in (step, every):
+        rows = table.value.reset_index()
+        critically = rows[rows["item"].str.contains("Critically damped")]
+        assert list(critically["solved"]) == ["2 of 2"]
+    assert len(step.value) < len(every.value) and "Every lesson" in [e.label for e in again.expander]
 
 
 def test_a_wrong_secret_or_class_code_opens_nothing(data_dir):
@@ -89,6 +92,8 @@ def test_the_class_path_steps_one_screen_at_a_time_with_links_that_open_each_ste
     projected = class_view({"teacher": secret, "present": "1"})      # the room joins by the link it reads
     [link] = [c.value for c in projected.code]
     assert f"class={code}" in link and secret not in link and "/spring?" in link
+    [counts] = projected.table                                       # the step's page only, beside the step
+    assert not projected.expander and len(counts.value) == 4         # spring: 1 challenge, 3 exercises
     far = class_view({"teacher": secret, "step": "99"})
     assert not far.exception and any("is not a step" in w.value for w in far.warning)
     assert url_value(far, "step") == "1"
