@@ -25,12 +25,14 @@ URL_VALUE = "(name) => new URL(location.href).searchParams.get(name)"
 
 
 # A value widget's change (a slider's key press, a pill's click) reaches the server once the browser draws a frame;
-# headless chromium draws none unless something asks, so after each the test takes a screenshot (which draws one).
+# headless chromium draws none unless something asks, so after each the test takes a screenshot (which draws one),
+# and `wait_for` takes one at every poll: a change queued after the first frame (a loaded machine) still goes out.
 # Unasked, the change was held until the next event (a plain sidebar slider's too), as if lost; a button's was not.
 def wait_for(page, check, what: str, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while not (found := check()):
         assert time.monotonic() < deadline, what
+        page.screenshot()                                  # a frame (see above)
         time.sleep(0.2)
     return found
 
