@@ -72,6 +72,11 @@ def progress_section() -> None:
     rows = every_lesson_progress()
     st.subheader("Your progress in this tab")
     st.markdown(score_line(rows))
-    st.dataframe(pd.DataFrame(progress_table(rows)), hide_index=True, width="stretch", key="home.progress")
-    st.caption("Solve a lesson's exercises and challenges with their Check buttons; the count starts again in a "
-               "new browser session.")
+    narrow = {"lesson": st.column_config.TextColumn(width="medium"),    # a phone shows every count
+              "challenges": st.column_config.TextColumn(width="small"),
+              "exercises": st.column_config.TextColumn(width="small")}
+    st.dataframe(pd.DataFrame(progress_table(rows)), hide_index=True, width="stretch", key="home.progress",
+                 column_config=narrow)
+    st.caption("Solve a lesson's exercises and challenges with their Check buttons. Your score belongs to this "
+               "tab's link (its `learner=` part): a reload, or the link opened again later, keeps it; a new tab "
+               "opened from the bare address starts a new score.")

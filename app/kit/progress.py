@@ -121,8 +121,13 @@ def score_line(rows: list[LessonProgress]) -> str:
 
 
 def progress_table(rows: list[LessonProgress]) -> list[dict]:
-    """One row per lesson for a table on Home."""
-    return [{"lesson": r.title,
-             "challenges": f"{r.challenges_solved} of {r.challenges}" if r.readable else "—",
-             "exercises": f"{r.exercises_solved} of {r.exercises}" if r.readable else "—",
-             "note": "" if r.readable else "lesson file could not be read"} for r in rows]
+    """One row per lesson for a table on Home (a "note" column only when a lesson file could not be read: an
+    empty column would push the counts off a phone's screen)."""
+    table = [{"lesson": r.title,
+              "challenges": f"{r.challenges_solved} of {r.challenges}" if r.readable else "—",
+              "exercises": f"{r.exercises_solved} of {r.exercises}" if r.readable else "—",
+              "note": "" if r.readable else "lesson file could not be read"} for r in rows]
+    if all(r.readable for r in rows):
+        for row in table:
+            del row["note"]
+    return table
