@@ -32,9 +32,9 @@ runs live in the store and the service); a service that dies (kill -9) takes its
 their parent) and its runs end "interrupted"; jobs still waiting stay queued for the next service. SIGTERM
 stops every run cleanly ("stopped", with the reason) and exits.
 
-With `LCSM_RAY_ADDRESS` set (as for the paper lab's grids, lcsm_core/paper_lab/runner.py), the service places
-each run on that Ray cluster (worker.RayWorker: an actor holding one CPU, or one GPU for a CUDA run) instead of
-a local worker process; the policy is the same, and the run store's file must reach the Ray nodes.
+With `LCSM_RAY_ADDRESS` set, the service places each run, and each cell of a page's grid, on that Ray cluster
+(worker.RayWorker: an actor holding one CPU, or one GPU for a CUDA run) instead of a local worker process; the
+policy is the same, and the run store's file must reach the Ray nodes. (The CLI's grids take `--ray` instead.)
 """
 from __future__ import annotations
 
