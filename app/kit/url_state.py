@@ -36,6 +36,22 @@ def load_settings(spec: Settings) -> None:
     if missing:
         _fill(spec, missing)
     _clamp(spec)
+    resend_values(spec)
+
+
+def resend_values(spec: Settings) -> None:
+    """Set every widget key to its own value, so every run's widget carries the value it shows.
+
+    Streamlit sends a widget's value to the browser only in a run that set its key; other runs send the bare
+    widget, and a browser that mounts it afresh then draws it at its default (a slider: its minimum) and sends that
+    back with the next move. A loaded browser does mount the sidebar afresh: it drops a page's elements and widget
+    states when a run's page differs from the one its (not yet rendered) state holds, and the next run re-draws
+    them. Spring then opened with m 0.10, k 0.10, c −1.00 beside charts at the defaults, and a released drag
+    committed those minima (tests/browser/test_drag_preview.py, under CI's two browsers)."""
+    for p in spec.params:
+        key = spec.key(p.name)
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
 
 
 def _fill(spec: Settings, missing) -> None:
