@@ -6,7 +6,7 @@
 - grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps, device, vocabulary) and its cells
 - scale:     the 3-seed CPU grids, the paper-scale grids, and a grid's measured cost before it runs
 - runner:    GridRunner: a grid's cells on a local process pool or Ray (CPUs / GPUs per cell), resumable;
-             shared_grid_runner
+             shared_grid_runner (a web process's: its grids are jobs of the trainer service)
 - results:   per-cell results (live from the store, or shipped in results/), the accuracy table, the spreads,
              the learning-rate edge note, the verdict
 - cli:       python -m lcsm_core.paper_lab --grid NAME ...
