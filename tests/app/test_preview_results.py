@@ -48,9 +48,11 @@ def test_results_too_large_to_copy_stay_in_the_worker(monkeypatch):
 def test_a_held_move_waits_for_its_family_and_is_not_computed_again(monkeypatch):
     """`preview.family_first` (before the page computes): the family's results make the page's own where the
     current value is a member, so a held move computes the page once, in the worker."""
-    from app.kit import preview
+    from app.kit import preview, preview_pool
     clear_all()
     monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
+    monkeypatch.setattr(preview_pool, "MAX_QUEUED", 10**6)   # families earlier tests left queued in the process's
+    #                                                           pool (AppTest moves) must not shed this one
     monkeypatch.setenv("LCSM_FAMILY_WAIT_MS", "180000")     # a worker starting on a loaded test machine
     spec = lesson("rings")
     values = {**spec.settings.defaults, "r_min": 0.25, "r_max": 0.9}   # 0.9: a member of the sweep
