@@ -140,6 +140,7 @@ def in_the_tier(test):
 
 
 SLIDER_C = "damping c"
+PHONE_CONTEXT = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
 def stored_run(data_dir: Path) -> int:
@@ -195,8 +196,9 @@ def browser():
 class Tab:
     """One browser context (its own cookies) and page, recording which process answered each response."""
 
-    def __init__(self, browser, tier):
-        self.context = browser.new_context(viewport={"width": 1400, "height": 1400}, accept_downloads=True)
+    def __init__(self, browser, tier, **context):
+        context = {"viewport": {"width": 1400, "height": 1400}, **context}       # a phone: PHONE_CONTEXT
+        self.context = browser.new_context(accept_downloads=True, **context)
         self.page = self.context.new_page()
         self.tier, self.sockets = tier, []
         self.answered_by: list[tuple[str, str | None]] = []    # (url, the process that answered)
@@ -468,3 +470,38 @@ def test_a_run_keeps_training_across_the_kill_and_its_tab_still_drives_it(tier, 
         tab.close()
 
 
+@in_the_tier
+def test_a_phone_tab_keeps_its_first_move_on_the_copy_with_the_chart_after_its_process_is_killed(tier, browser):
+    """Issue 21: on a phone the main chart's controls are a copy of the sidebar's (app/kit/chart_controls.py). After
+    a kill -9 the tab's next move may be the first event of a fresh session, which has not drawn the copy and
+    cannot run its callback (url_state.sent_widget_values reads the copy's value instead): the move is kept, in
+    the URL and in the sidebar's widget, and no other setting moves."""
+    wait_both_processes_up(tier)
+    tab = Tab(browser, tier, **PHONE_CONTEXT)
+    try:
+        tab.open("online_learners?key_scale=1.5&beta=0.5")
+        copy = tab.page.locator(".st-key-chart_controls").get_by_role("slider", name="key length ‖k‖")
+        copy.wait_for(timeout=120_000)
+        assert copy.is_visible() and copy.input_value() == "1.5"
+        killed = tab.process()
+        sockets_before = len(tab.sockets)
+        tier.kill9_web(killed)
+
+        wait_for(lambda: (p := tab.process()) != killed and p, 90, "the tab to move to the other process", tab)
+        wait_for(lambda: len(tab.sockets) > sockets_before and not tab.sockets[-1].is_closed(), 90,
+                 "a new websocket", tab)
+        wait_idle(tab.page, timeout=120)
+        wait_for(copy.is_enabled, 60, "the copy to take moves again (the frontend is connected)", tab)
+        copy.focus()
+        copy.press("ArrowRight")                                # 1.5 → 1.55 (step 0.05)
+        wait_for(lambda: url_setting(tab.page.url, "key_scale") == "1.55", 90,
+                 "the first move on the copy after the kill to reach the URL", tab)
+        wait_idle(tab.page, timeout=120)
+        tab.page.screenshot(path=str(SHOTS / "web-tier-phone-after-kill.png"))
+        assert tab.exceptions() == 0
+        wait_for(lambda: copy.input_value() == "1.55", 30, "the copy to hold the move", tab)
+        assert url_setting(tab.page.url, "beta") == "0.5" and url_setting(tab.page.url, "n_keys") == "8"
+        sidebar = tab.page.get_by_test_id("stSidebar").get_by_role("slider", name="key length ‖k‖")
+        assert sidebar.input_value() == "1.55"  # one value: the sidebar's widget follows
+    finally:
+        tab.close()
