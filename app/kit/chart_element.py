@@ -35,6 +35,8 @@ import streamlit as st
 from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
+from .figure_style import COMPACTED, COMPACTED_TRACES, MAX_LINE_POINTS, compact_array
+
 try:                                                      # streamlit 1.67.0 internals (see the docstring)
     from streamlit.elements.lib.form_utils import current_form_id
     from streamlit.elements.lib.layout_utils import LayoutConfig
@@ -135,6 +137,53 @@ def plain_figure(fig: go.Figure) -> dict:
     if frames:
         plain["frames"] = frames
     return plain
+
+
+def plain_part(fig, trace_keys: frozenset, layout_key) -> dict:
+    """What `plain_figure(fig)` holds under `trace_keys` of each trace and the layout keys `layout_key(key)` accepts
+    (and `frames`, where it has some), made plain without the rest (line and marker styles, the margins, the
+    template): a preview member keeps no more of a chart (`sweep_figure.chart_part`). A dict (a `PlainFigure`, a
+    figure read back from JSON) is taken as it is."""
+    if isinstance(fig, dict):
+        return fig
+    part = {"data": [_typed_arrays({key: value for key, value in trace.items() if key in trace_keys})
+                     for trace in fig._data],
+            "layout": _typed_arrays({key: value for key, value in fig._layout.items() if layout_key(key)})}
+    if fig._frame_objs:
+        part["frames"] = [_typed_arrays(frame._props) for frame in fig._frame_objs]
+    return part
+
+
+COMPACTED_KINDS = frozenset(kind._path_str for kind in COMPACTED_TRACES)    # "scatter", "heatmap", ...
+
+
+def refilled(template: dict, data: list[dict | None], layout: dict) -> PlainFigure:
+    """The figure `build` + `plain_figure` make from traces styled as `template`'s (a plain figure of the same
+    chart) but holding the values in `data` (per trace, by position: the raw values a page passes its trace
+    constructor; None keeps the template's) under the plain `layout` — without making plotly objects: a preview
+    family draws its z-planes this way (0.05 instead of 0.3 ms a chart). x, y and z of a scatter, bar, heatmap or
+    contour are made float32 where `compact_array` says so, as `build` makes them; arrays become typed-array specs.
+    A key the template trace lacks, or a line `build` would thin, is refused (ValueError): its place in the trace,
+    or its points, would differ. The layout is the caller's: `plain_figure(build([], ...))["layout"]` is exact for
+    axes with a declared range (a trace-less `build` finds no flat data to range). tests/app/test_preview_figures.py
+    compares every refilled chart with the page's own."""
+    traces = []
+    for trace, values in zip(template["data"], data, strict=True):
+        if values is None:
+            traces.append(trace)
+            continue
+        if not values.keys() <= trace.keys():
+            raise ValueError(f"the template trace has no {sorted(values.keys() - trace.keys())}")
+        kind = trace.get("type", "scatter")
+        points = len(values["y"] if "y" in values else values.get("x", ()))
+        if kind == "scatter" and "markers" not in str(trace.get("mode", "lines")) and "customdata" not in trace \
+                and "text" not in trace and points > MAX_LINE_POINTS:
+            raise ValueError("a line build thins is not refilled")
+        made = {key: compact_array(value) if key in COMPACTED and kind in COMPACTED_KINDS else value
+                for key, value in values.items()}
+        traces.append({**trace, **_typed_arrays(made)})
+    return PlainFigure(data=traces, layout=layout)
+
 
 
 def _plain_template(template):

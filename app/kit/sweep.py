@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .chart_element import PlainFigure, plain_figure  # noqa: F401 (pages make a `Sweep.figures` plain from here)
+from .chart_element import PlainFigure, plain_figure, refilled  # noqa: F401 (pages make a `Sweep.figures` from here)
 from .lesson import Lesson, Metric, Notice, Sweep
 from .settings import Setting
 from .sweep_figure import page_member
@@ -45,11 +45,12 @@ def readout_text(items: list) -> dict:
                 notices=[dict(text=n.text, level=n.level, icon=n.icon) for n in items if isinstance(n, Notice)])
 
 
-def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, dict], dict]:
-    """Every chart a drag moves (`Sweep.figures`, else every chart of the page; as figure dicts) and the page's
-    readouts, drawn from `result` at `values`."""
+def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, Any], dict]:
+    """Every chart a drag moves (`Sweep.figures`, else every chart of the page; Figures or plain figure dicts:
+    `sweep_figure.chart_part` makes plain only what a member keeps) and the page's readouts, drawn from `result`
+    at `values`."""
     draw = lesson.sweep.figures if lesson.sweep is not None and lesson.sweep.figures is not None else lesson.figures
-    figs = {name: plain_figure(fig) for name, fig in draw(values, result).items()}
+    figs = draw(values, result)
     readouts = readout_text(lesson.metrics(values, result) if lesson.metrics is not None else [])
     return figs, readouts
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .chart_element import plain_part
 from .figure_style import plotly_array
 from .settings import Setting
 
@@ -55,13 +56,21 @@ def identity(setting: Setting, value: Any) -> dict:
     return dict(value=value, name=setting.encode(value), label=step_label(setting, value), order=order)
 
 
-def chart_part(name: str, fig: dict) -> dict:
+def chart_part(name: str, fig) -> dict:
     """One chart of a member: its frame (what moves), its trace signature, its axis extents and whether it has an
     animation of its own (`own_frames`: such a chart does not follow a drag)."""
+    fig = plain_part(fig, PART_TRACE_KEYS, _part_layout_key)        # a Figure: only this much made plain
     data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
     layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
     return dict(signature=signature(fig), frame=dict(name=name, data=data, layout=layout), extents=extents(fig),
                 own_frames=bool(fig.get("frames")))
+
+
+PART_TRACE_KEYS = frozenset((*MOVING_DATA, "type", "xaxis", "yaxis"))   # what a chart's part reads of a trace
+
+
+def _part_layout_key(key: str) -> bool:
+    return key in MOVING_LAYOUT or AXIS_KEY.match(key) is not None
 
 
 def chart_family(family: list[dict], chart: str) -> list[dict]:
@@ -217,6 +226,7 @@ def held_frames(fig: dict, family: list[dict]) -> dict:
 def own_frame(fig: dict, name: str) -> dict:
     """The frame of the value `fig` is drawn at, made from the drawing (as `page_link.js` makes it in the browser
     for a value that is no member: its moving data and marks, nothing sent twice)."""
+    fig = plain_part(fig, PART_TRACE_KEYS, _part_layout_key)        # a Figure: only this much made plain
     data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
     layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
     return dict(name=name, data=data, layout=layout)

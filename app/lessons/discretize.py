@@ -23,7 +23,7 @@ from app.kit.figure_style import (
 )
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
-from app.kit.sweep import PlainFigure, plain_figure
+from app.kit.sweep import PlainFigure, plain_figure, refilled
 from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
 from lcsm_core.dynamics.discretize_family import compare_discretizations_family
 
@@ -128,36 +128,64 @@ def figures(v: dict, cmp: DiscretizationComparison) -> dict[str, go.Figure]:
             "error": error_figure(cmp)}
 
 
-def grid_trace(cmp: DiscretizationComparison, which: int, name: str) -> go.Scatter:
-    """All grid lines (s side: which=0, z side: which=1) as one trace, separated by gaps."""
+def grid_points(cmp: DiscretizationComparison, which: int) -> np.ndarray:
+    """All grid lines (s side: which=0, z side: which=1) as one complex array, separated by NaN gaps."""
     pieces = [np.append(line[which], np.nan) for line in cmp.pole_map.lines]
-    z = np.concatenate(pieces) if pieces else np.array([])
-    return scatter(x=z.real, y=z.imag, mode="lines", hoverinfo="skip", name=name, connectgaps=False,
+    return np.concatenate(pieces) if pieces else np.array([])
+
+
+def grid_trace(values: dict, name: str) -> go.Scatter:
+    return scatter(**values, mode="lines", hoverinfo="skip", name=name, connectgaps=False,
                    line=dict(color="#bbb", width=1))
 
 
 def s_plane_map_figure(cmp: DiscretizationComparison) -> go.Figure:
     """Continuous poles, the grid that gets mapped, and Euler's stable disk |1 + sΔ| < 1."""
-    circle = cmp.pole_map.euler_circle
-    traces = [grid_trace(cmp, 0, "grid (mapped →)"),
-              scatter(x=circle.real, y=circle.imag, mode="lines", name="Euler stable disk", fill="toself",
+    grid, disk, poles = s_plane_values(cmp)
+    traces = [grid_trace(grid, "grid (mapped →)"),
+              scatter(**disk, mode="lines", name="Euler stable disk", fill="toself",
                       fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"], dash="dot")),
-              scatter(x=cmp.s_poles.real, y=cmp.s_poles.imag, mode="markers", name="poles p",
+              scatter(**poles, mode="markers", name="poles p",
                       marker=dict(symbol="x", size=14, color="black", line=dict(width=2)))]
+    return build(traces, **s_plane_frame(cmp))
+
+
+def s_plane_values(cmp: DiscretizationComparison) -> list[dict]:
+    """The s-plane's traces' values (`s_plane_map_figure`'s order): the grid, Euler's disk and the poles."""
+    grid, circle = grid_points(cmp, 0), cmp.pole_map.euler_circle
+    return [dict(x=grid.real, y=grid.imag), dict(x=circle.real, y=circle.imag),
+            dict(x=cmp.s_poles.real, y=cmp.s_poles.imag)]
+
+
+def s_plane_frame(cmp: DiscretizationComparison) -> dict:
+    """`build`'s title and layout for the s-plane: no part of them reads the traces."""
     reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
-    return build(traces, "s-plane (continuous)", height=400, legend_side="right", shapes=[vline(0, "#888")],
-                 xaxis=axis("Re s", range=[-reach, 0.5 * reach], constrain="domain"),
-                 yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
+    return dict(title="s-plane (continuous)", height=400, legend_side="right", shapes=[vline(0, "#888")],
+                xaxis=axis("Re s", range=[-reach, 0.5 * reach], constrain="domain"),
+                yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
+
+
+_PLANES: dict[str, PlainFigure] = {}     # per plane chart, the first one this process drew: the styles every
+                                         # preview member's plane takes (its values and layout are the member's own)
 
 
 def preview_figures(v: dict, cmp: DiscretizationComparison) -> dict:
-    """`figures` as the preview family keeps them (`Sweep.figures`: every chart follows a drag), the zoom made from
-    the z-plane's own traces instead of drawing them twice (a sixth of a held move's family). The same charts, the
-    same JSON (tests/app/test_preview_figures.py)."""
-    plane = plain_figure(z_plane_figure(cmp))
+    """`figures` as the preview family keeps them (`Sweep.figures`: every chart follows a drag). The s-plane and the
+    z-plane are the first ones drawn with this member's values put in (`refilled`: no plotly objects) and the
+    layout of a trace-less `build`; the zoom is the z-plane's traces under its own layout: 0.3 instead of 0.9 ms a
+    member, two fifths of a held move's family. The same charts, the same JSON (tests/app/test_preview_figures.py,
+    at every member of held settings in every corner)."""
+    planes = {}
+    for chart, draw, values, frame in (("s-plane", s_plane_map_figure, s_plane_values, s_plane_frame(cmp)),
+                                       ("z-plane", z_plane_figure, z_plane_values, z_plane_frame(cmp, zoom=False))):
+        template = _PLANES.get(chart)
+        if template is None:
+            planes[chart] = _PLANES[chart] = PlainFigure(plain_figure(draw(cmp)))
+        else:
+            planes[chart] = refilled(template, values(cmp), plain_figure(build([], **frame))["layout"])
     zoom = plain_figure(build([], **z_plane_frame(cmp, zoom=True)))
-    return {"s-plane": s_plane_map_figure(cmp), "z-plane": PlainFigure(plane),
-            "z-plane-zoom": PlainFigure(data=plane["data"], layout=zoom["layout"]),
+    return {"s-plane": planes["s-plane"], "z-plane": planes["z-plane"],
+            "z-plane-zoom": PlainFigure(data=planes["z-plane"]["data"], layout=zoom["layout"]),
             "responses": responses_figure(cmp), "error": error_figure(cmp)}
 
 
@@ -170,16 +198,24 @@ def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.F
 
 
 def z_plane_traces(cmp: DiscretizationComparison) -> list:
-    traces = [grid_trace(cmp, 1, "grid mapped by exp(sΔ)"), unit_circle_trace(color="black"),
-              scatter(x=cmp.z_exact.real, y=cmp.z_exact.imag, mode="markers", name="exact exp(pΔ)",
+    grid, _, exact, *poles = z_plane_values(cmp)
+    traces = [grid_trace(grid, "grid mapped by exp(sΔ)"), unit_circle_trace(color="black"),
+              scatter(**exact, mode="markers", name="exact exp(pΔ)",
                       marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
-    for method, res in cmp.methods.items():
-        z = res.poles
-        traces.append(scatter(x=z.real, y=z.imag, mode="markers", name=METHOD_LABELS[method],
+    for method, values in zip(cmp.methods, poles):
+        traces.append(scatter(**values, mode="markers", name=METHOD_LABELS[method],
                               marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
                                           line=dict(width=2, color=COLORS[method])),
-                              hovertemplate="|z| = %{customdata:.4f}<extra></extra>", customdata=np.abs(z)))
+                              hovertemplate="|z| = %{customdata:.4f}<extra></extra>"))
     return traces
+
+
+def z_plane_values(cmp: DiscretizationComparison) -> list[dict | None]:
+    """The z-plane's traces' values (`z_plane_traces`' order): the mapped grid, the unit circle (None: it never
+    moves), the exact poles and each method's poles with their |z|."""
+    grid = grid_points(cmp, 1)
+    return [dict(x=grid.real, y=grid.imag), None, dict(x=cmp.z_exact.real, y=cmp.z_exact.imag),
+            *(dict(x=res.poles.real, y=res.poles.imag, customdata=np.abs(res.poles)) for res in cmp.methods.values())]
 
 
 def z_plane_frame(cmp: DiscretizationComparison, *, zoom: bool) -> dict:

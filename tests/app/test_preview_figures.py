@@ -1,15 +1,25 @@
-"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's zoom from the z-plane's traces,
-propagation's heat maps drawn once per family with only the ★ moved) draws every member's charts as the page's own
-`figures` does: the same JSON, chart by chart, at every value of the family, for two held settings in a row."""
+"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's planes refilled into the first ones
+drawn and its zoom from the z-plane's traces, propagation's heat maps drawn once per family with only the ★ moved)
+draws every member's charts as the page's own `figures` does: the same JSON, chart by chart, at every value of the
+family, for held settings in a row."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from app.kit.chart_element import PlainFigure, chart_spec, plain_figure
+from app.kit.chart_element import PlainFigure, chart_spec, plain_figure, refilled
+from app.kit.figure_style import MAX_LINE_POINTS
 from app.kit.sweep import sweep_values
 from app.lessons import lesson
+from lcsm_core.dynamics.discretize_comparison import INPUTS
 
-HELD = {"discretize": [{}, {"c": 0.5, "input": "sine"}], "propagation": [{}, {"theta": 30, "length": 150}]}
+# discretize's planes are refilled into the first ones the process drew (`refilled`): held settings in every corner
+# (no damping, a stiff light spring, a heavy soft one, overdamped, every input), each after the others
+HELD = {"discretize": [{}, {"c": 0.5, "input": "sine"}, {"c": 0.0}, {"m": 0.1, "k": 10.0, "c": 0.0},
+                       {"m": 5.0, "k": 0.1, "c": 5.0}, {"m": 0.1, "k": 0.1, "c": 5.0},
+                       *({"input": kind, "freq": 5.0} for kind in INPUTS)],
+        "propagation": [{}, {"theta": 30, "length": 150}]}
+SHARED = {"discretize": 3, "propagation": 2}   # charts made from shared parts (PlainFigure)
 
 
 @pytest.mark.parametrize("page", list(HELD))
@@ -28,7 +38,19 @@ def test_preview_figures_are_the_page_figures_at_every_member(page):
             for chart, fig in part.items():
                 assert chart_spec(fig) == chart_spec(whole[chart]), (page, change, value, chart)
                 assert plain_figure(fig) == plain_figure(whole[chart]), (page, change, value, chart)
-            assert sum(isinstance(fig, PlainFigure) for fig in part.values()) == 2, "two charts made from shared parts"
+            assert sum(isinstance(fig, PlainFigure) for fig in part.values()) == SHARED[page]
+
+
+def test_refilled_refuses_what_it_cannot_make_as_build_does():
+    template = {"data": [{"type": "scatter", "mode": "lines", "x": [0, 1], "y": [0, 1]}], "layout": {}}
+    with pytest.raises(ValueError, match="no"):
+        refilled(template, [{"customdata": [1, 2]}], {})            # its place among the trace's keys is unknown
+    long = np.arange(MAX_LINE_POINTS + 1.0)
+    with pytest.raises(ValueError, match="thins"):
+        refilled(template, [{"x": long, "y": long}], {})             # build would thin it
+    made = refilled(template, [{"x": np.arange(20.0), "y": np.arange(20.0)}], {"height": 300})
+    assert made["data"][0]["x"]["dtype"] == "f4" and made["layout"] == {"height": 300}   # compacted as build does
+    assert made["data"][0]["mode"] == "lines" and template["data"][0]["x"] == [0, 1]    # the template unchanged
 
 
 def test_a_plain_figure_is_its_own_plain_figure_and_copies_on_to_dict():
