@@ -24,4 +24,5 @@ def count_rows(results: ClassResults, lessons: list[LessonText], pages: tuple[st
 def summary_line(results: ClassResults) -> str:
     answers = sum(results.solved.values())
     joined = "1 learner has" if results.learners == 1 else f"{results.learners} learners have"
-    return f"**Class {results.code}** · {joined} joined · {answers} right answers so far"
+    right = "1 right answer" if answers == 1 else f"{answers} right answers"
+    return f"**Class {results.code}** · {joined} joined · {right} so far"

@@ -124,3 +124,12 @@ def test_a_visitor_over_the_class_quota_is_told_so_on_the_page(data_dir, monkeyp
     at.button(key="class_view.create").click().run()
     assert not at.exception and "teacher" not in at.query_params
     assert any("classes in the last 24 hours" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_the_summary_line_counts_in_words():
+    from app.kit.class_counts import summary_line
+    from lcsm_core.class_store import ClassResults
+    one = summary_line(ClassResults("ABC123", 1, {("spring", "exercise", "Half-life"): 1}))
+    assert one == "**Class ABC123** · 1 learner has joined · 1 right answer so far"
+    many = summary_line(ClassResults("ABC123", 3, {("spring", "exercise", "a"): 2, ("rings", "challenge", "b"): 1}))
+    assert many == "**Class ABC123** · 3 learners have joined · 3 right answers so far"
