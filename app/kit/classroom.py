@@ -134,12 +134,16 @@ html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownConta
 h1 { font-size: 2.2rem !important; padding-bottom: 0.2rem !important; }
 [data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
 [data-testid="stWidgetLabel"] p { font-size: 1.2rem !important; }
+.stButton button *, .stDownloadButton button *, .stLinkButton a * { white-space: normal !important;
+  text-overflow: clip !important; overflow: visible !important; }
+.stButton button [data-testid="stMarkdownContainer"] p { font-size: 18px; line-height: 1.25; }
 </style>
 """
 
 
 def presenter_style() -> None:
-    """Large type and no chrome for a projector (the CSS holds no user input)."""
+    """Large type and no chrome for a projector (the CSS holds no user input). A button's label wraps rather
+    than being cut to "Run missi…" in a narrow column of the stage (Paper lab's four)."""
     st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 
 

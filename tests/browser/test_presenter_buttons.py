@@ -1,0 +1,34 @@
+"""Real browser, the presenter view at 1280×720 (issue 21 item 5): a button's label is never cut to an ellipsis
+("▶️ Run missi…" in Paper lab's four-column row, at the projector's larger type): it wraps."""
+import pytest
+
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.test_browser_pages import wait_idle
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+SHOTS = ROOT / "tests" / "screenshots"
+PAGES = {"paper_lab": "Run missing cells", "train_live": "Play"}     # a page and a button it draws last
+CUT_BUTTONS = """() => [...document.querySelectorAll('button, a[data-testid="stBaseLinkButton-secondary"]')]
+  .filter(b => b.offsetParent !== null && b.innerText.trim())
+  .filter(b => [b, ...b.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+  .map(b => b.innerText.replace(/\\s+/g, ' ').trim())"""
+
+
+def test_presenter_buttons_wrap_instead_of_cutting_their_labels(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with running_app(tmp_path / "data", SHOTS / "presenter-buttons-server.log") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            cut = {}
+            for path, last in PAGES.items():
+                page.goto(f"{url}/{path}?present=1")
+                page.get_by_role("button", name=last).first.wait_for(timeout=120_000)
+                wait_idle(page, timeout=120)
+                page.screenshot(path=str(SHOTS / f"presenter-buttons-{path}.png"))
+                cut[path] = page.evaluate(CUT_BUTTONS)
+            assert not any(cut.values()), f"button labels cut on the projector: {cut}"
+        finally:
+            browser.close()
