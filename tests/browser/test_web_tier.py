@@ -502,6 +502,6 @@ def test_a_phone_tab_keeps_its_first_move_on_the_copy_with_the_chart_after_its_p
         wait_for(lambda: copy.input_value() == "1.55", 30, "the copy to hold the move", tab)
         assert url_setting(tab.page.url, "beta") == "0.5" and url_setting(tab.page.url, "n_keys") == "8"
         sidebar = tab.page.get_by_test_id("stSidebar").get_by_role("slider", name="key length ‖k‖")
-        assert sidebar.input_value() == "1.55"  # one value: the sidebar's widget follows
+        wait_for(lambda: sidebar.input_value() == "1.55", 30, "the sidebar's widget to follow (one value)", tab)
     finally:
         tab.close()
