@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 from app.kit.figure_style import (
     COLORS,
+    FLAT,
     at_least,
     axis,
     build,
@@ -129,9 +130,14 @@ def figures(v: dict, cmp: DiscretizationComparison) -> dict[str, go.Figure]:
 
 
 def grid_points(cmp: DiscretizationComparison, which: int) -> np.ndarray:
-    """All grid lines (s side: which=0, z side: which=1) as one complex array, separated by NaN gaps."""
-    pieces = [np.append(line[which], np.nan) for line in cmp.pole_map.lines]
-    return np.concatenate(pieces) if pieces else np.array([])
+    """All grid lines (s side: which=0, z side: which=1) as one complex array, each followed by a NaN (a gap)."""
+    lines = [line[which] for line in cmp.pole_map.lines]
+    points = np.full(sum(len(line) + 1 for line in lines), np.nan, dtype=complex)
+    start = 0
+    for line in lines:
+        points[start:start + len(line)] = line
+        start += len(line) + 1
+    return points
 
 
 def grid_trace(values: dict, name: str) -> go.Scatter:
@@ -165,28 +171,70 @@ def s_plane_frame(cmp: DiscretizationComparison) -> dict:
                 yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
 
 
-_PLANES: dict[str, PlainFigure] = {}     # per plane chart, the first one this process drew: the styles every
-                                         # preview member's plane takes (its values and layout are the member's own)
+_DRAWN: dict[tuple, PlainFigure] = {}   # per chart and trace count, the first one this process drew: the styles
+                                        # every preview member's chart takes (its values and layout are its own)
 
 
 def preview_figures(v: dict, cmp: DiscretizationComparison) -> dict:
-    """`figures` as the preview family keeps them (`Sweep.figures`: every chart follows a drag). The s-plane and the
-    z-plane are the first ones drawn with this member's values put in (`refilled`: no plotly objects) and the
-    layout of a trace-less `build`; the zoom is the z-plane's traces under its own layout: 0.3 instead of 0.9 ms a
-    member, two fifths of a held move's family. The same charts, the same JSON (tests/app/test_preview_figures.py,
-    at every member of held settings in every corner)."""
-    planes = {}
-    for chart, draw, values, frame in (("s-plane", s_plane_map_figure, s_plane_values, s_plane_frame(cmp)),
-                                       ("z-plane", z_plane_figure, z_plane_values, z_plane_frame(cmp, zoom=False))):
-        template = _PLANES.get(chart)
-        if template is None:
-            planes[chart] = _PLANES[chart] = PlainFigure(plain_figure(draw(cmp)))
-        else:
-            planes[chart] = refilled(template, values(cmp), plain_figure(build([], **frame))["layout"])
-    zoom = plain_figure(build([], **z_plane_frame(cmp, zoom=True)))
-    return {"s-plane": planes["s-plane"], "z-plane": planes["z-plane"],
-            "z-plane-zoom": PlainFigure(data=planes["z-plane"]["data"], layout=zoom["layout"]),
-            "responses": responses_figure(cmp), "error": error_figure(cmp)}
+    """`figures` as the preview family keeps them (`Sweep.figures`: every chart follows a drag), without plotly
+    objects: each chart is the first one of its kind drawn, refilled with this member's values (`refilled`) under
+    the layout of a trace-less `build` (exact where every axis has a declared range or data that is not flat: a
+    chart whose data is flat is drawn the page's way); the zoom is the z-plane's traces under its own layout.
+    About 0.3 instead of 1 ms a member, the larger part of a held move's family. The same charts, the same JSON
+    (tests/app/test_preview_figures.py, at every member of held settings in every corner)."""
+    band = error_band(cmp)
+    errors = error_values(cmp) if band is None else [{"x": list(band["x"]), "y": list(band["y"])},  # (a tuple
+                                                     *error_values(cmp)]                          # if validated)
+    made = {chart: _refilled(chart, draw, cmp, values, frame) for chart, draw, values, frame in (
+        ("s-plane", s_plane_map_figure, s_plane_values(cmp), s_plane_frame(cmp)),
+        ("z-plane", z_plane_figure, z_plane_values(cmp), z_plane_frame(cmp, zoom=False)),
+        ("responses", responses_figure, responses_values(cmp), responses_frame(cmp)),
+        ("error", error_figure, errors, error_frame(cmp)))}
+    return {"s-plane": made["s-plane"], "z-plane": made["z-plane"],
+            "z-plane-zoom": PlainFigure(data=made["z-plane"]["data"], layout=_layout(z_plane_frame(cmp, zoom=True))),
+            "responses": made["responses"], "error": made["error"]}
+
+
+def _refilled(chart: str, draw, cmp: DiscretizationComparison, values: list, frame: dict) -> PlainFigure:
+    """`draw(cmp)` as a plain figure: the first of its kind drawn, refilled with `values` under `frame`'s layout."""
+    template = _DRAWN.get((chart, len(values)))
+    if template is not None and not _flat_unranged(values, frame):
+        try:
+            return refilled(template, values, _layout(frame))
+        except ValueError:                               # a line build would thin: the page's way
+            pass
+    made = PlainFigure(plain_figure(draw(cmp)))
+    _DRAWN.setdefault((chart, len(values)), made)
+    return made
+
+
+_LAYOUTS: dict[str, dict] = {}          # a frame's repr → its trace-less `build`'s plain layout (never changed)
+LAYOUTS_KEPT = 256                      # (a family repeats most frames: the s-plane's and the error's never move)
+
+
+def _layout(frame: dict) -> dict:
+    key = repr(frame)
+    found = _LAYOUTS.get(key)
+    if found is None:
+        if len(_LAYOUTS) >= LAYOUTS_KEPT:
+            _LAYOUTS.clear()
+        found = _LAYOUTS[key] = plain_figure(build([], **frame))["layout"]
+    return found
+
+
+def _flat_unranged(values: list, frame: dict) -> bool:
+    """Whether `build` would range an axis itself (no declared range, not log, data equal up to `FLAT`), which a
+    trace-less `build` cannot: such a chart is drawn the page's way."""
+    for letter in "xy":
+        spec = frame.get(f"{letter}axis", {})
+        if "range" in spec or spec.get("type") == "log":
+            continue
+        parts = [np.asarray(v[letter], dtype=float).ravel() for v in values if v is not None and letter in v]
+        data = np.concatenate(parts) if parts else np.zeros(0)
+        data = data[np.isfinite(data)]
+        if data.size and float(np.ptp(data)) <= FLAT * float(np.max(np.abs(data))):
+            return True
+    return False
 
 
 def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.Figure:
@@ -235,11 +283,22 @@ def z_plane_frame(cmp: DiscretizationComparison, *, zoom: bool) -> dict:
 
 def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
     """The exact samples and each method's response; framed on the exact one when a method runs away."""
-    traces = [scatter(x=cmp.t, y=cmp.y_exact, name="exact (continuous)",
-                      line=dict(color=COLORS["exact"], width=4), opacity=0.35)]
-    for method, res in cmp.methods.items():
-        traces.append(scatter(x=cmp.t[:len(res.y)], y=res.y, name=METHOD_LABELS[method], mode="lines+markers",
-                              marker=dict(size=4), line=dict(color=COLORS[method], width=1.5)))
+    exact, *methods = responses_values(cmp)
+    traces = [scatter(**exact, name="exact (continuous)", line=dict(color=COLORS["exact"], width=4), opacity=0.35)]
+    for method, values in zip(cmp.methods, methods):
+        traces.append(scatter(**values, name=METHOD_LABELS[method], mode="lines+markers", marker=dict(size=4),
+                              line=dict(color=COLORS[method], width=1.5)))
+    return build(traces, **responses_frame(cmp))
+
+
+def responses_values(cmp: DiscretizationComparison) -> list[dict]:
+    """The responses' traces' values (`responses_figure`'s order): the exact samples, then each method's."""
+    return [dict(x=cmp.t, y=cmp.y_exact), *(dict(x=cmp.t[:len(res.y)], y=res.y) for res in cmp.methods.values())]
+
+
+def responses_frame(cmp: DiscretizationComparison) -> dict:
+    """`build`'s title and layout for the responses: Euler's divergence mark, and a frame on the exact response
+    when a method runs away (a note says how far)."""
     shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")
     limit = FRAME * max(float(np.max(np.abs(cmp.y_exact))), 1e-12)
     runaway = {METHOD_LABELS[m]: float(np.max(np.abs(res.y))) for m, res in cmp.methods.items()
@@ -252,19 +311,36 @@ def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
         notes.append(note(" · ".join(f"{name} leaves the frame (|x| reaches {peak:.3g})"
                                      for name, peak in runaway.items()),
                           0.01, 0.02, xref="x domain", yref="y domain", xanchor="left", yanchor="bottom"))
-    return build(traces, "Responses sampled every Δ", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
-                 yaxis=y_axis)
+    return dict(title="Responses sampled every Δ", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
+                yaxis=y_axis)
 
 
 def error_figure(cmp: DiscretizationComparison) -> go.Figure:
     """|y_method − y_exact| on a log axis; errors below the rounding level are drawn in a band that says so."""
-    traces = [scatter(x=cmp.t[:len(res.error)], y=at_least(res.error, cmp.precision), name=METHOD_LABELS[method],
-                      line=dict(color=COLORS[method])) for method, res in cmp.methods.items()]
+    traces = [scatter(**values, name=METHOD_LABELS[method], line=dict(color=COLORS[method]))
+              for method, values in zip(cmp.methods, error_values(cmp))]
+    band = error_band(cmp)
+    if band is not None:
+        traces.insert(0, band)
+    return build(traces, **error_frame(cmp))
+
+
+def error_values(cmp: DiscretizationComparison) -> list[dict]:
+    """Each method's error trace's values (held at the rounding level: `at_least`)."""
+    return [dict(x=cmp.t[:len(res.error)], y=at_least(res.error, cmp.precision)) for res in cmp.methods.values()]
+
+
+def error_band(cmp: DiscretizationComparison):
+    """The rounding-level band, where some error lies below it (else None)."""
     if any(np.any(res.error < cmp.precision) for res in cmp.methods.values()):
-        traces.insert(0, precision_band(float(cmp.t[0]), float(cmp.t[-1]), cmp.precision))
+        return precision_band(float(cmp.t[0]), float(cmp.t[-1]), cmp.precision)
+    return None
+
+
+def error_frame(cmp: DiscretizationComparison) -> dict:
     shapes, notes = divergence_marks(cmp.methods["euler"].diverged_at, "Euler")
-    return build(traces, "Error vs the exact response", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
-                 yaxis=axis("|error|", type="log", exponentformat="power"))
+    return dict(title="Error vs the exact response", shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
+                yaxis=axis("|error|", type="log", exponentformat="power"))
 
 
 LESSON = Lesson(

@@ -1,4 +1,4 @@
-"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's planes refilled into the first ones
+"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's charts refilled into the first ones
 drawn and its zoom from the z-plane's traces, propagation's heat maps drawn once per family with only the ★ moved)
 draws every member's charts as the page's own `figures` does: the same JSON, chart by chart, at every value of the
 family, for held settings in a row."""
@@ -13,13 +13,13 @@ from app.kit.sweep import sweep_values
 from app.lessons import lesson
 from lcsm_core.dynamics.discretize_comparison import INPUTS
 
-# discretize's planes are refilled into the first ones the process drew (`refilled`): held settings in every corner
+# discretize's charts are refilled into the first ones the process drew (`refilled`): held settings in every corner
 # (no damping, a stiff light spring, a heavy soft one, overdamped, every input), each after the others
 HELD = {"discretize": [{}, {"c": 0.5, "input": "sine"}, {"c": 0.0}, {"m": 0.1, "k": 10.0, "c": 0.0},
                        {"m": 5.0, "k": 0.1, "c": 5.0}, {"m": 0.1, "k": 0.1, "c": 5.0},
                        *({"input": kind, "freq": 5.0} for kind in INPUTS)],
         "propagation": [{}, {"theta": 30, "length": 150}]}
-SHARED = {"discretize": 3, "propagation": 2}   # charts made from shared parts (PlainFigure)
+SHARED = {"discretize": 5, "propagation": 2}   # charts made from shared parts or refilled (PlainFigure)
 
 
 @pytest.mark.parametrize("page", list(HELD))
