@@ -71,8 +71,10 @@ def draw_chart_controls(lesson: Lesson, values: dict, view: ClassroomView) -> No
 def draw_copy(spec: Settings, setting: Setting, values: dict, view: ClassroomView) -> None:
     """A second widget of `setting`, holding its value, whose change becomes the setting's value."""
     key = copy_key(spec, setting.name)
-    if st.session_state.get(key, values) != values[setting.name]:   # before the widget: the setting's value wins
-        st.session_state[key] = values[setting.name]    # (only when it differs: a set value overrides the browser's)
+    st.session_state[key] = values[setting.name]        # before the widget, every run: the setting's value, sent
+    #   with the widget (Streamlit sends a value only in a run that set its key: a copy the browser re-mounts
+    #   would be drawn at its minimum, as Spring's sidebar was — url_state.resend_values). A move on the copy has
+    #   already become the setting's value in its callback.
     draw_setting(replace(setting, on_change=lambda: copy_back(spec, setting)), key, values,
                  disabled=not view.editable(setting.name))
 

@@ -141,3 +141,17 @@ def test_a_first_preset_pill_after_a_reconnect_applies_its_preset(page):
 def pills_of(at, spec):
     [pills] = [w for w in at.get("button_group") if getattr(w, "key", None) == preset_pick_key(spec.settings)]
     return pills
+
+
+def test_every_run_sends_the_copy_its_value():
+    """As url_state.resend_values for the sidebar: a copy the browser re-mounts in a run that set no key must not
+    be drawn at its minimum (a move from there would commit the minimum)."""
+    page, name = "online_learners", "key_scale"
+    at = open_page(page, {"key_scale": "1.5"})
+    at.run()                                                            # a run that moves nothing
+    copy = copy_of(at, page, name)
+    assert copy.proto.set_value and list(copy.proto.value) == [1.5]
+    at.slider(key=f"{page}.{name}").set_value(0.5).run()                # the sidebar moves: the copy follows
+    at.run()
+    copy = copy_of(at, page, name)
+    assert copy.proto.set_value and list(copy.proto.value) == [0.5]
