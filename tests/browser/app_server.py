@@ -14,8 +14,12 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs chromium on 
 
 @contextlib.contextmanager
 def running_app(data_dir: Path, log_path: Path | None = None):
-    """Yields the app's base URL once /_stcore/health answers; runs are stored under `data_dir`."""
-    server = AppServer(data_dir, log_path)
+    """Yields the app's base URL once /_stcore/health answers; runs are stored under `data_dir`.
+
+    The server never sheds previews for load here (LCSM_PREVIEW_MAX_LOAD): CI's two test processes, each with a
+    browser and a server, pass the default bound (2 × cores) and a page drawn without its drag preview failed
+    the tests that look at it. Shedding itself is tested in tests/app/test_preview_pool.py."""
+    server = AppServer(data_dir, log_path, env={"LCSM_PREVIEW_MAX_LOAD": "1e9"})
     try:
         server.start(timeout_s=60)
     except RuntimeError as why:

@@ -164,7 +164,8 @@ def tier(tmp_path_factory):
     SHOTS.mkdir(parents=True, exist_ok=True)
     data = tmp_path_factory.mktemp("data")
     run_id = stored_run(data)
-    server = AppServer(data, SHOTS / "web-tier.log", web_processes=2)
+    server = AppServer(data, SHOTS / "web-tier.log", web_processes=2,
+                       env={"LCSM_PREVIEW_MAX_LOAD": "1e9"})    # previews are not shed for load here (app_server)
     try:
         server.start(timeout_s=300)
     except RuntimeError as why:
