@@ -143,3 +143,5 @@ def graded_item(page: str, kind: str, n: int, item: Exercise, quantities: dict, 
     shown = st.session_state.get(f"{key}.feedback")
     if shown is not None and shown[0] == stamp:
         (st.success if shown[1].correct else st.error)(markdown(shown[1].message))
+    elif item.title in solved_titles(page, kind):      # solved before (a reload, a typed link): the tab's progress
+        st.caption("✅ Solved in this tab. Check again any time.")

@@ -80,6 +80,7 @@ def test_a_reload_or_a_typed_link_with_the_token_keeps_what_was_solved(data_dir)
     assert "1 of 3 solved" in exercises_heading(at)
     reloaded = open_page("spring", {"learner": token, "m": "2"})                # a fresh session, the tab's URL
     assert "1 of 3 solved" in exercises_heading(reloaded)
+    assert [c.value for c in reloaded.caption].count("✅ Solved in this tab. Check again any time.") == 1  # its card
     assert url_value(reloaded, "learner") == token
     elsewhere = open_page("rings", {"learner": token})                          # the score across lessons
     assert any("1 of" in m.value and "exercises" in m.value for m in elsewhere.sidebar.markdown)
