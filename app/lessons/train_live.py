@@ -36,7 +36,7 @@ from lcsm_core.training import RunConfig, RunRow, RunStore, run_config, shared_c
 from lcsm_core.training.compare import differences, runs_csv, runs_json
 from lcsm_core.training.config import run_settings
 from lcsm_core.training.cost import format_bytes
-from lcsm_core.variants import VARIANTS
+from lcsm_core.variants import VARIANTS, variant_table
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
 LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)
@@ -59,7 +59,8 @@ SETTINGS = Settings("train_live", (
     Setting.number("vocab", "Vocabulary size", 64, 4, 65536, step=2, group="Task"),
     Setting.choice("layer", "Layer", "variant", ("variant", "code"), widget="radio",
                    option_labels={"variant": "Variant", "code": "Model code"}, group="Model"),
-    Setting.choice("variant", "Variant", "gla", VARIANTS, group="Model", shown=lambda v: v["layer"] == "variant"),
+    Setting.choice("variant", "Variant", "gla", VARIANTS, group="Model", shown=lambda v: v["layer"] == "variant",
+                   option_labels={row["name"]: row["method"] for row in variant_table()}),   # names, not ids
     Setting.text("code", "Model code e-o-s-a", "1-3-1-0", group="Model", shown=lambda v: v["layer"] == "code",
                  help="LCSM §2.5: e, s ∈ {0,1}; o ∈ 0..11 (Table 3); a ∈ 0..7 (Table 2). Codes 6 and 7 make o a "
                       "data-dependent k×d matrix (k×d gates per token; several times slower on a CPU); codes 1, 8 "
