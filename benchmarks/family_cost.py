@@ -48,11 +48,13 @@ def cpu_ms(action) -> float:
 
 
 def page_caches(spec) -> list:
-    """The page module's own cached steps that depend on held settings (cleared before each timing)."""
+    """The page module's own cached steps that depend on held settings, and its memo of layouts by frame (cleared
+    before each timing: a held move meets new frames)."""
+    from app.kit.chart_element import Refiller
     module = sys.modules[spec.compute.__module__]
     keep = {"single_token_responses"}          # depends on no setting: warmed at server start
-    return [fn for name, fn in vars(module).items()
-            if callable(getattr(fn, "clear", None)) and hasattr(fn, "__wrapped__") and name not in keep]
+    return [fn for name, fn in vars(module).items() if name not in keep and callable(getattr(fn, "clear", None))
+            and (hasattr(fn, "__wrapped__") or isinstance(fn, Refiller))]
 
 
 def loop(spec, held: dict, values: list) -> list:

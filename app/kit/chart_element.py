@@ -154,6 +154,84 @@ def plain_part(fig, trace_keys: frozenset, layout_key) -> dict:
     return part
 
 
+class FrameLayouts:
+    """The plain layout of a trace-less `build(**frame)` (what `refilled` takes), kept by the frame's repr: a preview
+    family repeats most frames (discretize's s-plane and error chart never move with Δ). At most `kept` of them,
+    never changed once made (members share them). `clear` empties it: benchmarks/family_cost.py clears a page's
+    before each timing, as a held move meets new frames."""
+
+    def __init__(self, kept: int = 256):
+        self.kept, self.made = kept, {}
+
+    def __call__(self, frame: dict) -> dict:
+        key = repr(frame)
+        found = self.made.get(key)
+        if found is None:
+            from .figure_style import build
+            if len(self.made) >= self.kept:
+                self.made.clear()
+            found = self.made[key] = plain_figure(build([], **frame))["layout"]
+        return found
+
+    def clear(self) -> None:
+        self.made.clear()
+
+
+class Refiller:
+    """A page's preview charts made without plotly objects (`Sweep.figures`, every member of a family): per chart and
+    trace count, the first one this process draws (`draw()`, the page's own figure) is kept as its template, and
+    each later one is that template `refilled` with its own trace values under the layout of a trace-less `build`
+    of its own frame (`layout`, kept by frame). Where that would not be exact it is drawn the page's way: a line
+    `build` thins, or an axis `build` ranges itself (no declared range, not log, its scatter and bar data equal up
+    to figure_style.FLAT: a trace-less build cannot see it). The template's styles are the same at every setting
+    (each page's test_preview_figures case checks the JSON at every member of held settings in every corner).
+    `clear` empties the layouts (benchmarks/family_cost.py, before each timing: a held move meets new frames)."""
+
+    def __init__(self):
+        self.drawn: dict[tuple, PlainFigure] = {}
+        self.layout = FrameLayouts()
+
+    def __call__(self, chart: str, draw, values: list[dict | None], frame: dict) -> PlainFigure:
+        template = self.drawn.get((chart, len(values)))
+        if template is not None and not ranged_by_build(template, values, frame):
+            try:
+                return refilled(template, values, self.layout(frame))
+            except ValueError:                             # a line build would thin: the page's way
+                pass
+        made = PlainFigure(plain_figure(draw()))
+        self.drawn.setdefault((chart, len(values)), made)
+        return made
+
+    def clear(self) -> None:
+        self.layout.clear()
+
+
+def ranged_by_build(template: dict, values: list[dict | None], frame: dict) -> bool:
+    """Whether `build(traces, **frame)` would give an axis a range of its own (figure_style's flat-data rule: an
+    axis with no declared range, not log, whose scatter and bar data agree up to FLAT), or might: a trace on it
+    whose values are the template's."""
+    from .figure_style import AXIS_KEY, FLAT
+    for name in {"xaxis", "yaxis", *(key for key in frame if AXIS_KEY.match(key))}:
+        spec = frame.get(name) or {}
+        if "range" in spec or spec.get("type") in ("log", "category", "date"):
+            continue
+        letter, ref = name[0], name[0] + name[5:]                         # "yaxis2" → "y", "y2"
+        parts = []
+        for trace, given in zip(template["data"], values):
+            if trace.get("type", "scatter") not in ("scatter", "bar") or (trace.get(f"{letter}axis") or letter) != ref:
+                continue
+            if given is None or letter not in given:
+                return True
+            part = np.asarray(given[letter]).ravel()
+            if part.dtype.kind in "fiu":                                  # (text data: never ranged)
+                parts.append(part.astype(float))
+        data = np.concatenate(parts) if parts else np.zeros(0)
+        data = data[np.isfinite(data)]
+        if data.size and float(np.ptp(data)) <= FLAT * float(np.max(np.abs(data))):
+            return True
+    return False
+
+
 COMPACTED_KINDS = frozenset(kind._path_str for kind in COMPACTED_TRACES)    # "scatter", "heatmap", ...
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .chart_element import PlainFigure, plain_figure, refilled  # noqa: F401 (pages make a `Sweep.figures` from here)
+from .chart_element import PlainFigure, Refiller, plain_figure  # noqa: F401 (pages make a `Sweep.figures` from here)
 from .lesson import Lesson, Metric, Notice, Sweep
 from .settings import Setting
 from .sweep_figure import page_member

@@ -6,12 +6,13 @@ where each method sends each pole and the grid the pole-map pictures draw.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.figure_style import (
     COLORS,
-    FLAT,
     at_least,
     axis,
     build,
@@ -24,7 +25,7 @@ from app.kit.figure_style import (
 )
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
-from app.kit.sweep import PlainFigure, plain_figure, refilled
+from app.kit.sweep import PlainFigure, Refiller
 from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
 from lcsm_core.dynamics.discretize_family import compare_discretizations_family
 
@@ -171,70 +172,27 @@ def s_plane_frame(cmp: DiscretizationComparison) -> dict:
                 yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
 
 
-_DRAWN: dict[tuple, PlainFigure] = {}   # per chart and trace count, the first one this process drew: the styles
-                                        # every preview member's chart takes (its values and layout are its own)
+_REFILL = Refiller()                    # the first chart of each kind drawn, refilled for every later member
 
 
 def preview_figures(v: dict, cmp: DiscretizationComparison) -> dict:
     """`figures` as the preview family keeps them (`Sweep.figures`: every chart follows a drag), without plotly
-    objects: each chart is the first one of its kind drawn, refilled with this member's values (`refilled`) under
-    the layout of a trace-less `build` (exact where every axis has a declared range or data that is not flat: a
-    chart whose data is flat is drawn the page's way); the zoom is the z-plane's traces under its own layout.
-    About 0.3 instead of 1 ms a member, the larger part of a held move's family. The same charts, the same JSON
-    (tests/app/test_preview_figures.py, at every member of held settings in every corner)."""
+    objects: each chart is the first one of its kind drawn, refilled with this member's values under its own
+    layout (`Refiller`); the zoom is the z-plane's traces under its own layout. About 0.3 instead of 1 ms a
+    member, the larger part of a held move's family. The same charts, the same JSON (tests/app/
+    test_preview_figures.py, at every member of held settings in every corner)."""
     band = error_band(cmp)
     errors = error_values(cmp) if band is None else [{"x": list(band["x"]), "y": list(band["y"])},  # (a tuple
                                                      *error_values(cmp)]                          # if validated)
-    made = {chart: _refilled(chart, draw, cmp, values, frame) for chart, draw, values, frame in (
+    made = {chart: _REFILL(chart, partial(draw, cmp), values, frame) for chart, draw, values, frame in (
         ("s-plane", s_plane_map_figure, s_plane_values(cmp), s_plane_frame(cmp)),
         ("z-plane", z_plane_figure, z_plane_values(cmp), z_plane_frame(cmp, zoom=False)),
         ("responses", responses_figure, responses_values(cmp), responses_frame(cmp)),
         ("error", error_figure, errors, error_frame(cmp)))}
+    zoom = _REFILL.layout(z_plane_frame(cmp, zoom=True))
     return {"s-plane": made["s-plane"], "z-plane": made["z-plane"],
-            "z-plane-zoom": PlainFigure(data=made["z-plane"]["data"], layout=_layout(z_plane_frame(cmp, zoom=True))),
+            "z-plane-zoom": PlainFigure(data=made["z-plane"]["data"], layout=zoom),
             "responses": made["responses"], "error": made["error"]}
-
-
-def _refilled(chart: str, draw, cmp: DiscretizationComparison, values: list, frame: dict) -> PlainFigure:
-    """`draw(cmp)` as a plain figure: the first of its kind drawn, refilled with `values` under `frame`'s layout."""
-    template = _DRAWN.get((chart, len(values)))
-    if template is not None and not _flat_unranged(values, frame):
-        try:
-            return refilled(template, values, _layout(frame))
-        except ValueError:                               # a line build would thin: the page's way
-            pass
-    made = PlainFigure(plain_figure(draw(cmp)))
-    _DRAWN.setdefault((chart, len(values)), made)
-    return made
-
-
-_LAYOUTS: dict[str, dict] = {}          # a frame's repr → its trace-less `build`'s plain layout (never changed)
-LAYOUTS_KEPT = 256                      # (a family repeats most frames: the s-plane's and the error's never move)
-
-
-def _layout(frame: dict) -> dict:
-    key = repr(frame)
-    found = _LAYOUTS.get(key)
-    if found is None:
-        if len(_LAYOUTS) >= LAYOUTS_KEPT:
-            _LAYOUTS.clear()
-        found = _LAYOUTS[key] = plain_figure(build([], **frame))["layout"]
-    return found
-
-
-def _flat_unranged(values: list, frame: dict) -> bool:
-    """Whether `build` would range an axis itself (no declared range, not log, data equal up to `FLAT`), which a
-    trace-less `build` cannot: such a chart is drawn the page's way."""
-    for letter in "xy":
-        spec = frame.get(f"{letter}axis", {})
-        if "range" in spec or spec.get("type") == "log":
-            continue
-        parts = [np.asarray(v[letter], dtype=float).ravel() for v in values if v is not None and letter in v]
-        data = np.concatenate(parts) if parts else np.zeros(0)
-        data = data[np.isfinite(data)]
-        if data.size and float(np.ptp(data)) <= FLAT * float(np.max(np.abs(data))):
-            return True
-    return False
 
 
 def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.Figure:

@@ -7,6 +7,7 @@ init, each eigenvalue's horizon and γ, and λᵗ for three picked eigenvalues b
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,6 +15,7 @@ import plotly.graph_objects as go
 from app.kit.figure_style import PALETTE, axis, build, circle, histogram, scatter, unit_circle_trace, vline
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
+from app.kit.sweep import Refiller
 from lcsm_core.dynamics.rings import RingStudy, ring_study
 from lcsm_core.dynamics.rings_family import ring_study_family
 
@@ -98,52 +100,99 @@ def figures(v: dict, study: RingStudy) -> dict[str, go.Figure]:
 
 def eigenvalue_ring_figure(study: RingStudy) -> go.Figure:
     """λ in the complex plane over the unit circle, the ring r_min ≤ |λ| ≤ r_max, the picked three."""
-    lam = study.eigenvalues
+    values = ring_values(study)
+    first_pick = len(values) - len(study.picked)
+    _, *edges, cloud = values[:first_pick]
     traces = [unit_circle_trace(color="black")]
-    bounds = [r for r in (study.r_min, study.r_max) if r > 0]
-    for n, r in enumerate(bounds):           # both edges of the ring: one legend entry (made whole: a trace's
-        x, y = circle(r)                     # `update` takes plotly's slow path, a sixth of a preview member)
-        traces.append(scatter(x=x, y=y, mode="lines", name=f"ring {study.r_min:g} ≤ |λ| ≤ {study.r_max:g}",
-                              hoverinfo="skip", legendgroup="ring", showlegend=n == 0,
-                              line=dict(color=RING_COLOR, dash="dash", width=1.5)))
-    traces.append(scatter(x=lam.real, y=lam.imag, mode="markers", name="λ",
-                          marker=dict(size=6, color=PALETTE[0], opacity=0.7),
-                          customdata=np.stack([study.radii, study.horizons], -1),
+    for n, edge in enumerate(edges):         # both edges of the ring: one legend entry (made whole: a trace's
+        traces.append(scatter(**edge, mode="lines", hoverinfo="skip", legendgroup="ring",   # `update` is slow)
+                              showlegend=n == 0, line=dict(color=RING_COLOR, dash="dash", width=1.5)))
+    traces.append(scatter(**cloud, mode="markers", name="λ", marker=dict(size=6, color=PALETTE[0], opacity=0.7),
                           hovertemplate="|λ| = %{customdata[0]:.5f}<br>horizon %{customdata[1]:.4g} steps"
                                         "<extra></extra>"))
-    for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
-        traces.append(scatter(x=[lam[idx].real], y=[lam[idx].imag], mode="markers", name=label,
-                              marker=dict(size=14, symbol="star", color=PICK_COLORS[n],
-                                          line=dict(color="black", width=1))))
-    return build(traces, f"{len(lam)} eigenvalues", height=430, legend_side="right",
-                 xaxis=axis("Re λ", range=[-1.1, 1.1], constrain="domain"),
-                 yaxis=axis("Im λ", range=[-1.1, 1.1], scaleanchor="x"))
+    for n, star in enumerate(values[first_pick:]):
+        traces.append(scatter(**star, mode="markers", marker=dict(size=14, symbol="star", color=PICK_COLORS[n],
+                                                                    line=dict(color="black", width=1))))
+    return build(traces, **ring_frame(study))
+
+
+def ring_values(study: RingStudy) -> list[dict | None]:
+    """The ring chart's traces' values (`eigenvalue_ring_figure`'s order): the unit circle (None: it never moves),
+    the ring's edges, the eigenvalues with their |λ| and horizon, the picked three."""
+    lam, name = study.eigenvalues, f"ring {study.r_min:g} ≤ |λ| ≤ {study.r_max:g}"
+    edges = [dict(zip("xy", circle(r)), name=name) for r in (study.r_min, study.r_max) if r > 0]
+    cloud = dict(x=lam.real, y=lam.imag, customdata=np.stack([study.radii, study.horizons], -1))
+    picked = [dict(x=[lam[idx].real], y=[lam[idx].imag], name=label)
+              for idx, label in zip(study.picked, study.picked_labels)]
+    return [None, *edges, cloud, *picked]
+
+
+def ring_frame(study: RingStudy) -> dict:
+    return dict(title=f"{len(study.eigenvalues)} eigenvalues", height=430, legend_side="right",
+                xaxis=axis("Re λ", range=[-1.1, 1.1], constrain="domain"),
+                yaxis=axis("Im λ", range=[-1.1, 1.1], scaleanchor="x"))
 
 
 def radius_histogram_figure(study: RingStudy) -> go.Figure:
     """Histogram of |λ|; the dashed line is what uniform-in-area predicts (density ∝ r)."""
-    traces = [histogram(x=study.radii, nbinsx=30, name="|λ|", marker=dict(color=PALETTE[0]),
+    radii, *density = histogram_values(study)
+    traces = [histogram(**radii, nbinsx=30, name="|λ|", marker=dict(color=PALETTE[0]),
                         histnorm="probability density")]
-    if len(study.density_radii):
-        traces.append(scatter(x=study.density_radii, y=study.density, mode="lines", name="∝ r (uniform in area)",
-                              line=dict(color="black", dash="dash")))
-    return build(traces, "Distribution of |λ|", xaxis=axis("|λ|", exponentformat="none"), yaxis=axis("density"))
+    traces += [scatter(**values, mode="lines", name="∝ r (uniform in area)", line=dict(color="black", dash="dash"))
+               for values in density]
+    return build(traces, **HISTOGRAM_FRAME)
+
+
+def histogram_values(study: RingStudy) -> list[dict]:
+    """The histogram's traces' values: the radii, and the uniform-in-area density where there is one."""
+    density = [dict(x=study.density_radii, y=study.density)] if len(study.density_radii) else []
+    return [dict(x=study.radii), *density]
+
+
+HISTOGRAM_FRAME = dict(title="Distribution of |λ|", xaxis=axis("|λ|", exponentformat="none"), yaxis=axis("density"))
 
 
 def impulse_response_figure(study: RingStudy) -> go.Figure:
     """Re λ^t for the picked eigenvalues, with the envelope ±|λ|^t and the horizon 1/(1 − |λ|)."""
-    traces, shapes = [], []
-    steps = np.arange(study.impulse.shape[1])
-    for n, (idx, label) in enumerate(zip(study.picked, study.picked_labels)):
-        h = study.impulse[n]
+    values = impulse_values(study)
+    traces = []
+    for n, (wave, envelope) in enumerate(zip(values[::2], values[1::2])):
         color = PICK_COLORS[n]
-        traces.append(scatter(x=steps, y=h.real, name=f"{label}: Re λᵗ", line=dict(color=color, width=1.5)))
-        traces.append(scatter(x=steps, y=np.abs(h), showlegend=False, hoverinfo="skip",
-                              line=dict(color=color, dash="dot", width=1)))
-        if study.horizons[idx] < steps[-1]:
-            shapes.append(vline(float(study.horizons[idx]), color, "dash"))
-    return build(traces, "Impulse responses (dotted: |λ|ᵗ, dashed: horizon)", shapes=shapes,
-                 xaxis=axis("step t"), yaxis=axis("λᵗ", range=[-1.05, 1.05]))
+        traces.append(scatter(**wave, line=dict(color=color, width=1.5)))
+        traces.append(scatter(**envelope, showlegend=False, hoverinfo="skip", line=dict(color=color, dash="dot",
+                                                                                        width=1)))
+    return build(traces, **impulse_frame(study))
+
+
+def impulse_values(study: RingStudy) -> list[dict]:
+    """Per picked eigenvalue, its Re λᵗ and its envelope |λ|ᵗ (`impulse_response_figure`'s order)."""
+    steps = np.arange(study.impulse.shape[1])
+    values = []
+    for h, label in zip(study.impulse, study.picked_labels):
+        values += [dict(x=steps, y=h.real, name=f"{label}: Re λᵗ"), dict(x=steps, y=np.abs(h))]
+    return values
+
+
+def impulse_frame(study: RingStudy) -> dict:
+    """The impulse chart's title and layout: a dashed line at each picked horizon within the steps drawn."""
+    last = study.impulse.shape[1] - 1
+    shapes = [vline(float(study.horizons[idx]), PICK_COLORS[n], "dash") for n, idx in enumerate(study.picked)
+              if study.horizons[idx] < last]
+    return dict(title="Impulse responses (dotted: |λ|ᵗ, dashed: horizon)", shapes=shapes, xaxis=axis("step t"),
+                yaxis=axis("λᵗ", range=[-1.05, 1.05]))
+
+
+_REFILL = Refiller()                    # the first chart of each kind drawn, refilled for every later member
+
+
+def preview_figures(v: dict, study: RingStudy) -> dict:
+    """`figures` as the preview family keeps them (`Sweep.figures`), without plotly objects: each chart is the first
+    one of its kind drawn, refilled with this member's values under its own layout (`Refiller`). The same charts,
+    the same JSON (tests/app/test_preview_figures.py, at every member of held settings in every corner)."""
+    return {chart: _REFILL(chart, partial(draw, study), values, frame) for chart, draw, values, frame in (
+        ("eigenvalues", eigenvalue_ring_figure, ring_values(study), ring_frame(study)),
+        ("radius-histogram", radius_histogram_figure, histogram_values(study), HISTOGRAM_FRAME),
+        ("impulse-responses", impulse_response_figure, impulse_values(study), impulse_frame(study)))}
 
 
 LESSON = Lesson(
@@ -156,7 +205,7 @@ LESSON = Lesson(
     # below 0.8 (horizons of a few steps) every other tenth (15 frames, not 18: a held move's family costs less)
     sweep=Sweep("r_max", "eigenvalues", values=(0.1, 0.3, 0.5, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99,
                                                 0.995, 0.999, 0.9999),
-                compute_many=compute_family),
+                compute_many=compute_family, figures=preview_figures),
     caption="The impulse responses λᵗ are computed by the EOS scan (o = λ, e = 1, i = δ, s = 1 and −i).",
     snippet=Snippet(
         imports="import math\nfrom lcsm_core.dynamics.rings import ring_study",

@@ -1,5 +1,6 @@
-"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's charts refilled into the first ones
-drawn and its zoom from the z-plane's traces, propagation's heat maps drawn once per family with only the ★ moved)
+"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's and rings' charts refilled into the
+first ones drawn (`Refiller`) and discretize's zoom from the z-plane's traces, propagation's heat maps drawn once per
+family with only the ★ moved)
 draws every member's charts as the page's own `figures` does: the same JSON, chart by chart, at every value of the
 family, for held settings in a row."""
 from __future__ import annotations
@@ -13,13 +14,16 @@ from app.kit.sweep import sweep_values
 from app.lessons import lesson
 from lcsm_core.dynamics.discretize_comparison import INPUTS
 
-# discretize's charts are refilled into the first ones the process drew (`refilled`): held settings in every corner
+# discretize's charts are refilled into the first ones the process drew (`Refiller`): held settings in every corner
 # (no damping, a stiff light spring, a heavy soft one, overdamped, every input), each after the others
 HELD = {"discretize": [{}, {"c": 0.5, "input": "sine"}, {"c": 0.0}, {"m": 0.1, "k": 10.0, "c": 0.0},
                        {"m": 5.0, "k": 0.1, "c": 5.0}, {"m": 0.1, "k": 0.1, "c": 5.0},
                        *({"input": kind, "freq": 5.0} for kind in INPUTS)],
-        "propagation": [{}, {"theta": 30, "length": 150}]}
-SHARED = {"discretize": 5, "propagation": 2}   # charts made from shared parts or refilled (PlainFigure)
+        "propagation": [{}, {"theta": 30, "length": 150}],
+        # rings: one edge (r_min 0), r_min above most r_max (swapped), the PathX corner, the fewest and most λ
+        "rings": [{}, {"r_min": 0.0}, {"r_min": 0.95}, {"r_min": 0.9999, "phase": 0.1}, {"n": 8, "seed": 3},
+                  {"n": 1024, "r_min": 0.999}]}
+SHARED = {"discretize": 5, "propagation": 2, "rings": 3}   # charts made from shared parts or refilled (PlainFigure)
 
 
 @pytest.mark.parametrize("page", list(HELD))
