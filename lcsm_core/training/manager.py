@@ -470,8 +470,12 @@ class RunManager:
         with self._lock:
             self._draining = True                        # nothing starts from here on
             runs = list(self._runs.values())
+            # already stopping (a visitor's ⏹ Stop the grid): keeps its own reason and stays "stopped", so
+            # "Run missing cells" does not run again what a visitor chose to stop
+            asked = {run.run_id for run in runs if run.control.stop_reason}
         for run in runs:
-            self._stop(run, "server shutting down")
+            if run.run_id not in asked:
+                self._stop(run, "server shutting down")
         for run in runs:
             self.wait(run.run_id, 10)
         with self._lock:
@@ -481,7 +485,7 @@ class RunManager:
             worker.close()
         for run in runs:                                 # a worker that did not end its run in time
             row = self.store.get_run(run.run_id)
-            if row is not None and (row.active or (run.grid and row.status == "stopped")):
+            if row is not None and (row.active or (run.grid and row.status == "stopped" and run.run_id not in asked)):
                 self.store.set_status(run.run_id, "interrupted", "the trainer service shut down before it finished")
 
 

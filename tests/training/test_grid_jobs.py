@@ -75,6 +75,21 @@ def test_a_grid_cell_never_takes_a_live_slot_and_starts_only_while_no_live_run_w
         manager.shutdown()
 
 
+def test_a_cell_stopped_just_before_a_shutdown_stays_stopped_with_its_reason(tmp_path):
+    """Only what the shutdown ended is "interrupted" (a missing cell the page reruns): a cell a visitor stopped
+    keeps the visitor's reason, whether its worker ended before the shutdown or during it."""
+    manager = RunManager(tmp_path / "runs.sqlite", max_concurrent=1, grid_workers=1, workers="thread")
+    try:
+        cell, = grid_cells(manager.store, 1, steps=LONG)
+        manager.adopt_cell(cell, tiny_config(max_steps=LONG, max_seconds=120))
+        assert wait_for(lambda: manager.store.get_run(cell).steps > 0, 60)
+        assert manager.stop_cell(cell, "the grid was stopped")
+    finally:
+        manager.shutdown()                                                            # at once: no wait
+    row = manager.store.get_run(cell)
+    assert (row.status, row.reason) == ("stopped", "the grid was stopped"), (row.status, row.reason)
+
+
 def test_no_grid_worker_means_cells_wait(tmp_path):
     manager = RunManager(tmp_path / "runs.sqlite", max_concurrent=1, grid_workers=0, workers="thread")
     try:
