@@ -151,8 +151,10 @@ function asSent(value) {
 }
 
 // The frame of the value the chart is drawn at, made from the drawing itself (sweep_figure.own_frame): a value
-// that is no member of the family has no frame there, and dragging back to it must find one.
-function ownFrame(gd, name) {
+// that is no member of the family has no frame there, and dragging back to it must find one. Where the family's
+// frames name axis ranges (a runaway member's frame fits its own data), it names the drawing's (`tag.ranges`):
+// plotly keeps a frame's layout once applied.
+function ownFrame(gd, name, tag) {
   const data = gd.data.map((trace) => {
     const moving = {};
     for (const key of MOVING_DATA) if (trace[key] !== undefined) moving[key] = asSent(trace[key]);
@@ -160,6 +162,7 @@ function ownFrame(gd, name) {
   });
   const layout = {};
   for (const key of MOVING_LAYOUT) layout[key] = gd.layout[key] !== undefined ? gd.layout[key] : (key === "title" ? {} : []);
+  for (const [key, range] of Object.entries((tag && tag.ranges) || {})) layout[key] = { range, autorange: false };
   return structuredClone({ name, data, layout });
 }
 
@@ -170,7 +173,7 @@ function framesFor(entry, tag, gd) {
   const sig = JSON.stringify(tag.signature);
   const group = groups.find((g) => JSON.stringify(g.signature) === sig);
   const frames = structuredClone(group ? group.frames : []);   // plotly decodes arrays in place
-  return frames.some((f) => f.name === tag.current) ? frames : [...frames, ownFrame(gd, tag.current)];
+  return frames.some((f) => f.name === tag.current) ? frames : [...frames, ownFrame(gd, tag.current, tag)];
 }
 
 // Give every following chart its frames, once per (family, current value, drawing): plotly keeps the frames of a

@@ -15,8 +15,13 @@ drawn at the current value, so presenter line widths and colours hold while drag
 
 The axes are fixed over the family (figure_style's rule for figures with frames: the picture must not jump
 while dragging): each axis spans the members' extents, except that a member reaching past `RUNAWAY` times
-the typical one (a spring with c < 0 passing 10⁶) leaves the picture instead of flattening every other
-frame against the axis; the current value is always fully in view.
+the typical one (a spring with c < 0 passing 10⁶) does not flatten every other frame against the axis. Such a
+runaway member's frame carries that axis's range fitted to its own data and says so in its title ("⚠ y-axis
+×10⁶": the modebar leaves no room for more), so a drag to it shows the whole explosion rather than vertical lines
+leaving the picture; every other frame of its group then carries the family's range, since plotly keeps a
+frame's layout once applied and a drag back must restore it (`frame_ranges`). Axes without a runaway member are
+named in no frame. The drawing at the current value has the range its frame has (its own data's where it runs
+away), so it is always fully in view.
 """
 from __future__ import annotations
 
@@ -129,19 +134,81 @@ def extents(fig: dict) -> dict[str, tuple[float, float, bool]]:
 
 
 def fixed_ranges(members: list[dict], current: dict) -> dict[str, list[float]]:
-    """Each axis's range over the family: the members' extents without the runaways, and the current one."""
-    ranges = {}
-    for key, (low, high, from_data) in current["extents"].items():
-        found = [m["extents"][key] for m in members if key in m["extents"]]
-        typical = float(np.median([hi - lo for lo, hi, _ in found]))
-        for lo, hi, data in found:
-            if typical <= 0 or hi - lo <= RUNAWAY * typical:
-                low, high, from_data = min(low, lo), max(high, hi), from_data or data
-        pad = PAD * (high - low) if from_data and key.startswith("y") else 0.0
-        if high - low <= 0:                                                 # one value: plotly pads it too
-            pad = max(0.1 * abs(high), 1.0) if from_data else 0.0
-        ranges[key] = [low - pad, high + pad]
-    return ranges
+    """Each axis's range for the drawing of `current` among `members` (its trace signature's members, itself
+    among them where it is one): the members' extents without the runaways, and the current one; a current one
+    that runs away is fitted to its own data (`axis_range`)."""
+    typical = typical_extents(members)
+    return {key: axis_range(members, key, extent, typical.get(key, 0.0))
+            for key, extent in current["extents"].items()}
+
+
+def typical_extents(members: list[dict]) -> dict[str, float]:
+    """Per axis: the median of the members' extents (high − low) — what a runaway is measured against."""
+    widths: dict[str, list[float]] = {}
+    for m in members:
+        for key, (low, high, _) in m["extents"].items():
+            widths.setdefault(key, []).append(high - low)
+    return {key: float(np.median(found)) for key, found in widths.items()}
+
+
+def runs_away(extent: tuple, typical: float) -> bool:
+    return typical > 0 and extent[1] - extent[0] > RUNAWAY * typical
+
+
+def axis_range(members: list[dict], key: str, extent: tuple | None, typical: float) -> list[float]:
+    """One axis's range for a drawing whose extent there is `extent` (None: no data on it): its own, padded, when
+    it runs away; else the union of the members' extents that do not run away, and its own."""
+    if extent is not None and runs_away(extent, typical):
+        return padded(key, *extent)
+    found = [m["extents"][key] for m in members if key in m["extents"]] + ([extent] if extent is not None else [])
+    low, high, from_data = np.inf, -np.inf, False
+    for lo, hi, data in found:
+        if not runs_away((lo, hi), typical):
+            low, high, from_data = min(low, lo), max(high, hi), from_data or data
+    return padded(key, low, high, from_data)
+
+
+def padded(key: str, low: float, high: float, from_data: bool) -> list[float]:
+    """A data-derived value axis's range with `PAD` on each side (as plotly's autorange); a declared one as is."""
+    pad = PAD * (high - low) if from_data and key.startswith("y") else 0.0
+    if high - low <= 0:                                                 # one value: plotly pads it too
+        pad = max(0.1 * abs(high), 1.0) if from_data else 0.0
+    return [low - pad, high + pad]
+
+
+def runaway_axes(members: list[dict], typical: dict[str, float]) -> list[str]:
+    """The axes on which some member of the group runs away: every frame of the group names their range."""
+    return sorted(key for key in typical
+                  if any(key in m["extents"] and runs_away(m["extents"][key], typical[key]) for m in members))
+
+
+def frame_ranges(members: list[dict], m: dict, keys: list[str], typical: dict[str, float]) -> dict[str, list]:
+    """The ranges member `m`'s frame carries (`runaway_axes`): the one its drawing at that value would have."""
+    return {key: axis_range(members, key, m["extents"].get(key), typical[key]) for key in keys}
+
+
+def runaway_note(extents: dict, typical: dict[str, float]) -> str | None:
+    """The title's note of a drawing fitted to its own runaway data ("⚠ y-axis ×10⁶": its range over the typical
+    one, a power of ten), else None."""
+    ratios = {key: (high - low) / typical[key] for key, (low, high, _) in extents.items()
+              if key in typical and runs_away((low, high), typical[key])}
+    if not ratios:
+        return None
+    letters = sorted({key[0] for key in ratios})
+    which = "axes" if len(letters) > 1 else f"{letters[0]}-axis"
+    power = str(int(np.floor(np.log10(max(ratios.values()))))).translate(SUPERSCRIPT)
+    return f"⚠ {which} ×10{power}"
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def noted(title, note: str | None):
+    """A figure's title (plotly's dict, or a string) with `note` after its text."""
+    if not note:
+        return title
+    title = dict(title) if isinstance(title, dict) else {"text": title or ""}
+    return {**title, "text": f"{title.get('text') or ''} · {note}"}
 
 
 def family_frames(family: list[dict]) -> list[dict]:
@@ -154,9 +221,23 @@ def family_frames(family: list[dict]) -> list[dict]:
         groups.setdefault(m["signature"], []).append(m)
     found = []
     for sig, members in groups.items():
-        frames = aligned([m["frame"] for m in members])
+        typical = typical_extents(members)
+        ranged = runaway_axes(members, typical)
+        frames = aligned([with_ranges(m, members, ranged, typical) for m in members])
         found.append(dict(signature=[list(s) for s in sig], frames=moving_only(frames), constants=constants(frames)))
     return found
+
+
+def with_ranges(m: dict, members: list[dict], keys: list[str], typical: dict[str, float]) -> dict:
+    """Member `m`'s frame with the ranges of the axes `keys` (`runaway_axes`: its group's frames all carry them,
+    `frame_ranges`) and, where it runs away, its title's note."""
+    if not keys:
+        return m["frame"]
+    layout = {**m["frame"]["layout"], "title": noted(m["frame"]["layout"].get("title"), runaway_note(m["extents"],
+                                                                                                     typical))}
+    for key, span in frame_ranges(members, m, keys, typical).items():
+        layout[key] = {"range": span, "autorange": False}
+    return {**m["frame"], "layout": layout}
 
 
 def group_outline(group: dict) -> dict:
@@ -189,9 +270,15 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
         return current_fig
     own = aligned_to(current["frame"], group["counts"])
     layout = {**current_fig["layout"], "shapes": own["layout"]["shapes"], "annotations": own["layout"]["annotations"]}
-    for key, span in fixed_ranges(members, current).items():
+    alike = [m for m in family if m["signature"] == current["signature"]]   # its group: itself where a member
+    for key, span in fixed_ranges(alike, current).items():
         layout[key] = {**layout[key], "range": span, "autorange": False}
     tag = {"follows": True, "current": current["name"], "signature": group["signature"]}
+    typical = typical_extents(alike)
+    ranged = runaway_axes(alike, typical)
+    if ranged:            # its frames name these ranges: a frame of the drawing (a value off the grid) must too
+        layout["title"] = noted(layout.get("title"), runaway_note(current["extents"], typical))
+        tag["ranges"] = {key: layout[key]["range"] for key in ranged if (layout.get(key) or {}).get("range")}
     layout["meta"] = {**(layout.get("meta") or {}), "lcsm": tag}
     fig = {key: value for key, value in current_fig.items() if key != "frames"}
     if not slider:
@@ -226,9 +313,11 @@ def held_frames(fig: dict, family: list[dict]) -> dict:
 def own_frame(fig: dict, name: str) -> dict:
     """The frame of the value `fig` is drawn at, made from the drawing (as `page_link.js` makes it in the browser
     for a value that is no member: its moving data and marks, nothing sent twice)."""
+    ranges = ((fig["layout"].get("meta") or {}).get("lcsm") or {}).get("ranges") or {}   # as its frames name
     fig = plain_part(fig, PART_TRACE_KEYS, _part_layout_key)        # a Figure: only this much made plain
     data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
     layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
+    layout.update({key: {"range": span, "autorange": False} for key, span in ranges.items()})
     return dict(name=name, data=data, layout=layout)
 
 

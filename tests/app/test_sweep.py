@@ -129,7 +129,8 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
                            setting.label)
     assert "frames" not in drawn                                         # the picture at 0.2 only: frames come apart
     tag = drawn["layout"]["meta"]["lcsm"]
-    assert tag == {"follows": True, "current": "0.2", "signature": [["scatter", "x", "y"], ["scatter", "x2", "y2"]]}
+    assert tag == {"follows": True, "current": "0.2", "signature": [["scatter", "x", "y"], ["scatter", "x2", "y2"]],
+                   "ranges": {"yaxis": drawn["layout"]["yaxis"]["range"]}}      # c < 0 runs away on x(t)
     fig = held_frames(drawn, chart_family(family, "response"))           # what the browser holds once linked
     names = [f["name"] for f in fig["frames"]]
     assert len(names) == len(family) + 1 == len(set(names))
@@ -141,7 +142,7 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     assert fig["data"] == current_fig["data"]                            # drawn as the page draws it, styles and all
     for key in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
         assert fig["layout"][key]["autorange"] is False and len(fig["layout"][key]["range"]) == 2
-    # c < 0 passes 10⁶: those frames leave the picture instead of squashing the others; c = 0 (±1) is in it
+    # c < 0 passes 10⁶: those frames fit their own data (test_runaway_frames.py); c = 0 (±1) is in this range
     low, high = fig["layout"]["yaxis"]["range"]
     assert -1.2 < low < -1 and 1 < high < 1.2
     marks = {len(f["layout"]["annotations"]) for f in fig["frames"]} | {len(fig["layout"]["annotations"])}
