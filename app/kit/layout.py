@@ -3,7 +3,8 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
 
 - A metric never ends in "…": its label, value and delta wrap, and the value's type shrinks with its column
   (at most 16 % of the column's width per em: "underdamped" fits a quarter of a 1280-px page with the sidebar open).
-- A display equation wider than the column scrolls sideways inside its own box; the page never does.
+- A display equation wider than the column scrolls sideways inside its own box, a shadow at the edge that hides
+  more of it (the page never scrolls sideways).
 - A page link (Home's lesson list) and a toggle's label wrap instead of cutting their text.
 - On a phone (touch: no hover) plotly's tool bar stays shown: it gets its own row above the chart instead of
   covering the chart's title.
@@ -29,7 +30,11 @@ LAYOUT_CSS = """
 [data-testid="stMetricValue"] { font-size: min(2.25rem, 16cqi); line-height: 1.2; overflow-wrap: anywhere; }
 [data-testid="stMetricDelta"] { height: auto !important; }
 [data-testid="stMarkdownContainer"] .katex-display { overflow-x: auto; overflow-y: hidden; max-width: 100%;
-  padding: 0.2rem 0; }
+  padding: 0.2rem 0;       /* a shadow at an edge with more equation behind it (covers scroll with the text) */
+  background: linear-gradient(to right, #fff 40%, rgba(255,255,255,0)) left / 1.5rem 100% no-repeat local,
+    linear-gradient(to left, #fff 40%, rgba(255,255,255,0)) right / 1.5rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0,0,0,0.25), transparent) left / 0.6rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,0.25), transparent) right / 0.6rem 100% no-repeat scroll; }
 [data-testid="stPageLink"] a, [data-testid="stPageLink"] a * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; height: auto; }
 .st-key-presenter_controls [data-testid="stWidgetLabel"] p,
