@@ -196,3 +196,83 @@ def wait_for_committed(page, name: str, value: str, timeout: float = 60.0) -> di
             return shot
         assert time.monotonic() < deadline, f"the page never showed {value}: {shot['active']}"
         time.sleep(0.3)
+
+
+# Per tagged chart: its first y axis's drawn range, the finite data on it, the lead slider's active step and the
+# title (issue 21 defect 2: a runaway member's frame fits that axis to its own data).
+Y_FIT = """(page) => {
+  const found = {};
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const tag = gd.layout && gd.layout.meta && gd.layout.meta.lcsm;
+    if (!tag || tag.page !== page || !gd._fullLayout || !gd._fullLayout.yaxis) continue;
+    let low = Infinity, high = -Infinity;
+    for (const t of gd._fullData || []) {
+      if ((t.yaxis || 'y') !== 'y' || !t.y) continue;
+      for (const v of t.y) if (Number.isFinite(v)) { low = Math.min(low, v); high = Math.max(high, v); }
+    }
+    const sliders = gd._fullLayout.sliders || [];
+    const s = sliders.length ? sliders[sliders.length - 1] : null;
+    found[tag.chart] = {range: gd._fullLayout.yaxis.range.slice(), low, high,
+                        title: (gd._fullLayout.title && gd._fullLayout.title.text) || '',
+                        active: s ? s.steps[s.active].value : null};
+  }
+  return found;
+}"""
+RUNAWAY_CHARTS = ("response", "phase", "energy")        # spring's charts whose y data passes 10⁵ at c = −1
+
+
+def shows_all(chart: dict) -> bool:
+    """The drawn y range holds all of the chart's finite y data (float32's slack)."""
+    slack = 1e-6 * (chart["high"] - chart["low"])
+    return chart["range"][0] <= chart["low"] + slack and chart["high"] - slack <= chart["range"][1]
+
+
+def test_a_drag_to_a_runaway_member_fits_its_axes_to_it_and_a_drag_back_restores_them(app_url, browser):
+    """Spring's damping dragged to c = −1 (|x| passes 10⁶): the response, phase portrait and energy show the whole
+    explosion on a y axis fitted to it, titled so — not vertical lines leaving the family's range; dragged back to
+    the page's own value, every chart's range is the one it was drawn with. Waits for what it checks: no timing."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        open_linked(page, app_url, "spring")
+        before = page.evaluate(Y_FIT, "spring")
+        assert all(shows_all(before[c]) and before[c]["high"] - before[c]["low"] < 1e3 for c in RUNAWAY_CHARTS)
+        lead = page.locator('[data-testid="stPlotlyChart"]:has(.slider-container)', has_text="drag to preview")
+        lead.scroll_into_view_if_needed()
+        rail = lead.locator(".slider-rail-rect").bounding_box()
+        grip = lead.locator(".slider-grip-rect").bounding_box()
+        y = grip["y"] + grip["height"] / 2
+        page.mouse.move(grip["x"] + grip["width"] / 2, y)
+        page.mouse.down()
+        page.mouse.move(rail["x"] + 1, y, steps=5)                      # the rail's start: c = −1
+        page.wait_for_function(
+            """([page, charts]) => { const f = (""" + Y_FIT + """)(page);
+                 return f.response && f.response.active === '-1' && charts.every(c => f[c] &&
+                   f[c].high - f[c].low > 1e5 && f[c].range[0] <= f[c].low + 1e-6 * (f[c].high - f[c].low)
+                   && f[c].high - 1e-6 * (f[c].high - f[c].low) <= f[c].range[1]) }""",
+            arg=["spring", list(RUNAWAY_CHARTS)], timeout=60_000)
+        wild = page.evaluate(Y_FIT, "spring")
+        for chart in RUNAWAY_CHARTS:
+            assert shows_all(wild[chart]) and "⚠" in wild[chart]["title"], (chart, wild[chart])
+        assert before["poles"]["range"] == wild["poles"]["range"]      # a declared range: never fitted
+        page.screenshot(path=str(SHOTS / "drag-runaway-spring.png"), full_page=True)
+        page.mouse.move(grip["x"] + grip["width"] / 2, y, steps=5)      # back near the page's own value (0.2)
+        try:                                             # any c ≥ 0 is drawn in the family's range, as 0.2 was
+            page.wait_for_function(
+                """([page, before]) => { const f = (""" + Y_FIT + """)(page);
+                     return f.response && Number(f.response.active) >= 0 && Object.keys(before).every(c => f[c]
+                       && f[c].range.every((v, i) => Math.abs(v - before[c].range[i]) <= 1e-9 * (1 + Math.abs(v))))
+                   }""", arg=["spring", before], timeout=60_000)
+        except PlaywrightTimeout:
+            pass                                         # the assertions below say what is drawn instead
+        back = page.evaluate(Y_FIT, "spring")
+        assert float(back["response"]["active"]) >= 0, back["response"]
+        assert all(back[c]["range"] == pytest.approx(before[c]["range"]) for c in before), (before, back)
+        assert all("⚠" not in back[c]["title"] and shows_all(back[c]) for c in RUNAWAY_CHARTS), back
+        page.mouse.up()                                 # a release at 0 commits it: this test needs no more of it
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not errors, errors
+    finally:
+        page.close()
