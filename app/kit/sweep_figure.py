@@ -42,6 +42,10 @@ PAD = 0.05             # fraction of a data-derived value axis range added on ea
 SLIDER_HEIGHT = 80     # px added under the plot for the preview slider and its value
 SLIDER_GAP = 50        # px between the plot area and the slider: room for the x-axis title
 ANIMATE = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+# px of left margin where frames change an axis range: "−0.5×10⁶" ticks and the axis title fit (89 px measured).
+# Plotly's animation does not redo the margins (automargin), so a frame whose wider tick labels pushed them drew
+# its data against the old plot area and its axes and marks against the new (energy past its divergence line).
+RANGED_MARGIN = 100
 
 
 def member(setting: Setting, value: Any, fig: dict) -> dict:
@@ -279,6 +283,8 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
     if ranged:            # its frames name these ranges: a frame of the drawing (a value off the grid) must too
         layout["title"] = noted(layout.get("title"), runaway_note(current["extents"], typical))
         tag["ranges"] = {key: layout[key]["range"] for key in ranged if (layout.get(key) or {}).get("range")}
+        margin = dict(layout.get("margin") or {})
+        layout["margin"] = {**margin, "l": max(margin.get("l", 0), RANGED_MARGIN)}
     layout["meta"] = {**(layout.get("meta") or {}), "lcsm": tag}
     fig = {key: value for key, value in current_fig.items() if key != "frames"}
     if not slider:

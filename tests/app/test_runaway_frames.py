@@ -11,6 +11,7 @@ import pytest
 from app.kit.sweep import sweep_family
 from app.kit.sweep_figure import (
     PAD,
+    RANGED_MARGIN,
     chart_family,
     family_frames,
     fixed_ranges,
@@ -96,6 +97,10 @@ def test_the_drawing_at_a_runaway_member_is_its_frame_and_at_a_calm_one_the_fami
     calm, _ = drawn_at(1.0, "response", spring_family)
     assert calm["layout"]["yaxis"]["range"] == frames["1"]["layout"]["yaxis"]["range"]
     assert title_text(calm["layout"]) == title_text(frames["1"]["layout"])
+    # room for the widest tick labels from the start: plotly's animation does not redo the margins
+    assert wild["layout"]["margin"]["l"] == calm["layout"]["margin"]["l"] == RANGED_MARGIN
+    poles, plain = drawn_at(1.0, "poles", spring_family)
+    assert poles["layout"].get("margin") == plain["layout"].get("margin")
 
 
 def test_a_runaway_value_off_the_grid_is_fully_drawn_and_its_own_frame_keeps_its_range(spring_family):
