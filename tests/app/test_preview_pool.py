@@ -50,6 +50,26 @@ def test_a_worker_keeps_a_quarter_of_the_cache_budget(monkeypatch):
         pool._executor.shutdown(cancel_futures=True)
 
 
+def test_a_worker_freezes_its_heap_at_its_first_family_and_the_test_process_does_not(monkeypatch):
+    """A full collection in the worker walks every object of torch, plotly and the lessons (~190 ms) unless they
+    are frozen once imported; only a worker does it (a web process freezes in `web_process.prepare`)."""
+    import gc
+
+    from app.kit.preview_pool import compute_family
+    monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
+    pool = PreviewPool(1, lambda key, members, *results: None)
+    try:
+        assert pool._pool().submit(gc.get_freeze_count).result(timeout=180) == 0      # started: nothing yet
+        key = ("spring", tuple(sorted(held("spring", k=4.0).items())))
+        pool._pool().submit(compute_family, *key).result(timeout=180)
+        assert pool._pool().submit(gc.get_freeze_count).result(timeout=180) > 100_000
+    finally:
+        pool._executor.shutdown(cancel_futures=True)
+    frozen = gc.get_freeze_count()
+    compute_family("spring", tuple(sorted(held("spring", k=4.5).items())))        # in this process: no freeze
+    assert gc.get_freeze_count() == frozen
+
+
 def test_the_family_store_is_the_byte_bounded_cache():
     assert preview.FAMILIES.budget > 0 and preview.FAMILIES.name == "previews"
 
