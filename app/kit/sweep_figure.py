@@ -42,7 +42,8 @@ PAD = 0.05             # fraction of a data-derived value axis range added on ea
 SLIDER_HEIGHT = 80     # px added under the plot for the preview slider and its value
 SLIDER_GAP = 50        # px between the plot area and the slider: room for the x-axis title
 ANIMATE = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
-# px of left margin where frames change an axis range: "−0.5×10⁶" ticks and the axis title fit (89 px measured).
+# px of left margin where frames change the range of a y axis at the left edge: "−0.5×10⁶" ticks and the axis
+# title fit (89 px measured).
 # Plotly's animation does not redo the margins (automargin), so a frame whose wider tick labels pushed them drew
 # its data against the old plot area and its axes and marks against the new (energy past its divergence line).
 RANGED_MARGIN = 100
@@ -283,8 +284,9 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
     if ranged:            # its frames name these ranges: a frame of the drawing (a value off the grid) must too
         layout["title"] = noted(layout.get("title"), runaway_note(current["extents"], typical))
         tag["ranges"] = {key: layout[key]["range"] for key in ranged if (layout.get(key) or {}).get("range")}
-        margin = dict(layout.get("margin") or {})
-        layout["margin"] = {**margin, "l": max(margin.get("l", 0), RANGED_MARGIN)}
+        if any(at_left_edge(layout, key) for key in ranged):
+            margin = dict(layout.get("margin") or {})
+            layout["margin"] = {**margin, "l": max(margin.get("l", 0), RANGED_MARGIN)}
     layout["meta"] = {**(layout.get("meta") or {}), "lcsm": tag}
     fig = {key: value for key, value in current_fig.items() if key != "frames"}
     if not slider:
@@ -302,6 +304,17 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
         steps=[dict(label=m["label"], value=m["name"], method="animate", args=[[m["name"]], ANIMATE])
                for m in steps])]
     return {**fig, "layout": layout}
+
+
+def at_left_edge(layout: dict, key: str) -> bool:
+    """Whether `key` is a y axis whose tick labels sit in the left margin (its x axis starts at the figure's left
+    edge): only those push the margin (an inner panel's labels lie between panels, an x axis's keep their height)."""
+    spec = layout.get(key) or {}
+    if not key.startswith("y") or spec.get("side") == "right":
+        return False
+    anchor = spec.get("anchor") or "x"
+    domain = (layout.get(f"xaxis{anchor[1:]}") or {}).get("domain") or [0.0, 1.0]
+    return domain[0] <= 0.01
 
 
 def held_frames(fig: dict, family: list[dict]) -> dict:

@@ -103,6 +103,20 @@ def test_the_drawing_at_a_runaway_member_is_its_frame_and_at_a_calm_one_the_fami
     assert poles["layout"].get("margin") == plain["layout"].get("margin")
 
 
+def test_only_a_ranged_y_axis_at_the_left_edge_widens_the_margin():
+    """Propagation's runaway panel (yaxis4) is the lower right one: its labels lie between the panels, and a wider
+    margin only squeezed the phone's chart until its notes overlapped."""
+    spec = lesson("propagation")
+    values = spec.settings.defaults
+    family = sweep_family(spec, held("propagation"))
+    plain = spec.figures(values, spec.compute(values))["traces"].to_dict()
+    setting = spec.settings[spec.sweep.setting]
+    drawn = preview_figure(plain, member(setting, values[setting.name], plain), chart_family(family, "traces"),
+                           setting.label, slider=False)
+    assert "yaxis4" in drawn["layout"]["meta"]["lcsm"]["ranges"]
+    assert drawn["layout"]["margin"] == plain["layout"]["margin"]
+
+
 def test_a_runaway_value_off_the_grid_is_fully_drawn_and_its_own_frame_keeps_its_range(spring_family):
     """c = −0.75 is no member: the browser makes its frame from the drawing (`own_frame`), which must name the
     drawn ranges, or a drag to a member and back would keep that member's."""
