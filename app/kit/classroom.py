@@ -149,6 +149,8 @@ def presenter_style() -> None:
 
 PRESENTER_SLIDER_GAP = 24     # px more between the plot and a preview slider at the presenter's 18-px fonts
 #                               (taken from the plot, not added to the chart: the projector's screen is full)
+PRESENTER_RANGED_MARGIN = 150  # px left of a chart whose drag changes a y range (sweep_figure.RANGED_MARGIN at 18 px:
+#                               139 measured); plotly's animation does not redo margins
 
 
 def presenter_figure(fig: dict) -> dict:
@@ -160,6 +162,9 @@ def presenter_figure(fig: dict) -> dict:
                                                 + PRESENTER_SLIDER_GAP}} for slider in layout["sliders"]]
         margin = dict(layout.get("margin") or {})
         layout["margin"] = {**margin, "b": margin.get("b", 80) + PRESENTER_SLIDER_GAP}   # the plot gives it up
+    if ((layout.get("meta") or {}).get("lcsm") or {}).get("ranges") and (layout.get("margin") or {}).get("l"):
+        margin = dict(layout["margin"])          # a drag changes its axis ranges: room for 18-px "−0.5×10⁶" ticks
+        layout["margin"] = {**margin, "l": max(margin["l"], PRESENTER_RANGED_MARGIN)}
     data = []
     for trace in fig.get("data", []):
         trace = dict(trace)

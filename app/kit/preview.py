@@ -12,7 +12,7 @@ The mechanism:
   `app.kit.family.Family`: the page link's JSON text and the members' outline, both made in the worker (the
   request process unpickles a text and encodes no family).
 - Family cached: EVERY chart of the page is drawn at the current value (its picture only, no frames) with its
-  axes fixed over the family (`sweep_figure.fixed_ranges`: runaways leave the picture); only the lead chart
+  axes fixed over the family (`sweep_figure.fixed_ranges`; a runaway member's frame fits its own); only the lead chart
   (`Sweep.chart`) carries the visible plotly slider ("drag to preview <label>"). Each figure is tagged
   `layout.meta.lcsm = {page, chart, follows, family, current, signature}` (follows: the family's frames apply to
   it; the lead's tag also holds the current readouts; the browser makes a frame of a value off the grid). The

@@ -146,3 +146,11 @@ def test_fixed_ranges_fit_a_runaway_current_drawing_to_its_own_data():
     assert fixed_ranges(calm + [wild], calm[1])["yaxis"] == fixed_ranges(calm, calm[1])["yaxis"]
     low, high = fixed_ranges(calm + [wild], wild)["yaxis"]
     assert low == pytest.approx(-3e6 - PAD * 4e6) and high == pytest.approx(1e6 + PAD * 4e6)
+
+
+def test_the_presenter_view_widens_a_ranged_charts_left_margin_for_its_larger_ticks():
+    from app.kit.classroom import PRESENTER_RANGED_MARGIN, presenter_figure
+    ranged = {"data": [], "layout": {"margin": {"l": RANGED_MARGIN}, "meta": {"lcsm": {"ranges": {"yaxis": [0, 1]}}}}}
+    plain = {"data": [], "layout": {"margin": {"l": 60}, "meta": {"lcsm": {"follows": True}}}}
+    assert presenter_figure(ranged)["layout"]["margin"]["l"] == PRESENTER_RANGED_MARGIN > RANGED_MARGIN
+    assert presenter_figure(plain)["layout"]["margin"]["l"] == 60
