@@ -174,8 +174,11 @@ def tier(tmp_path_factory):
     try:
         yield server
     finally:
-        tree = descendants(server.pid)                  # HAProxy, web processes, service, their workers
-        assert {server.haproxy_pid, server.service_pid, *server.web_pids.values()} <= set(tree)
+        def whole_tree():       # HAProxy, web processes, service, their workers: each running (a web process a
+            tree = descendants(server.pid)   # test killed may still wait for its restart: tier.json names it then)
+            return tree if {server.haproxy_pid, server.service_pid, *server.web_pids.values()} <= set(tree) else None
+
+        tree = wait_for(whole_tree, 60, "every process of the tier to be running (a killed one restarted)")
         server.stop()
         left = wait_for(lambda: [pid for pid in [server.pid, *tree] if alive(pid)] or None, 20,
                         "nothing to be left", negate=True)
