@@ -26,15 +26,10 @@ from .classroom import ClassroomView
 from .layout import CHART_CONTROLS_KEY
 from .lesson import Lesson
 from .settings import Preset, Setting, Settings
-from .url_state import COPY_SUFFIX, apply_values, sent_widget_states
+from .url_state import apply_values, copy_key, sent_widget_states
 from .widgets import draw_setting
 
 FOLD_LABEL = "⚙️ More settings"
-
-
-def copy_key(spec: Settings, name: str) -> str:
-    """The session-state key of the copy drawn with the chart (the setting's own key belongs to the sidebar)."""
-    return spec.key(name) + COPY_SUFFIX
 
 
 def preset_pick_key(spec: Settings) -> str:

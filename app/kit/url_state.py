@@ -20,6 +20,12 @@ WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]+-(.+)")      # Streamlit's id of a widg
 COPY_SUFFIX = ".with_chart"   # a setting's second widget: its copy drawn with the main chart (chart_controls)
 
 
+def copy_key(spec: Settings, name: str) -> str:
+    """The session-state key of a setting's copy drawn with the chart (the setting's own key belongs to the
+    sidebar)."""
+    return spec.key(name) + COPY_SUFFIX
+
+
 def load_settings(spec: Settings) -> None:
     """Fill every missing widget key from the browser's widget, else the URL (or the default), and show a note
     for bad URL values.
@@ -82,7 +88,7 @@ def sent_widget_values(spec: Settings, params, settled: dict | None = None) -> d
     sent = sent_widget_states()
     found = {}
     for p in params:
-        keys = (spec.key(p.name), spec.key(p.name) + COPY_SUFFIX)
+        keys = (spec.key(p.name), copy_key(spec, p.name))
         held = [v for v in (wire_value(p, sent[k]) for k in keys if k in sent) if v is not None and p.valid(v)]
         moved = [v for v in held if settled is None or v != settled.get(p.name)]
         if held:
