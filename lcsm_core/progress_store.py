@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from lcsm_core.training.store import Transaction, open_store_file, owner_hash
+from lcsm_core.training.store import Transaction, add_missing_columns, open_store_file, owner_hash
 from lcsm_core.training.store_faults import SameFileLock
 
 SCHEMA = """
@@ -51,9 +51,7 @@ class StoreFile:
         with self.lock:
             self.db.executescript(SCHEMA)
             with Transaction(self.db):               # one check-and-add: two processes opening it add it once
-                columns = {row[1] for row in self.db.execute("PRAGMA table_info(classes)")}
-                if "visitor" not in columns:         # a file from before the class quota: who made a class
-                    self.db.execute("ALTER TABLE classes ADD COLUMN visitor TEXT")
+                add_missing_columns(self.db, "classes", {"visitor": "TEXT"})   # (before the class quota)
 
     def close(self) -> None:
         with self.lock.unchecked:

@@ -240,10 +240,7 @@ class RunStore:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     self._db.execute(statement)
-            present = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
-            for name, kind in ADDED_RUN_COLUMNS.items():
-                if name not in present:
-                    self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+            add_missing_columns(self._db, "runs", ADDED_RUN_COLUMNS)
             for statement in ADDED_RUN_INDEXES:
                 self._db.execute(statement)
             if self._db.execute("PRAGMA user_version").fetchone()[0] < 1:    # plain tokens → their hashes
@@ -621,6 +618,15 @@ def _run_row(r) -> RunRow:
 def _finite_row(row: tuple) -> tuple:
     """SQLite stores inf/nan as NULL-ish oddities; keep a diverged loss readable as NaN → NULL."""
     return tuple(None if isinstance(v, float) and not np.isfinite(v) else v for v in row)
+
+
+def add_missing_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
+    """Give an older file's `table` the `columns` (name → type and default) it lacks. Call it inside one
+    transaction (`Transaction`), so that two processes opening the file at once add each column once."""
+    present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    for name, kind in columns.items():
+        if name not in present:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
 class Transaction:
