@@ -25,16 +25,14 @@ away), so it is always fully in view.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
 from .chart_element import plain_part
-from .figure_style import plotly_array
+from .figure_style import AXIS_KEY, plotly_array
 from .settings import Setting
 
-AXIS_KEY = re.compile(r"^[xy]axis\d*$")
 MOVING_DATA = ("x", "y", "z", "customdata", "text", "name")   # per trace: what a frame replaces
 MOVING_LAYOUT = ("title", "shapes", "annotations")           # per figure: what a frame replaces
 RUNAWAY = 10.0         # a member whose axis extent passes this many times the median one leaves the picture
@@ -70,10 +68,15 @@ def chart_part(name: str, fig) -> dict:
     """One chart of a member: its frame (what moves), its trace signature, its axis extents and whether it has an
     animation of its own (`own_frames`: such a chart does not follow a drag)."""
     fig = plain_part(fig, PART_TRACE_KEYS, _part_layout_key)        # a Figure: only this much made plain
+    return dict(signature=signature(fig), frame=moving_frame(fig, name), extents=extents(fig),
+                own_frames=bool(fig.get("frames")))
+
+
+def moving_frame(fig: dict, name: str) -> dict:
+    """The frame named `name` of a plain drawing: what moves of it (each trace's MOVING_DATA, the MOVING_LAYOUT)."""
     data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
     layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
-    return dict(signature=signature(fig), frame=dict(name=name, data=data, layout=layout), extents=extents(fig),
-                own_frames=bool(fig.get("frames")))
+    return dict(name=name, data=data, layout=layout)
 
 
 PART_TRACE_KEYS = frozenset((*MOVING_DATA, "type", "xaxis", "yaxis"))   # what a chart's part reads of a trace
@@ -138,11 +141,12 @@ def extents(fig: dict) -> dict[str, tuple[float, float, bool]]:
     return found
 
 
-def fixed_ranges(members: list[dict], current: dict) -> dict[str, list[float]]:
+def fixed_ranges(members: list[dict], current: dict, typical: dict[str, float] | None = None) -> dict[str, list[float]]:
     """Each axis's range for the drawing of `current` among `members` (its trace signature's members, itself
     among them where it is one): the members' extents without the runaways, and the current one; a current one
-    that runs away is fitted to its own data (`axis_range`)."""
-    typical = typical_extents(members)
+    that runs away is fitted to its own data (`axis_range`). `typical`: `typical_extents(members)`, where the
+    caller has it."""
+    typical = typical_extents(members) if typical is None else typical
     return {key: axis_range(members, key, extent, typical.get(key, 0.0))
             for key, extent in current["extents"].items()}
 
@@ -276,10 +280,10 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
     own = aligned_to(current["frame"], group["counts"])
     layout = {**current_fig["layout"], "shapes": own["layout"]["shapes"], "annotations": own["layout"]["annotations"]}
     alike = [m for m in family if m["signature"] == current["signature"]]   # its group: itself where a member
-    for key, span in fixed_ranges(alike, current).items():
+    typical = typical_extents(alike)
+    for key, span in fixed_ranges(alike, current, typical).items():
         layout[key] = {**layout[key], "range": span, "autorange": False}
     tag = {"follows": True, "current": current["name"], "signature": group["signature"]}
-    typical = typical_extents(alike)
     ranged = runaway_axes(alike, typical)
     if ranged:            # its frames name these ranges: a frame of the drawing (a value off the grid) must too
         layout["title"] = noted(layout.get("title"), runaway_note(current["extents"], typical))
@@ -333,11 +337,9 @@ def own_frame(fig: dict, name: str) -> dict:
     """The frame of the value `fig` is drawn at, made from the drawing (as `page_link.js` makes it in the browser
     for a value that is no member: its moving data and marks, nothing sent twice)."""
     ranges = ((fig["layout"].get("meta") or {}).get("lcsm") or {}).get("ranges") or {}   # as its frames name
-    fig = plain_part(fig, PART_TRACE_KEYS, _part_layout_key)        # a Figure: only this much made plain
-    data = [{key: trace[key] for key in MOVING_DATA if key in trace} for trace in fig["data"]]
-    layout = {key: fig["layout"].get(key, [] if key != "title" else {}) for key in MOVING_LAYOUT}
-    layout.update({key: {"range": span, "autorange": False} for key, span in ranges.items()})
-    return dict(name=name, data=data, layout=layout)
+    frame = moving_frame(plain_part(fig, PART_TRACE_KEYS, _part_layout_key), name)   # a Figure: this much plain
+    frame["layout"].update({key: {"range": span, "autorange": False} for key, span in ranges.items()})
+    return frame
 
 
 def constants(frames: list[dict]) -> dict:
