@@ -207,13 +207,11 @@ class Refiller:
 
 
 def ranged_by_build(template: dict, values: list[dict | None], frame: dict) -> bool:
-    """Whether `build(traces, **frame)` would give an axis a range of its own (figure_style's flat-data rule: an
-    axis with no declared range, not log, whose scatter and bar data agree up to FLAT), or might: a trace on it
-    whose values are the template's."""
-    from .figure_style import AXIS_KEY, FLAT
+    """Whether `build(traces, **frame)` would give an axis a range of its own (figure_style's flat-data rule:
+    `rangeable`, `flat_data_range`), or might: a trace on it whose values are the template's."""
+    from .figure_style import AXIS_KEY, flat_data_range, rangeable
     for name in {"xaxis", "yaxis", *(key for key in frame if AXIS_KEY.match(key))}:
-        spec = frame.get(name) or {}
-        if "range" in spec or spec.get("type") in ("log", "category", "date"):
+        if not rangeable(frame.get(name) or {}):
             continue
         letter, ref = name[0], name[0] + name[5:]                         # "yaxis2" → "y", "y2"
         parts = []
@@ -222,12 +220,8 @@ def ranged_by_build(template: dict, values: list[dict | None], frame: dict) -> b
                 continue
             if given is None or letter not in given:
                 return True
-            part = np.asarray(given[letter]).ravel()
-            if part.dtype.kind in "fiu":                                  # (text data: never ranged)
-                parts.append(part.astype(float))
-        data = np.concatenate(parts) if parts else np.zeros(0)
-        data = data[np.isfinite(data)]
-        if data.size and float(np.ptp(data)) <= FLAT * float(np.max(np.abs(data))):
+            parts.append(np.asarray(given[letter]).ravel())
+        if flat_data_range(parts):
             return True
     return False
 
@@ -261,7 +255,6 @@ def refilled(template: dict, data: list[dict | None], layout: dict) -> PlainFigu
                 for key, value in values.items()}
         traces.append({**trace, **_typed_arrays(made)})
     return PlainFigure(data=traces, layout=layout)
-
 
 
 def _plain_template(template):

@@ -468,11 +468,22 @@ def _with_colorbar(trace):
 
 def _flat_range(traces, axis_name: str, spec: dict) -> dict:
     """{"range": ...} around the data of a linear axis whose values agree up to rounding, else {}."""
-    if "range" in spec or spec.get("type") in ("log", "category", "date"):
+    if not rangeable(spec):
         return {}
     letter, ref = axis_name[0], axis_name[0] + axis_name[5:]            # "yaxis2" → "y", "y2"
-    values = [np.asarray(_raw(t, letter)) for t in traces if isinstance(t, SCATTER | BAR)
-              and (_raw(t, f"{letter}axis") or letter) == ref and _raw(t, letter) is not None]
+    return flat_data_range([np.asarray(_raw(t, letter)) for t in traces if isinstance(t, SCATTER | BAR)
+                            and (_raw(t, f"{letter}axis") or letter) == ref and _raw(t, letter) is not None])
+
+
+def rangeable(spec: dict) -> bool:
+    """Whether `build` may give an axis declared as `spec` a range of its own (`flat_data_range`): a linear axis
+    with no declared range."""
+    return "range" not in spec and spec.get("type") not in ("log", "category", "date")
+
+
+def flat_data_range(values: list[np.ndarray]) -> dict:
+    """{"range": ...} around an axis's data (its traces' arrays; text ones ignored) where its finite values agree
+    up to rounding (`FLAT`), else {}."""
     values = [v[np.isfinite(v)] for v in values if v.dtype.kind in "fiu"]
     values = np.concatenate(values) if values else np.zeros(0)
     if not values.size:
