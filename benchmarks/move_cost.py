@@ -62,6 +62,8 @@ def judged_ms(row: dict) -> float:
     if row["kind"] == "swept":
         return round(row["request_median"] + row["helpers_mean"], 6)    # ticks × 10 ms: no float dust over a line
     return round(row["request_mean"] + row["helpers_mean"], 6)
+
+
 NO_SWEEP = ("eos_view", "online_learners")   # no Lesson.sweep: both moves are "other" moves (target ≤ 60 ms)
 
 
