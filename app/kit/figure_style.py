@@ -76,6 +76,7 @@ COMPACTED = ("x", "y", "z")
 # The trace classes looked up once: each `go.Scatter` is a lazy-module lookup (an import_module call) in plotly 7.
 SCATTER, BAR, HEATMAP, CONTOUR = go.Scatter, go.Bar, go.Heatmap, go.Contour
 HISTOGRAM, LAYOUT, XAXIS, YAXIS = go.Histogram, go.Layout, go.layout.XAxis, go.layout.YAxis
+FRAME = go.Frame
 NUMBERED_AXIS = re.compile(r"^[xy]axis([2-9]|[1-9]\d+)$")       # xaxis2, yaxis13 (not xaxis1: plotly's "xaxis")
 COMPACTED_TRACES = (SCATTER, HEATMAP, CONTOUR, BAR)
 _TEMPLATES: dict[str, dict] = {}        # template name → its plotly JSON, shared by every figure built here
@@ -271,10 +272,48 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
         layout["annotations"] = list(annotations)
     # The traces were validated when the page made them and the layout here is ours: validating the whole figure a
     # second time was 30-45 % of a page's figure CPU (benchmarks/results/page_compute-cpu.md).
-    if VALIDATE or frames is not None or FIGURE is not TemplateSharingFigure or any(t._parent is not None
-                                                                                   for t in traces):
+    if VALIDATE or FIGURE is not TemplateSharingFigure or any(t._parent is not None for t in traces) \
+            or (frames is not None and not all(_plain_frame(frame) for frame in frames)):
         return FIGURE(data=traces, layout=layout, frames=frames, _validate=False)
-    return _adopting(traces, layout)
+    fig = _adopting(traces, layout)
+    if frames is not None:
+        fig._frame_objs = tuple(_adopted_frame(frame) for frame in frames)
+    return fig
+
+
+FRAME_KEYS = frozenset(("name", "traces", "data"))
+
+
+def _plain_frame(frame) -> bool:
+    """Whether `frame` is a frame `_adopted_frame` makes as plotly would: a dict of a name, trace indices and
+    scatter traces given as flat properties (numbers, strings, lists, arrays; no nested dicts to order)."""
+    if not isinstance(frame, dict) or not frame.keys() <= FRAME_KEYS or not isinstance(frame.get("data", []), list):
+        return False
+    order = _class_order(SCATTER)
+    return all(isinstance(trace, dict) and trace.get("type") == "scatter"
+               and all(key == "type" or (key in order and not isinstance(value, dict) and not _plotly_object(value))
+                       for key, value in trace.items())
+               for trace in frame.get("data", []))
+
+
+def _adopted_frame(frame: dict):
+    """The `go.Frame` plotly makes of `frame` (a `_plain_frame`) inside a figure, without validating each of its
+    traces' values (an animation's 30 frames were most of LRU stability's eigenvalue chart on every move of its
+    steps): its properties in its class's order, each trace's in Scatter's with the type last, as plotly stores
+    them (PRIVATE PLOTLY API: a Frame's `_orphan_props`, which `BaseFigure.to_dict` reads as `_props`). The values
+    are the page's, made for this figure (plotly's validation would store lists as lists and arrays as arrays:
+    the same JSON, tests/app/test_figure_validation.py)."""
+    order = _class_order(SCATTER)
+    stored = dict(frame)
+    if "data" in stored:
+        stored["data"] = [{**dict(sorted(((key, value) for key, value in trace.items() if key != "type"
+                                          and value is not None), key=lambda item: order[item[0]])),
+                           "type": "scatter"} for trace in stored["data"]]
+    positions = _class_order(FRAME)
+    made = _clone(_blank(FRAME))
+    made._orphan_props = {key: value for key, value in sorted(stored.items(), key=lambda item: positions[item[0]])
+                          if value is not None}
+    return made
 
 
 def _adopting(traces: list, layout: dict) -> go.Figure:
