@@ -98,16 +98,26 @@ def chart_spec(fig) -> ChartSpec:
     """The spec `st.plotly_chart(fig)` would send, for a plotly Figure or a figure dict (validated as it does):
     a Figure is written from its own properties (`plain_figure`), a `PlainFigure` as it is, a dict goes the
     reference way."""
-    if isinstance(fig, PlainFigure):
-        import plotly.io
-
-        return ChartSpec(plotly.io.to_json(dict(fig), validate=False), figure_height(fig))
-    if not isinstance(fig, go.Figure):
+    if not isinstance(fig, go.Figure | PlainFigure):
         return reference_chart_spec(fig)
+    return written(plain_chart(fig))
+
+
+def plain_chart(fig) -> dict:
+    """The figure dict `chart_spec(fig)` writes as JSON (shared parts: never change it): a Figure's `plain_figure`,
+    a `PlainFigure` itself, any other figure dict validated as st.plotly_chart does."""
+    if isinstance(fig, go.Figure | PlainFigure):
+        return plain_figure(fig)
+    import plotly.tools
+
+    return plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
+
+
+def written(figure: dict) -> ChartSpec:
+    """A figure dict (`plain_chart`'s) as the spec the browser receives."""
     import plotly.io
 
-    figure = plain_figure(fig)
-    return ChartSpec(plotly.io.to_json(figure, validate=False), figure_height(figure))
+    return ChartSpec(plotly.io.to_json(dict(figure), validate=False), figure_height(figure))
 
 
 def reference_chart_spec(fig) -> ChartSpec:

@@ -256,31 +256,44 @@ def waiting_chart(lesson: Lesson, plain: ChartSpec, filename: str, key: tuple, s
 def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> PagePreview:
     """Every chart at these settings as the JSON the browser receives: the current value's picture only, its axes
     fixed over the family, the lead chart with the slider; each following chart tagged with the family it takes
-    its frames from (`Family.link`, the link's data: the same for every value of the swept setting)."""
-    from .render import chart_specs, computed
+    its frames from (`Family.link`, the link's data: the same for every value of the swept setting). Drawn from
+    the page's figure dicts (`render.plain_charts`): each chart's JSON is written once, never read back."""
+    from .render import plain_charts
+    return previewed(page, frozen, present, _lesson, _family, plain_charts(frozen, _lesson))
+
+
+def reference_preview(page: str, frozen: tuple, present: bool, lesson: Lesson, family: Family) -> PagePreview:
+    """`preview_specs`' readable twin: each chart read back from the plain page's JSON (`render.chart_specs`), as
+    the browser would hold it. tests/app/test_preview_specs.py compares the two."""
+    from .render import chart_specs
+    currents = {chart: json.loads(plain.spec) for chart, plain in chart_specs(page, frozen, False, lesson).items()}
+    return previewed(page, frozen, present, lesson, family, currents)
+
+
+def previewed(page: str, frozen: tuple, present: bool, lesson: Lesson, family: Family,
+              currents: dict[str, dict]) -> PagePreview:
+    """The page's preview from its charts at the current value (`currents`: figure dicts, never changed here)."""
+    from .render import computed
     values = dict(frozen)
-    setting = _lesson.settings[_lesson.sweep.setting]
-    link = _family.link
-    specs = chart_specs(page, frozen, False, _lesson)
-    members = list(_family.members)
-    lead = _lesson.sweep.chart
+    setting = lesson.settings[lesson.sweep.setting]
+    link = family.link
+    members = list(family.members)
+    lead = lesson.sweep.chart
     charts = {}
-    for chart, plain in specs.items():
-        current = json.loads(plain.spec)
+    for chart, current in currents.items():
         if current.get("frames") and chart != lead:    # an animation of its own (▶ play): it keeps its frames
             fig = current
         else:
             fig = preview_figure(current, member(setting, values[setting.name], current),
                                  chart_family(members, chart), setting.label, slider=chart == lead,
-                                 groups=_family.groups.get(chart, []))
+                                 groups=family.groups.get(chart, []))
         tag = (fig["layout"].get("meta") or {}).get("lcsm") or {"follows": False}
         tag = {**tag, "page": page, "chart": chart, "family": link["family_id"]}
         if chart == lead and tag["follows"]:           # the readouts at the current value (it may be no member)
-            result = computed(page, frozen, _lesson)
-            tag["readouts"] = readout_text(_lesson.metrics(values, result) if _lesson.metrics is not None else [])
-        fig["layout"] = {**fig["layout"], "meta": {**(fig["layout"].get("meta") or {}), "lcsm": tag}}
+            result = computed(page, frozen, lesson)
+            tag["readouts"] = readout_text(lesson.metrics(values, result) if lesson.metrics is not None else [])
+        fig = {**fig, "layout": {**fig["layout"], "meta": {**(fig["layout"].get("meta") or {}), "lcsm": tag}}}
         if present:
             fig = presenter_figure(fig)
         charts[chart] = ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))
     return PagePreview(charts, link)
-

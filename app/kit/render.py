@@ -22,7 +22,7 @@ import streamlit as st
 from .block_view import draw_blocks
 from .cache import cached
 from .chart_controls import draw_chart_controls, presenter_controls, recover_preset_pick
-from .chart_element import ChartSpec, chart_spec
+from .chart_element import ChartSpec, chart_spec, plain_chart
 from .classroom import ClassroomView, current_view, presenter_figure, presenter_style, share_panel
 from .layout import presenter_columns
 from .lesson import Lesson
@@ -141,13 +141,14 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
         draw_chart_controls(lesson, values, view)
     if lesson.panel is not None:
         draw_blocks(lesson.panel(values, result))
-    figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
     swept = previews(lesson, view)
     preview = page_preview(lesson, frozen, view.present) if swept else None
     if swept and preview is None:                       # a held move: its new family, if it comes in time
         preview = waited_preview(lesson, frozen, view.present)
-    if preview is not None:
-        figures = {**figures, **preview.charts}
+    if preview is not None:                             # every chart, drawn from the page's figures: the plain
+        figures = preview.charts                        # charts' JSON is not written (nor read back)
+    else:
+        figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
     slots = {}                                          # a swept page's charts while its family is computed
     for row in lesson.charts:
         if isinstance(row, str):                        # an in-page widget (e.g. the step t of a snapshot)
@@ -200,3 +201,10 @@ def chart_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson) -> dic
     for name, fig in _lesson.figures(dict(frozen), result).items():
         specs[name] = chart_spec(presenter_figure(fig.to_dict()) if present else fig)
     return specs
+
+
+def plain_charts(frozen: tuple, lesson: Lesson) -> dict[str, dict]:
+    """Every chart of the page at these settings as the figure dict `chart_specs` writes (`present` off), not
+    written: the drag preview draws each chart from it (`preview.preview_specs`). Shared parts: never changed."""
+    result = computed(lesson.page, frozen, lesson)
+    return {name: plain_chart(fig) for name, fig in lesson.figures(dict(frozen), result).items()}
