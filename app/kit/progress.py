@@ -70,8 +70,14 @@ class SolvedTitles(set):
 
 def solved_titles(page: str, kind: str) -> set:
     """The titles of the `kind`s ("exercise" or "challenge") of `page` this tab's learner solved (a live set)."""
-    key = f"{page}.{kind}s.solved"
     learner_token()                                      # keep the token in the URL on every page run
+    return _session_solved(page, kind)
+
+
+def _session_solved(page: str, kind: str) -> set:
+    """`solved_titles` for a caller that kept the learner token in the URL this run already (once for every
+    lesson's counts, not once per lesson and kind: ~0.5 ms of every page run)."""
+    key = f"{page}.{kind}s.solved"
     if key not in st.session_state:
         st.session_state[key] = SolvedTitles(page, kind, stored_solved().get((page, kind), ()))
     return st.session_state[key]
@@ -101,12 +107,13 @@ class LessonProgress:
 
 
 def lesson_progress(page: str, text: LessonText | None, title: str = "") -> LessonProgress:
-    """The counts of one lesson (`text` None: its file could not be read)."""
+    """The counts of one lesson (`text` None: its file could not be read); the caller keeps the learner token in
+    the URL (`learner_token()`, once for all lessons)."""
     if text is None:
         return LessonProgress(page, title or page, readable=False)
     counts = {}
     for kind, items in (("exercise", text.exercises), ("challenge", text.challenges)):
-        done = solved_titles(page, kind)
+        done = _session_solved(page, kind)
         counts[kind] = (sum(item.title in done for item in items), len(items))
     return LessonProgress(page, text.title, *counts["exercise"], *counts["challenge"])
 

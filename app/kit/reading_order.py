@@ -18,13 +18,12 @@ from .lesson_text import (
     LessonText,
     Step,
     check_steps,
-    lesson_pages,
     more_notes,
     objectives_line,
     step_markdown,
 )
 from .lesson_text import story as story_text
-from .lesson_view import read_lesson
+from .lesson_view import files_stamp, lesson_pages, read_lesson
 
 StepsByChart = dict[str, list[tuple[int, Step]]]
 TOP = ""                                              # the chart name of a step drawn at the top of the page
@@ -86,24 +85,26 @@ def folded_notes(text: LessonText, steps: StepsByChart) -> None:
 def next_lesson(page: str) -> None:
     """"Next: lesson N+1" at the end of the page (a plain page link: no settings, no token in it); the last lesson
     points back to Home."""
-    pages = lesson_pages()
+    stamp = files_stamp()                               # the lesson files looked at once for the list and the title
+    pages = lesson_pages(stamp)
     if page not in pages:
         return
     following = pages[pages.index(page) + 1:]
     st.divider()
     if following:
         target = following[0]
-        title = title_of(target)
+        title = title_of(target, stamp)
         st.page_link(st.Page(_elsewhere, title=title, url_path=target), label=f"Next: {title}", icon="➡️")
     else:
         st.markdown("🎓 **That was the last lesson.** Home shows your score in every lesson.")
         st.page_link(st.Page(_elsewhere, title="Home", url_path="home"), label="Back to Home", icon="🏠")
 
 
-def title_of(page: str) -> str:
-    """A lesson's title from its file; its page name when the file cannot be read (its own page says why)."""
+def title_of(page: str, stamp: int | None = None) -> str:
+    """A lesson's title from its file; its page name when the file cannot be read (its own page says why);
+    `stamp`: the lessons' `files_stamp()` when the caller has it."""
     try:
-        return read_lesson(page).title
+        return read_lesson(page, stamp).title
     except (LessonFormatError, OSError, UnicodeDecodeError):
         return page.replace("_", " ")
 

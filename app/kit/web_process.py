@@ -15,6 +15,8 @@
   `gc.freeze()` after the imports moves those long-lived objects out of the collector's sight, so the
   collection after a run only walks what this process made since — a few ms — and cycles made by a session are
   still collected (postScriptGC stays on, so memory stays bounded).
+- **A run's messages handed to the event loop in batches** (`app.kit.script_events`): one wake-up of the loop
+  per batch instead of one per element, ~20 µs of CPU per element drawn (80–90 on a lesson page's move).
 """
 from __future__ import annotations
 
@@ -39,6 +41,9 @@ def prepare() -> None:
     from app.lessons import all_lessons
 
     all_lessons()
+    from .script_events import batch_script_events
+
+    batch_script_events()          # before any session: every session's events go through one queue
     gc.collect()
     gc.freeze()
     _prepared = True

@@ -1,0 +1,75 @@
+"""A script run's messages handed to the event loop in batches, not one wake-up each (issue 19: a move's CPU).
+
+Streamlit 1.67 hands every event of a script run to the server's event loop on its own: each element the page
+draws (a move of a lesson page draws 80–90) is one `loop.call_soon_threadsafe`, which writes a byte to the loop's
+self-pipe and wakes the loop for that one message. `batch_script_events()` replaces
+`AppSession._on_scriptrunner_event` so that a session's events wait in one queue and a single callback hands them
+all over, in order, once the loop gets to it: one wake-up per batch. Measured on a throwaway page of 110
+elements against a real server (2 cores, 200 moves): 9.2–10.6 → 7.5–8.2 CPU-ms per rerun, ~20 µs per element.
+
+Same events, same order, same handler (`_handle_scriptrunner_event_on_event_loop`, on the loop's thread): only the
+number of wake-ups changes. A handler that raises is logged and the rest of its batch still runs (one callback
+each did the same). Installed by `web_process.prepare()` before any session exists: a session whose script
+runner connected the original method keeps it (mixing the two within one session would reorder its events).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+
+from streamlit.runtime.app_session import AppSession
+
+_LOGGER = logging.getLogger(__name__)
+_ORIGINAL = AppSession._on_scriptrunner_event
+BATCH_ATTR = "_lcsm_script_events"
+
+
+class _Pending:
+    """One session's events waiting for the loop, and whether a callback to hand them over is scheduled."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.events: deque[tuple] = deque()
+        self.scheduled = False
+
+
+def _on_scriptrunner_event(self, sender, event, forward_msg=None, exception=None, client_state=None,
+                           page_script_hash=None, fragment_ids_this_run=None, pages=None, run_descriptor=None) -> None:
+    """AppSession's handler of a script runner's event (called on the script's thread): queued for the loop."""
+    pending = self.__dict__.get(BATCH_ATTR)
+    if pending is None:
+        pending = self.__dict__.setdefault(BATCH_ATTR, _Pending())   # setdefault: one per session, even in a race
+    with pending.lock:
+        pending.events.append((sender, event, forward_msg, exception, client_state, page_script_hash,
+                               fragment_ids_this_run, pages, run_descriptor))
+        if pending.scheduled:
+            return
+        pending.scheduled = True
+    self._call_soon_on_event_loop(lambda: _hand_over(self, pending))
+
+
+def _hand_over(session, pending: _Pending) -> None:
+    """On the loop's thread: every queued event to the session's handler, in order, until none is left."""
+    while True:
+        with pending.lock:
+            if not pending.events:
+                pending.scheduled = False
+                return
+            batch = list(pending.events)
+            pending.events.clear()
+        for args in batch:
+            try:
+                session._handle_scriptrunner_event_on_event_loop(*args)
+            except Exception:                             # noqa: BLE001 — as asyncio logs a failed callback
+                _LOGGER.exception("A script runner event failed")
+
+
+def batch_script_events() -> None:
+    """Install the batched handler (idempotent). Call before the first session is created."""
+    AppSession._on_scriptrunner_event = _on_scriptrunner_event
+
+
+def unbatch_script_events() -> None:
+    """Put Streamlit's own handler back (tests)."""
+    AppSession._on_scriptrunner_event = _ORIGINAL
