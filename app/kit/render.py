@@ -205,6 +205,19 @@ def chart_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson) -> dic
 
 def plain_charts(frozen: tuple, lesson: Lesson) -> dict[str, dict]:
     """Every chart of the page at these settings as the figure dict `chart_specs` writes (`present` off), not
-    written: the drag preview draws each chart from it (`preview.preview_specs`). Shared parts: never changed."""
-    result = computed(lesson.page, frozen, lesson)
-    return {name: plain_chart(fig) for name, fig in lesson.figures(dict(frozen), result).items()}
+    written: the drag preview draws each chart from it (`preview.preview_specs`). Shared parts: never changed.
+    Drawn as the family's members are (`Sweep.figures`) where that draws every chart of the page: the same
+    figures, made faster (discretize's and rings' refilled charts, tests/app/test_preview_figures.py)."""
+    values, result = dict(frozen), computed(lesson.page, frozen, lesson)
+    figures = None
+    if lesson.sweep is not None and lesson.sweep.figures is not None and _SWEEP_DRAWS_ALL.get(lesson.page, True):
+        figures = lesson.sweep.figures(values, result)
+        _SWEEP_DRAWS_ALL[lesson.page] = list(figures) == lesson.chart_names()
+        if not _SWEEP_DRAWS_ALL[lesson.page]:              # a part of the page (LRU stability's loss)
+            figures = None
+    if figures is None:
+        figures = lesson.figures(values, result)
+    return {name: plain_chart(fig) for name, fig in figures.items()}
+
+
+_SWEEP_DRAWS_ALL: dict[str, bool] = {}     # page → whether its `Sweep.figures` draws every chart (learned once)
