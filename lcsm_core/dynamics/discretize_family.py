@@ -15,7 +15,7 @@ from __future__ import annotations
 import control
 import numpy as np
 
-from ..divergence import DIVERGENCE_BOUND, first_divergence, stop_index
+from ..divergence import DIVERGENCE_BOUND, first_divergence
 from .discretize import METHODS, euler_stability_limit, mapped_poles, pole_map_around
 from .discretize_comparison import DiscretizationComparison, MethodResult, _exosystem
 from .lti_batch import gbt_many, state_readouts, zoh_many
@@ -63,6 +63,7 @@ def compare_discretizations_family(m: float, c: float, k: float, dts, *, input_k
 
     s_poles = np.sort_complex(np.asarray(control.poles(sys), dtype=complex))
     euler_limit = euler_stability_limit(s_poles)
+    poles_by_method = {method: np.linalg.eigvals(discrete[method][0]).astype(complex) for method in METHODS}  # (N, n)
     family = []
     for j, (dt, t) in enumerate(zip(dts, grids)):
         T_j = len(t)
@@ -71,8 +72,8 @@ def compare_discretizations_family(m: float, c: float, k: float, dts, *, input_k
         for row, method in enumerate(METHODS, start=1):
             y_m = y[row, j, :T_j]
             hit = first_divergence(y_m, bound)
-            keep = stop_index(y_m, bound)
-            poles = np.linalg.eigvals(discrete[method][0][j]).astype(complex)
+            keep = len(y_m) if hit is None else hit + 1                     # `stop_index`, from the one search
+            poles = poles_by_method[method][j]
             radius = float(np.max(np.abs(poles)))
             methods[method] = MethodResult(
                 method=method, poles=poles, mapped=mapped_poles(s_poles, dt, method), radius=radius,

@@ -95,7 +95,7 @@ def state_readouts(A_d: np.ndarray, B_d: np.ndarray, u: np.ndarray, x0: np.ndarr
     for group in length_groups(lengths):
         T = int(max(lengths[j] for j in group))
         out[:, group, :T] = scan_states(A_d[group], B_d[group], u[group, :T], x0[group], readouts[:, group], form)
-    out[:, np.arange(u.shape[1])[None, :] >= np.asarray(lengths)[:, None]] = 0.0     # past each one's end
+    np.copyto(out, 0.0, where=np.arange(u.shape[1]) >= np.asarray(lengths)[:, None])    # past each one's end
     return out
 
 
