@@ -90,3 +90,36 @@ def test_install_and_restore():
     finally:
         script_events.unbatch_script_events()
     assert AppSession._on_scriptrunner_event is original
+
+
+class FakeRuntime:
+    """What the send loop's wake-up uses of a Runtime: its loop and its need_send_data flag."""
+
+    def __init__(self, loop):
+        self.objs = type("AsyncObjects", (), {})()
+        self.objs.eventloop = loop
+        self.objs.need_send_data = asyncio.Event()
+
+    def _get_async_objs(self):
+        return self.objs
+
+
+def test_the_send_loop_is_woken_once_and_from_any_thread():
+    loop = asyncio.new_event_loop()
+    runtime = FakeRuntime(loop)
+    wake = script_events._enqueued_some_message
+
+    async def on_the_loop() -> None:
+        wake(runtime)                                   # on the loop's thread: set at once, no self-pipe
+        assert runtime.objs.need_send_data.is_set()
+        wake(runtime)                                   # woken already: nothing more
+        runtime.objs.need_send_data.clear()             # the send loop clears it before it flushes
+        thread = threading.Thread(target=wake, args=(runtime,))
+        thread.start()
+        thread.join()
+        await asyncio.wait_for(runtime.objs.need_send_data.wait(), 5)   # from a script thread: through the loop
+
+    try:
+        loop.run_until_complete(on_the_loop())
+    finally:
+        loop.close()
