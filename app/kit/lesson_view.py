@@ -20,14 +20,15 @@ from .lesson_text import (
 from .progress import LessonProgress, learner_token, lesson_progress, solved_titles
 
 
-def cached_lesson(page: str, fallback_title: str = "") -> LessonText:
+def cached_lesson(page: str, fallback_title: str = "", stamp: int | None = None) -> LessonText:
     """The page's lesson, re-read whenever a lesson file changes (a teacher's edit shows on the next rerun).
 
     A lesson file with a mistake does not break the page: it says what is wrong and the page runs on. Only
-    this page's file is parsed, so another lesson's mistake never shows here.
+    this page's file is parsed, so another lesson's mistake never shows here. `stamp`: the lessons'
+    `files_stamp()` when the caller has it (once per run).
     """
     try:
-        return read_lesson(page)
+        return read_lesson(page, stamp)
     except (LessonFormatError, OSError, UnicodeError) as why:     # not UTF-8, a folder: this page alone says so
         st.error(f"The lesson text for this page could not be read: {why}", icon="📄")
         return LessonText(page=page, title=fallback_title or page, objectives=(), body="", exercises=())
@@ -69,18 +70,26 @@ def lesson_pages(stamp: int | None = None) -> list[str]:
     return _pages(str(lesson_text.LESSONS_DIR), files_stamp() if stamp is None else stamp)
 
 
-def every_lesson_progress() -> list[LessonProgress]:
+def every_lesson_progress(stamp: int | None = None) -> list[LessonProgress]:
     """This session's counts for every lesson file, in lesson order (a broken file counts as unreadable).
-    Drawn on every rerun of every page: the files are looked at once (one stamp), and read only after an edit."""
-    stamp = files_stamp()
-    rows = []
+    Drawn on every rerun of every page: the files are looked at once (one stamp, the caller's when given), and
+    read only after an edit."""
+    stamp = files_stamp() if stamp is None else stamp
     learner_token()                                     # once for every lesson's counts (it keeps the URL's token)
-    for page in lesson_pages(stamp):
+    return [lesson_progress(page, text) for page, text in _lesson_texts(str(lesson_text.LESSONS_DIR), stamp)]
+
+
+@cached(store="small")
+def _lesson_texts(directory: str, stamp: int) -> tuple[tuple[str, LessonText | None], ...]:
+    """Every lesson file's page and text (None: the file cannot be read), in lesson order: one cache look-up for
+    the score of every page run instead of one per lesson."""
+    texts = []
+    for page in _pages(directory, stamp):
         try:
-            rows.append(lesson_progress(page, read_lesson(page, stamp)))
+            texts.append((page, _load(page, directory, stamp)))
         except (LessonFormatError, OSError, UnicodeError):
-            rows.append(lesson_progress(page, None))
-    return rows
+            texts.append((page, None))
+    return tuple(texts)
 
 
 def lesson_intro(lesson: LessonText) -> None:

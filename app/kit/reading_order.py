@@ -82,10 +82,10 @@ def folded_notes(text: LessonText, steps: StepsByChart) -> None:
                 st.markdown(piece)
 
 
-def next_lesson(page: str) -> None:
+def next_lesson(page: str, stamp: int | None = None) -> None:
     """"Next: lesson N+1" at the end of the page (a plain page link: no settings, no token in it); the last lesson
-    points back to Home."""
-    stamp = files_stamp()                               # the lesson files looked at once for the list and the title
+    points back to Home; `stamp`: the lessons' `files_stamp()` when the caller has it."""
+    stamp = files_stamp() if stamp is None else stamp   # the lesson files looked at once for the list and the title
     pages = lesson_pages(stamp)
     if page not in pages:
         return

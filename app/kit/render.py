@@ -29,6 +29,7 @@ from .lesson import Lesson
 from .lesson_view import (
     cached_lesson,
     every_lesson_progress,
+    files_stamp,
     lesson_challenges,
     lesson_exercises,
     lesson_intro,
@@ -44,7 +45,8 @@ from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset
 
 
 def render_lesson(lesson: Lesson) -> None:
-    text = cached_lesson(lesson.page, fallback_title=f"{lesson.icon} {lesson.title}")
+    stamp = files_stamp()                               # the lesson files looked at once per run (text, link, score)
+    text = cached_lesson(lesson.page, fallback_title=f"{lesson.icon} {lesson.title}", stamp=stamp)
     lesson_intro(text)
     spec = lesson.settings
     view = current_view(spec, challenges=len(text.challenges))
@@ -98,17 +100,17 @@ def render_lesson(lesson: Lesson) -> None:
         snippet_panel(lesson, values)
     lesson_exercises(text, quantities)
     lesson_challenges(text, quantities, focus=view.challenge, top=linked_challenge)
-    next_lesson(lesson.page)
+    next_lesson(lesson.page, stamp)
     if view.present:
         score = st.empty()
-    show_score(score, text, present=view.present)
+    show_score(score, text, present=view.present, stamp=stamp)
     for finish in filter(None, pending):                # LCSM_PREVIEW_WORKERS=0: the new families, page drawn
         finish()
 
 
-def show_score(slot, text, present: bool) -> None:
+def show_score(slot, text, present: bool, stamp: int | None = None) -> None:
     """This tab's score across lessons (drawn last, so a Check pressed in this run counts)."""
-    rows = every_lesson_progress()
+    rows = every_lesson_progress(stamp)
     here = next((r for r in rows if r.page == text.page), None)
     if present:
         slot.caption(score_line(rows))
