@@ -18,8 +18,10 @@ from pathlib import Path
 # (part, patterns): the first part one of whose patterns occurs in a stack takes its samples.
 PARTS = (
     ("idle (not CPU)", ("EpollSelector.select", "Event.wait (threading", "Condition.wait (threading",
-                        "Queue.get (asyncio")),
+                        "Queue.get (asyncio", "polling_path_watcher.py:90)", "_PollLikeSelector.select",
+                        "_worker (concurrent/futures/thread.py:81)")),   # a watcher's sleep, a pool's idle threads
     ("hash (ForwardMsg, deterministic serialization)", ("populate_hash_if_needed",)),
+    ("hand-off of each message to the event loop (script thread)", ("_on_scriptrunner_event (",)),
     ("preview (family → every chart's frames → JSON)", ("preview_spec (app/kit/preview",
                                                          "preview_specs (app/kit/preview",
                                                          "page_preview (app/kit/preview")),
