@@ -1,6 +1,6 @@
 """The compute part of a preview family, per swept page: `compute` once per value vs `Sweep.compute_many`.
 
-    python benchmarks/family_cost.py [--repeats 7] [--pages spring rings ...] [--whole]
+    python benchmarks/family_cost.py [--repeats 7] [--pages spring rings ...] [--whole | --worker | --split]
 
 A "held" move (any setting but the swept one) makes the preview worker compute the page's whole family: the
 page's result at 15–25 values of the swept setting. This times that part alone, in CPU milliseconds of this
@@ -17,7 +17,9 @@ and the table gives each one's median and best of --repeats. The figures and the
 are not in these numbers; --whole adds a second table with them: `app.kit.sweep.sweep_family` (every chart
 and readout of every member) with and without `compute_many`; --worker times the preview worker's whole job,
 `app.kit.preview_pool.compute_family` (the members, the page link's text and the outline made from them, both
-pickled: what a held move costs the helpers), beside its members alone.
+pickled: what a held move costs the helpers), beside its members alone; --split divides that job into its parts
+(`split`: the core call, the members' charts, their readouts, `page_member`, `prepared`, the pickles), to say
+whose code a held move's helper CPU is.
 """
 from __future__ import annotations
 
@@ -97,6 +99,63 @@ def measure(page: str, changes: dict, repeats: int, whole: bool | str = False) -
                 **{f"{name} best": min(t) for name, t in times.items()})
 
 
+SPLIT = ("compute", "charts", "readouts", "page_member", "prepared", "pickles")
+
+
+def split(page: str, changes: dict, repeats: int) -> dict:
+    """The preview worker's job (`preview_pool.compute_family`) step by step as `sweep.sweep_family` and `prepared`
+    take it, each step's CPU ms summed over the family's members: the page's core call (`compute_many`, else
+    `compute` per value), its charts (`Sweep.figures` or `figures`), readouts (`metrics` as text), the members'
+    frames (`sweep_figure.page_member`), the web process's form of the family (`family.prepared`: link text and
+    outline) and the two pickles. Medians over `repeats` (after two unmeasured runs)."""
+    import pickle
+
+    from app.kit.family import prepared
+    from app.kit.sweep import readout_text, shared_values, sweep_values
+    from app.kit.sweep_figure import page_member
+    from app.lessons import lesson
+    spec = lesson(page)
+    setting = spec.settings[spec.sweep.setting]
+    held = {k: v for k, v in {**spec.settings.defaults, **changes}.items() if k != setting.name}
+    values = sweep_values(setting, spec.sweep, held)
+    draw = spec.sweep.figures if spec.sweep.figures is not None else spec.figures
+    caches = page_caches(spec)
+    times: dict[str, list] = {part: [] for part in SPLIT}
+    for run in range(repeats + 2):
+        for fn in caches:
+            fn.clear()
+        took = dict.fromkeys(SPLIT, 0.0)
+        t0 = time.process_time()
+        computed = (spec.sweep.compute_many(held, values) if spec.sweep.compute_many is not None
+                    else loop(spec, held, values))
+        took["compute"] = time.process_time() - t0
+        members, results = [], {}
+        for value, result in zip(values, computed):
+            if result is None:
+                continue
+            at = {**held, setting.name: value}
+            results[value] = result
+            t0 = time.process_time()
+            figures = draw(at, result)
+            t1 = time.process_time()
+            readouts = readout_text(spec.metrics(at, result) if spec.metrics is not None else [])
+            t2 = time.process_time()
+            members.append(page_member(setting, value, figures, readouts))
+            t3 = time.process_time()
+            took["charts"] += t1 - t0
+            took["readouts"] += t2 - t1
+            took["page_member"] += t3 - t2
+        t0 = time.process_time()
+        family = prepared(spec, tuple(sorted(held.items())), shared_values(members))
+        t1 = time.process_time()
+        pickle.dumps(family, pickle.HIGHEST_PROTOCOL), pickle.dumps(results, pickle.HIGHEST_PROTOCOL)
+        took["prepared"], took["pickles"] = t1 - t0, time.process_time() - t1
+        if run >= 2:
+            for part in SPLIT:
+                times[part].append(took[part] * 1e3)
+    return dict(members=len(values), **{part: statistics.median(t) for part, t in times.items()})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
@@ -104,12 +163,24 @@ def main() -> None:
     parser.add_argument("--whole", action="store_true", help="time whole members (compute + every chart + text)")
     parser.add_argument("--worker", action="store_true",
                         help="time the worker's whole job (compute_family) beside its members (sweep_family)")
+    parser.add_argument("--split", action="store_true", help="the worker's job in parts (core call, charts, ...)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import logging
     logging.getLogger("streamlit").setLevel(logging.ERROR)
     import torch
     torch.set_num_threads(1)
+    if args.split:
+        print(f"preview worker's job in parts, CPU ms (torch threads {torch.get_num_threads()}), median of "
+              f"{args.repeats}")
+        print(f"{'page':<15}{'held':<11}{'members':>8}" + "".join(f"{part:>12}" for part in SPLIT) + f"{'total':>8}")
+        for page in args.pages:
+            name, value = HELD_MOVE[page]
+            for label, changes in (("defaults", {}), (f"{name}={value:g}", {name: value})):
+                r = split(page, changes, args.repeats)
+                print(f"{page:<15}{label:<11}{r['members']:>8}" + "".join(f"{r[part]:>12.1f}" for part in SPLIT)
+                      + f"{sum(r[part] for part in SPLIT):>8.1f}", flush=True)
+        return
     what = "whole family (compute + charts + text)" if args.whole else "family compute"
     if args.worker:
         what = "preview worker's job: 'loop' = its members (sweep_family), 'batch' = all of it (compute_family)"
