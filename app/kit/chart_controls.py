@@ -12,7 +12,8 @@ settings that drive the main chart.
   callback (before the script runs, the sidebar and the URL then follow), then runs the setting's `on_change`.
   A tab that reconnected to another web process (its own died) makes its first move on a session that has drawn
   nothing, whose callbacks cannot run: the copy's value is read from what the browser sent
-  (`url_state.sent_widget_values`), a pill's by `recover_preset_pick`, before the settings are loaded.
+  (`url_state.sent_widget_values`), a preset's pill or sidebar button by `recover_preset_pick`, before the
+  settings are loaded.
 - In the presenter view (no sidebar) the controls column draws the few first and folds the rest
   (`presenter_controls`), so a page of many settings (Train live's 14) keeps the first screen for what is in use.
 """
@@ -27,7 +28,7 @@ from .layout import CHART_CONTROLS_KEY
 from .lesson import Lesson
 from .settings import Preset, Setting, Settings
 from .url_state import apply_values, copy_key, sent_widget_states
-from .widgets import draw_setting
+from .widgets import apply_preset, draw_setting, preset_button_key
 
 FOLD_LABEL = "⚙️ More settings"
 
@@ -89,17 +90,29 @@ def pills_drawn(lesson: Lesson, view: ClassroomView) -> bool:
 
 
 def recover_preset_pick(lesson: Lesson, view: ClassroomView) -> None:
-    """A pill picked as a fresh session's first event (a tab that reconnected to another web process after its
-    own died): that session has not drawn the pills, so their callback cannot run. The pick the browser sent is
-    applied here, before the settings are loaded, as `pick_preset` would (the other moved widgets are
-    `url_state.sent_widget_values`'s)."""
+    """A preset picked as a fresh session's first event (a tab that reconnected to another web process after its
+    own died), with a pill by the chart or a sidebar button: that session has not drawn them, so their callback
+    cannot run. The pick the browser sent is applied here, before the settings are loaded, as `pick_preset` or
+    the button's `apply_preset` would (the other moved widgets are `url_state.sent_widget_values`'s). Pills and
+    buttons are drawn in the same views (`pills_drawn`: not where a teacher's link picks or locks the controls)."""
     key = preset_pick_key(lesson.settings)
-    if not pills_drawn(lesson, view) or key in st.session_state:     # drawn in this session: its callback runs
+    if not pills_drawn(lesson, view) or key in st.session_state:     # drawn in this session: their callbacks run
         return
-    picked = picked_index(sent_widget_states().get(key), [p.label for p in lesson.presets])
+    sent = sent_widget_states()
+    picked = picked_index(sent.get(key), [p.label for p in lesson.presets])
     if picked is not None:
         st.session_state[key] = picked
         pick_preset(lesson.settings, lesson.presets)
+        return
+    clicked = next((n for n in range(len(lesson.presets))
+                    if triggered(sent.get(preset_button_key(lesson.settings, n)))), None)
+    if clicked is not None:
+        apply_preset(lesson.settings, lesson.presets[clicked])
+
+
+def triggered(proto) -> bool:
+    """Whether a widget state proto is a button's click (a trigger sent true)."""
+    return proto is not None and proto.WhichOneof("value") == "trigger_value" and proto.trigger_value
 
 
 def picked_index(proto, labels: list[str]) -> int | None:

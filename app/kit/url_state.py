@@ -72,6 +72,9 @@ def _fill(spec: Settings, missing) -> None:
     for p in spec.params:  # a value the widget cannot hold (stale state): reset it
         if not p.valid(st.session_state[spec.key(p.name)]):
             st.session_state[spec.key(p.name)] = p.default
+    for p in missing:      # a recovered move does what its widget's callback would have (Train live's lr steers)
+        if p.on_change is not None and p.name in sent and sent[p.name] != values[p.name]:
+            p.on_change()
     if notes:
         st.warning("This link had settings that could not be used:\n\n" + "\n".join(f"- {n}" for n in notes),
                    icon="⚠️")

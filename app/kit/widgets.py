@@ -55,14 +55,20 @@ def preset_buttons(spec: Settings, presets: Sequence[Preset]) -> None:
     """A button per preset; a click sets the page's widgets before they are drawn."""
     st.markdown("**Presets**")
     for n, preset in enumerate(presets):
-        st.button(preset.label, key=f"{spec.page}.preset.{n}", help=preset.insight, width="stretch",
-                  on_click=_apply_preset, args=(spec, preset))
+        st.button(preset.label, key=preset_button_key(spec, n), help=preset.insight, width="stretch",
+                  on_click=apply_preset, args=(spec, preset))
     chosen = st.session_state.get(f"{spec.page}.preset.last")
     if chosen:
         st.caption(f"💡 {chosen}")
 
 
-def _apply_preset(spec: Settings, preset: Preset) -> None:
+def preset_button_key(spec: Settings, n: int) -> str:
+    """The key of the sidebar button of preset number `n`."""
+    return f"{spec.page}.preset.{n}"
+
+
+def apply_preset(spec: Settings, preset: Preset) -> None:
+    """A preset button's click: the preset's values into the page's widgets, its insight under the buttons."""
     apply_values(spec, preset.state(spec))
     st.session_state[f"{spec.page}.preset.last"] = preset.insight
 

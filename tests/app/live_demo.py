@@ -7,10 +7,10 @@ import sqlite3
 
 from app.kit.blocks import Text
 from app.kit.lesson import Lesson
-from app.kit.live import Command, Control, Live
+from app.kit.live import Command, Control, Live, steer
 from app.kit.settings import Setting, Settings
 
-WORLD: dict = {"fault": None, "moving": False, "started": 0}
+WORLD: dict = {"fault": None, "moving": False, "started": 0, "steered": []}
 
 
 def fetch(v: dict, c: Control) -> dict:
@@ -34,9 +34,14 @@ def full_disk(c: Control) -> None:
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
+def steer_b(c: Control) -> None:
+    WORLD["steered"].append((c.run, c.settings["b"]))
+
+
 LESSON = Lesson(
     page="live_demo", number=0, title="demo", icon="", section="", summary="",
-    settings=Settings("live_demo", (Setting.slider("a", "a", 1, 0, 5),)),
+    settings=Settings("live_demo", (Setting.slider("a", "a", 1, 0, 5),
+                                    Setting.slider("b", "b", 1, 0, 5, on_change=steer(lambda: LESSON, steer_b)))),
     live=Live(fetch=fetch, moving=lambda v, c: WORLD["moving"],
               draw=lambda v, found, c: [Text(f"started {found['started']} · run {c.run} · a {v['a']}")],
               quantities=lambda v, found: {"started": -1.0 if found is None else float(found["started"])},

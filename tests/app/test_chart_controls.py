@@ -4,6 +4,7 @@ teacher link's view holds for the copy, and the presenter view draws the few fir
 import pytest
 
 from app.kit.chart_controls import FOLD_LABEL, copy_key, preset_pick_key
+from app.kit.widgets import preset_button_key
 from app.lessons import all_lessons, lesson
 from tests.app.pages import assert_clean, open_page, url_value
 from tests.app.test_classroom import reconnected_move
@@ -136,6 +137,18 @@ def test_a_first_preset_pill_after_a_reconnect_applies_its_preset(page):
         assert fresh.session_state[spec.settings.key(name)] == value, name
         assert url_value(fresh, name) == spec.settings[name].encode(value), name
     assert fresh.session_state[preset_pick_key(spec.settings)] is None        # the pick is an action: cleared
+
+
+@pytest.mark.parametrize("page", ["eos_view", "spring"])
+def test_a_first_sidebar_preset_button_after_a_reconnect_applies_its_preset(page):
+    """As the pill above, for the sidebar's button of a preset: its on_click cannot run in a fresh session."""
+    spec = lesson(page)
+    n = len(spec.presets) - 1
+    _, fresh = reconnected_move(page, {}, lambda tab: tab.button(key=preset_button_key(spec.settings, n)).click())
+    for name, value in spec.presets[n].values.items():
+        assert fresh.session_state[spec.settings.key(name)] == value, name
+        assert url_value(fresh, name) == spec.settings[name].encode(value), name
+    assert any(spec.presets[n].insight in c.value for c in fresh.caption), "the preset's insight is not shown"
 
 
 def pills_of(at, spec):

@@ -20,7 +20,7 @@ st.caption(f"quantities {render_live(LESSON, {'a': 1})}")
 @pytest.fixture
 def page(tmp_path, monkeypatch):
     monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
-    live_demo.WORLD.update(fault=None, moving=False, started=0)
+    live_demo.WORLD.update(fault=None, moving=False, started=0, steered=[])
     return AppTest.from_string(SCRIPT, default_timeout=30)
 
 
@@ -68,3 +68,36 @@ def test_a_run_link_that_is_not_an_id_gets_a_note(page):
     page2.query_params["run"] = "42"
     at2 = page2.run()
     assert at2.session_state["live_demo_run"] == 42 and "run 42" in shown(at2)
+
+
+SETTINGS_SCRIPT = """
+import streamlit as st
+from app.kit.live_lesson import render_live
+from app.kit.url_state import load_settings, save_settings
+from app.kit.widgets import draw_sidebar_settings
+from tests.app.live_demo import LESSON
+load_settings(LESSON.settings)
+values = save_settings(LESSON.settings)
+draw_sidebar_settings(LESSON.settings, values)
+st.caption(f"quantities {render_live(LESSON, values)}")
+"""
+
+
+def test_a_steering_setting_moved_as_a_reconnected_tabs_first_event_still_steers(page):
+    """A tab whose web process died reconnects to a fresh session and its first event moves a setting whose
+    on_change steers the shown run (Train live's lr): the fresh session has not drawn the widget, so its callback
+    cannot run; the recovered move runs the on_change itself, once, with the moved value and the URL's run."""
+    tab = AppTest.from_string(SETTINGS_SCRIPT, default_timeout=30).run()
+    tab.button(key="start").click().run()
+    tab.slider(key="live_demo.b").set_value(3).run()
+    assert not tab.exception and live_demo.WORLD["steered"] == [(7, 3)]          # the callback, as usual
+    url = {name: url_value(tab, name) for name in tab.query_params}
+    tab.slider(key="live_demo.b").set_value(4)                                   # the move the dead process missed
+    fresh = AppTest.from_string(SETTINGS_SCRIPT, default_timeout=30)
+    for name, value in url.items():
+        fresh.query_params[name] = value
+    fresh._run(tab._tree.get_widget_states())
+    assert not fresh.exception and fresh.slider(key="live_demo.b").value == 4
+    assert live_demo.WORLD["steered"] == [(7, 3), (7, 4)]
+    fresh.run()                                                                  # no second steer on a plain run
+    assert live_demo.WORLD["steered"] == [(7, 3), (7, 4)]
