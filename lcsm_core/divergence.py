@@ -33,8 +33,12 @@ def first_divergence(values: np.ndarray, bound: float = DIVERGENCE_BOUND) -> int
 
 def stop_index(values: np.ndarray, bound: float = DIVERGENCE_BOUND) -> int:
     """How many leading steps to keep: all of them, or up to and including the first divergent one."""
-    hit = first_divergence(values, bound)
-    return len(values) if hit is None else hit + 1
+    return kept_steps(len(values), first_divergence(values, bound))
+
+
+def kept_steps(length: int, hit: int | None) -> int:
+    """`stop_index` from a search already made (`hit`: `first_divergence`'s answer for `length` steps)."""
+    return length if hit is None else hit + 1
 
 
 def clip_to_bound(values: np.ndarray, bound: float = DIVERGENCE_BOUND) -> np.ndarray:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import control
 import numpy as np
 
-from ..divergence import DIVERGENCE_BOUND, first_divergence
+from ..divergence import DIVERGENCE_BOUND, first_divergence, kept_steps
 from .discretize import METHODS, euler_stability_limit, mapped_poles, pole_map_around
 from .discretize_comparison import DiscretizationComparison, MethodResult, _exosystem
 from .lti_batch import gbt_many, state_readouts, zoh_many
@@ -72,7 +72,7 @@ def compare_discretizations_family(m: float, c: float, k: float, dts, *, input_k
         for row, method in enumerate(METHODS, start=1):
             y_m = y[row, j, :T_j]
             hit = first_divergence(y_m, bound)
-            keep = len(y_m) if hit is None else hit + 1                     # `stop_index`, from the one search
+            keep = kept_steps(len(y_m), hit)
             poles = poles_by_method[method][j]
             radius = float(np.max(np.abs(poles)))
             methods[method] = MethodResult(

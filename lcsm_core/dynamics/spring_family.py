@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..divergence import DIVERGENCE_BOUND, first_divergence
+from ..divergence import DIVERGENCE_BOUND, first_divergence, kept_steps
 from .forcing import forcing_signal
 from .lti_batch import state_readouts, zoh_many
 from .spring import check_spring, spring_energy, spring_regime
@@ -45,7 +45,7 @@ def simulate_spring_family(m, c, k, forcing: str = "impulse", *, horizon: float 
     for j, (t, f, regime) in enumerate(zip(grids, forces, regimes)):
         states = x_and_v[:, j, :len(t)].T                                            # (T_j, 2)
         hit = first_divergence(states, bound)
-        keep = len(states) if hit is None else hit + 1                    # `stop_index`, from the one search
+        keep = kept_steps(len(states), hit)
         x, v = states[:keep, 0], states[:keep, 1]
         which = None if hit is None else ("x" if not abs(states[hit, 0]) <= bound else "v")
         family.append(SpringSimulation(t=t[:keep], force=f[:keep], x=x.copy(), v=v.copy(),
