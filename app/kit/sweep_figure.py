@@ -168,7 +168,7 @@ def axis_range(members: list[dict], key: str, extent: tuple | None, typical: flo
     """One axis's range for a drawing whose extent there is `extent` (None: no data on it): its own, padded, when
     it runs away; else the union of the members' extents that do not run away, and its own."""
     if extent is not None and runs_away(extent, typical):
-        return padded(key, *extent)
+        return padded(key, *extent, fitted=True)
     found = [m["extents"][key] for m in members if key in m["extents"]] + ([extent] if extent is not None else [])
     low, high, from_data = np.inf, -np.inf, False
     for lo, hi, data in found:
@@ -177,9 +177,11 @@ def axis_range(members: list[dict], key: str, extent: tuple | None, typical: flo
     return padded(key, low, high, from_data)
 
 
-def padded(key: str, low: float, high: float, from_data: bool) -> list[float]:
-    """A data-derived value axis's range with `PAD` on each side (as plotly's autorange); a declared one as is."""
-    pad = PAD * (high - low) if from_data and key.startswith("y") else 0.0
+def padded(key: str, low: float, high: float, from_data: bool, fitted: bool = False) -> list[float]:
+    """A data-derived value axis's range with `PAD` on each side (as plotly's autorange); a declared one as is.
+    `fitted`: a runaway drawing's own range, padded on an x axis too (a phase portrait's end marker sits at
+    its x extent, and would be cut in half at the edge)."""
+    pad = PAD * (high - low) if from_data and (fitted or key.startswith("y")) else 0.0
     if high - low <= 0:                                                 # one value: plotly pads it too
         pad = max(0.1 * abs(high), 1.0) if from_data else 0.0
     return [low - pad, high + pad]

@@ -76,8 +76,9 @@ def test_a_runaway_frame_fits_its_own_data_and_every_other_frame_names_the_famil
         assert wild[axis]["autorange"] is False
         slack = 1e-6 * (high - low)                         # the members' data is what float32 shows
         assert span[0] <= low + slack and high - slack <= span[1], (axis, span, low, high)   # all of it in view
-        pad = PAD if axis.startswith("y") else 0.0
-        assert span[1] - span[0] <= (high - low) * (1 + 2 * pad) * 1.001        # and fitted to it, not wider
+        assert span[1] - span[0] <= (high - low) * (1 + 2 * PAD) * 1.001        # and fitted to it, not wider
+        assert span[0] < low - PAD / 2 * (high - low) and high + PAD / 2 * (high - low) < span[1], \
+            (axis, "an end marker at the data's edge would be cut in half")       # padded on x as on y
         family_span = calm[axis]["range"]
         assert family_span[1] - family_span[0] < 1e3, (axis, family_span)        # the calm members' range
         for name, frame in frames.items():
