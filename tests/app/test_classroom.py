@@ -97,6 +97,19 @@ def test_the_share_panel_builds_the_link_of_the_current_settings():
     assert linked.slider(key="spring.c").value == 0.7 and main_keys(linked) == {"spring.c"}
 
 
+def test_the_presenter_view_keeps_a_legend_at_a_smaller_font_than_the_chart():
+    """At 18 px in half a projector's width a legend at the right left discretize's square z-plane 60 px wide,
+    its ticks turned sideways into each other: the legend, a key read up close, keeps a smaller font."""
+    from app.kit.classroom import PRESENTER_LEGEND_PX, presenter_figure
+    from app.lessons.discretize import LESSON as DISCRETIZE
+    values = DISCRETIZE.settings.defaults
+    fig = DISCRETIZE.figures(values, DISCRETIZE.compute(values))["z-plane"].to_dict()
+    shown = presenter_figure(fig)["layout"]
+    assert shown["font"]["size"] == 18 and shown["legend"]["font"]["size"] == PRESENTER_LEGEND_PX < 18
+    assert {k: v for k, v in shown["legend"].items() if k != "font"} == fig["layout"]["legend"]   # placed as before
+    assert "legend" not in presenter_figure({"data": [], "layout": {"height": 300}})["layout"]
+
+
 # --- a tab that reconnects to another web process (issue 19: a killed process) -------------------------------
 def reconnected_move(page: str, query: dict, move) -> tuple:
     """A tab shows `page` at `query`, its process dies, it reconnects to a fresh session on another process and
