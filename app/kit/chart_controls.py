@@ -27,8 +27,8 @@ from .classroom import ClassroomView
 from .layout import CHART_CONTROLS_KEY
 from .lesson import Lesson
 from .settings import Preset, Setting, Settings
-from .url_state import apply_values, copy_key, sent_widget_states
-from .widgets import apply_preset, draw_setting, preset_button_key
+from .url_state import copy_key, sent_widget_states
+from .widgets import apply_preset, draw_setting, preset_button_key, preset_insight
 
 FOLD_LABEL = "⚙️ More settings"
 
@@ -128,18 +128,14 @@ def preset_pills(spec: Settings, presets: tuple[Preset, ...]) -> None:
     labels = [p.label for p in presets]
     st.pills("Presets", range(len(presets)), format_func=labels.__getitem__, key=preset_pick_key(spec),
              on_change=lambda: pick_preset(spec, presets))
-    chosen = st.session_state.get(f"{spec.page}.preset.last")
-    if chosen:
-        st.caption(f"💡 {chosen}")
+    preset_insight(spec)
 
 
 def pick_preset(spec: Settings, presets: tuple[Preset, ...]) -> None:
     picked = st.session_state.get(preset_pick_key(spec))
     if picked is None:
         return
-    preset = presets[picked]
-    apply_values(spec, preset.state(spec))
-    st.session_state[f"{spec.page}.preset.last"] = preset.insight       # widgets.preset_buttons' caption
+    apply_preset(spec, presets[picked])
     st.session_state[preset_pick_key(spec)] = None
 
 

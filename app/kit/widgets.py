@@ -57,9 +57,7 @@ def preset_buttons(spec: Settings, presets: Sequence[Preset]) -> None:
     for n, preset in enumerate(presets):
         st.button(preset.label, key=preset_button_key(spec, n), help=preset.insight, width="stretch",
                   on_click=apply_preset, args=(spec, preset))
-    chosen = st.session_state.get(f"{spec.page}.preset.last")
-    if chosen:
-        st.caption(f"💡 {chosen}")
+    preset_insight(spec)
 
 
 def preset_button_key(spec: Settings, n: int) -> str:
@@ -68,9 +66,21 @@ def preset_button_key(spec: Settings, n: int) -> str:
 
 
 def apply_preset(spec: Settings, preset: Preset) -> None:
-    """A preset button's click: the preset's values into the page's widgets, its insight under the buttons."""
+    """A preset picked (a sidebar button, or a pill by the chart): its values into the page's widgets, its
+    insight under the presets (`preset_insight`)."""
     apply_values(spec, preset.state(spec))
-    st.session_state[f"{spec.page}.preset.last"] = preset.insight
+    st.session_state[_insight_key(spec)] = preset.insight
+
+
+def preset_insight(spec: Settings) -> None:
+    """The last picked preset's insight, under the presets (buttons or pills)."""
+    chosen = st.session_state.get(_insight_key(spec))
+    if chosen:
+        st.caption(f"💡 {chosen}")
+
+
+def _insight_key(spec: Settings) -> str:
+    return f"{spec.page}.preset.last"
 
 
 def show_chart(fig: go.Figure | dict | ChartSpec, filename: str, *, container=None, key: str | None = None) -> None:
