@@ -17,9 +17,10 @@ if str(ROOT) not in sys.path:  # so `app.kit` imports when Streamlit imports thi
 
 from app.kit import web_process  # noqa: E402
 from app.kit.host_guard import HostGuard  # noqa: E402
+from app.kit.vendor import routes  # noqa: E402
 
 # One BLAS/OpenMP/torch thread, every page's module imported and the heap frozen, before any session connects:
 # 2-10x less CPU per move on a busy server (app/kit/web_process.py says why and what was measured).
 web_process.prepare()
 
-app = st.App("streamlit_app.py", middleware=[Middleware(HostGuard)])
+app = st.App("streamlit_app.py", routes=routes(), middleware=[Middleware(HostGuard)])

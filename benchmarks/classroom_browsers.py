@@ -15,11 +15,13 @@ CHROMIUM = CHROMIUM_ON_PATH or "/usr/bin/chromium"
 FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 DRAWN = """() => { const a = document.querySelector('[data-testid="stApp"]');
             return a && a.getAttribute('data-test-script-state') === 'notRunning'
-                   && document.querySelectorAll('[data-stale="true"]').length === 0 }"""
+                   && document.querySelectorAll('[data-stale="true"]').length === 0
+                   && !document.querySelector('.lcsm-pending') }"""     # the lesson instrument redrawn too
 
 
 def first_slider_label(page: str) -> str:
-    """The label of the page's first sidebar slider, read from its declaration now."""
+    """The label of the page's first slider (a Streamlit slider, or the lesson instrument's range input: both are
+    ARIA sliders named by their label), read from its declaration now."""
     from app.lessons import lesson
     settings = lesson(page).settings
     return next(p.label for p in settings.params if p.widget == "slider" and not p.in_main and p.shown is None)

@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.app_process import ENTRY, AppServer  # noqa: E402
 from benchmarks.results_section import RESULTS, write_section  # noqa: E402
 from benchmarks.server_usage import ROLES, ProcessTree, Usage  # noqa: E402
-from benchmarks.streamlit_client import RunResult, StreamlitSession, next_slider_value, slider_state  # noqa: E402
+from benchmarks.streamlit_client import RunResult, StreamlitSession  # noqa: E402
 from benchmarks.train_live_query import train_live_query  # noqa: E402
 
 PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation", "eos_view", "online_learners")
@@ -91,20 +91,18 @@ async def learner(n: int, url: str, pages: tuple[str, ...], until: float, tally:
                     page = rng.choice(pages)
                     if tally.add("page", page, await tab.open_page(page)).status != "ok":
                         break
-                    sliders, stuck = tab.number_sliders(f"{page}."), False
+                    sliders, stuck = tab.movable_settings(page), False
                     if not sliders:
                         await think(tab, rng.uniform(*think_s), tally, page)      # reads the page
                     for _ in range(rng.randint(2, 5) if sliders else 0):
                         await think(tab, rng.uniform(*think_s), tally, page)
                         if time.monotonic() >= until:
                             break
-                        slider = rng.choice(sliders)
-                        value = next_slider_value(slider, tab.slider_value(slider), rng.choice((-1, 1)))
-                        moved = tally.add("slider", page, await tab.set_widget(slider.id, slider_state(slider, value)))
-                        if moved.status != "ok":
+                        run, _ = await tab.move_setting(page, rng.choice(sliders), rng.choice((-1, 1)))
+                        if tally.add("slider", page, run).status != "ok":
                             stuck = True
                             break
-                        sliders = tab.number_sliders(f"{page}.") or sliders
+                        sliders = tab.movable_settings(page) or sliders
                     if stuck:         # a rerun that did not finish: its late messages would end the next one early
                         break
         except Exception as err:  # noqa: BLE001 — a refused or dropped connection is an error of the run

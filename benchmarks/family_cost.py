@@ -111,7 +111,8 @@ def split(page: str, changes: dict, repeats: int) -> dict:
     import pickle
 
     from app.kit.family import prepared
-    from app.kit.sweep import readout_text, shared_values, sweep_values
+    from app.kit.page_text import page_text
+    from app.kit.sweep import shared_values, sweep_values
     from app.kit.sweep_figure import page_member
     from app.lessons import lesson
     spec = lesson(page)
@@ -138,7 +139,7 @@ def split(page: str, changes: dict, repeats: int) -> dict:
             t0 = time.process_time()
             figures = draw(at, result)
             t1 = time.process_time()
-            readouts = readout_text(spec.metrics(at, result) if spec.metrics is not None else [])
+            readouts = page_text(spec, at, result)
             t2 = time.process_time()
             members.append(page_member(setting, value, figures, readouts))
             t3 = time.process_time()

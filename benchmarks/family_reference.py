@@ -21,27 +21,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.lessons import lesson  # noqa: E402
 from benchmarks.app_process import AppServer  # noqa: E402
-from benchmarks.streamlit_client import StreamlitSession, next_slider_value, slider_state  # noqa: E402
+from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
 
 REF = re.compile(r"Sending cached message ref \(hash=(\w+)\)")
 
 
 async def swept_moves(url: str, log: Path, page: str, moves: int, wait_s: float) -> None:
-    key = lesson(page).settings.key(lesson(page).sweep.setting)
+    name = lesson(page).sweep.setting
     async with StreamlitSession(url, timeout_s=300) as tab:
         await tab.open_page(page)
         await asyncio.sleep(wait_s)                       # the family, computed off the request path
         await tab.open_page(page)
         for n in range(moves):
-            slider = tab.widget(key)
-            value = next_slider_value(slider, tab.slider_value(slider), 1)
             seen = len(REF.findall(log.read_text()))
-            run = await tab.set_widget(slider.id, slider_state(slider, value))
+            run, _ = await tab.move_setting(page, name, 1)
+            value = next(c["value"] for c in tab.instrument(page)["controls"] if c["name"] == name)
             kinds = []
             for digest in REF.findall(log.read_text())[seen:]:
                 msg = tab._cache.get(digest)
                 kinds.append(msg.delta.new_element.WhichOneof("type") if msg is not None else "?")
-            print(f"{page} swept move {n + 1} ({key}={value}): {run.bytes / 1024:.0f} KiB received; "
+            print(f"{page} swept move {n + 1} ({name}={value}): {run.bytes / 1024:.0f} KiB received; "
                   f"sent as references: {kinds}", flush=True)
 
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.app_process import AppServer  # noqa: E402
 from benchmarks.results_section import RESULTS, write_section  # noqa: E402
 from benchmarks.server_usage import TICK_S, ProcessTree  # noqa: E402
-from benchmarks.streamlit_client import StreamlitSession, next_slider_value, slider_state  # noqa: E402
+from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
 
 RESULT_FILE = RESULTS / "move_cost-cpu.md"
 TITLE = "# Server CPU per slider move, from the processes' CPU counters\n"
@@ -133,7 +133,7 @@ async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: 
     kinds = ("other", "other") if page in NO_SWEEP else ("swept", "other")
     for kind, name in zip(kinds, MOVES[page]):
         key = f"{page}.{name}"
-        if tab.widget(key) is None:
+        if name not in tab.movable_settings(page):
             rows.append(dict(page=page, kind=kind, setting=name, error=f"no widget keyed {key} drawn"))
             continue
         request, latency, size, errors = [], [], [], []
@@ -142,12 +142,8 @@ async def measure_page(tab: StreamlitSession, cpu: ServerCpu, page: str, moves: 
         group0 = cpu.read()
         direction = 1
         for _ in range(moves):
-            slider = tab.widget(key)
-            value = next_slider_value(slider, tab.slider_value(slider), direction)
-            if (value - tab.slider_value(slider)) * direction < 0:
-                direction = -direction              # turned back at an end: keep going the new way (new values)
             before = cpu.read()[0]
-            run = await tab.set_widget(slider.id, slider_state(slider, value))
+            run, direction = await tab.move_setting(page, name, direction)
             await polled_as_a_browser(tab)
             request.append((cpu.read()[0] - before) * 1e3)
             latency.append(run.latency_s * 1e3)

@@ -17,6 +17,7 @@ cacheable messages by hash and names those hashes, so the server sends a referen
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -33,6 +34,7 @@ FINAL = {ForwardMsg.FINISHED_SUCCESSFULLY: "ok", ForwardMsg.FINISHED_FRAGMENT_RU
 # preview family, Train live's run); a longer interval is app/kit/reconnect.py's keep-alive (600 s, there only so that
 # a browser reruns the page after a reconnect), which no benchmark's few seconds of waiting would see fire.
 POLL_AT_MOST_S = 60.0
+INTERNAL_KEY = "$$STREAMLIT_INTERNAL_KEY"         # Streamlit's prefix of a component's trigger widget id
 WIDGET_TYPES = ("slider", "select_slider", "number_input", "selectbox", "radio", "button", "checkbox",
                 "text_input", "multiselect", "toggle")
 
@@ -130,6 +132,54 @@ class StreamlitSession:
         option labels), whose keys start with `key_prefix`."""
         return [s for s in self.widgets("slider") if s.type != Slider.SELECT_SLIDER
                 and s.data_type in (Slider.INT, Slider.FLOAT) and f"-{key_prefix}" in s.id]
+
+    def instrument(self, page: str) -> dict | None:
+        """The lesson instrument's page payload as last drawn (app/kit/instrument.py: controls with their values,
+        the swept setting and its family's members, the readouts), or None where the page draws none."""
+        for element in self.elements.values():
+            if element.WhichOneof("type") == "bidi_component" and element.bidi_component.id.endswith(
+                    f"-{page}.instrument"):
+                proto = element.bidi_component
+                raw = proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json
+                return dict(json.loads(raw), element_id=proto.id)
+        return None
+
+    async def commit(self, page: str, values: dict[str, str], preset: int | None = None) -> RunResult:
+        """What the instrument sends on a release: its commit trigger with the settings' new values (URL text)."""
+        drawn = self.instrument(page)
+        assert drawn is not None, f"{page} draws no instrument"
+        self.seq = getattr(self, "seq", 0) + 1
+        message = [{"event": "commit", "value": {"seq": self.seq, "values": values, "preset": preset}}]
+        trigger = WidgetState(id=f"{INTERNAL_KEY}_{drawn['element_id']}__events",
+                              json_trigger_value=json.dumps(message))
+        return await self.rerun([trigger])
+
+    def movable_settings(self, page: str) -> list[str]:
+        """The names of the page's number settings a learner can move: the instrument's range controls (shown,
+        editable), else its Streamlit number sliders keyed `<page>.<name>`."""
+        drawn = self.instrument(page)
+        if drawn is not None:
+            return [c["name"] for c in drawn["controls"] if c["kind"] in ("float", "int") and c["shown"]
+                    and c["editable"] and c["widget"] == "slider"]
+        return [s.id.rsplit(f"-{page}.", 1)[1] for s in self.number_sliders(f"{page}.")]
+
+    async def move_setting(self, page: str, name: str, direction: int = 1) -> tuple[RunResult, int]:
+        """One move of number setting `name` to a new value, as the page's browser makes it: an instrument commit
+        (the swept control: its family's next member), else the setting's Streamlit slider one step on. Returns the
+        run and the direction to keep (turned back at an end: on the new way, new values)."""
+        drawn = self.instrument(page)
+        if drawn is not None:
+            control = next(c for c in drawn["controls"] if c["name"] == name)
+            members = drawn["swept"]["members"] if name == drawn["swept"]["name"] else []
+            value = next_control_value(control, members, direction)
+            if (float(value) - float(control["value"])) * direction < 0:
+                direction = -direction
+            return await self.commit(page, {name: value}), direction
+        slider = self.widget(f"{page}.{name}")
+        value = next_slider_value(slider, self.slider_value(slider), direction)
+        if (value - self.slider_value(slider)) * direction < 0:
+            direction = -direction
+        return await self.set_widget(slider.id, slider_state(slider, value)), direction
 
     def texts(self) -> list[str]:
         """Markdown, text, alerts and captions drawn, in delta-path order."""
@@ -241,3 +291,19 @@ def next_slider_value(slider, current: float, direction: int = 1) -> float:
     if not slider.min <= value <= slider.max:
         value = current - direction * step
     return round(value, 10)
+
+
+def next_control_value(control: dict, members: list[dict], direction: int = 1) -> str:
+    """One move of an instrument control (`StreamlitSession.instrument`'s `controls` entry) as the browser makes
+    it, as URL text: the next member of the family for the swept control (`members`, in order), else one step of
+    its range; turning back at an end."""
+    if members:
+        names = [m["name"] for m in members]
+        at = names.index(control["value"]) if control["value"] in names else 0
+        to = at + direction if 0 <= at + direction < len(names) else at - direction
+        return names[max(0, min(len(names) - 1, to))]
+    current, step = float(control["value"]), float(control["step"])
+    value = current + direction * step
+    if not control["low"] <= value <= control["high"]:
+        value = current - direction * step
+    return str(int(round(value))) if control["kind"] == "int" else f"{round(value, 10):.10g}"

@@ -122,7 +122,7 @@ ERRATA += (
             r"$k$-vector $\mathbf u_t$ makes $\mathbf B\mathbf u_t^\top$ a $k\times k$ matrix.",
             "largest |y − the SISO state space model, run as a loop|",
             demos.s4_channel_sizes),
-    Erratum("lcsm-2.3-tnn", LCSM, "§2.3, TNN (with S5's B, C ∈ R^{k×d}): the recurrence",
+    Erratum("lcsm-2.3-tnn", LCSM, "§2.3, TNN (with S5's B, C ∈ ℝᵏˣᵈ): the recurrence",
             r"\mathbf m_t = \mathbf A\mathbf m_{t-1} + \mathbf B\mathbf u_t^{\top},\quad "
             r"\mathbf y_t = \mathbf m_t^{\top}\mathbf C,\quad \mathbf B, \mathbf C = \mathbf J^{(kd)} \in "
             r"\mathbb R^{k\times d}",
@@ -150,7 +150,7 @@ ERRATA += (
             "the second has the 46.07 M of every activation row 1-1-1-1…7.",
             "largest parameter-count gap (M) between rows printed with the same code",
             demos.table6_duplicate_code),
-    Erratum("lru-power-angle", LRU, "the paragraph after Equation (5): “x_{k,j} := O(e^{−kν_j} e^{iθ_j})”",
+    Erratum("lru-power-angle", LRU, "the paragraph after Equation (5): “xₖ,ⱼ := O(e^(−kνⱼ) e^(iθⱼ))”",
             r"x_{k,j} = \mathcal O\big(e^{-k\nu_j}e^{i\theta_j}\big)",
             r"x_{k,j} = \mathcal O\big(\lambda_j^k\big) = \mathcal O\big(e^{-k\nu_j}e^{ik\theta_j}\big)",
             r"$\lambda_j^k = e^{k(-\nu_j + i\theta_j)}$: the angle turns $k$ times as well. The modulus "
@@ -158,7 +158,7 @@ ERRATA += (
             "largest |printed form − the recurrence x ← λx after k steps|",
             demos.lru_power_angle),
     Erratum("longhorn-appc-scalar", LONGHORN, "Appendix C, proof of Theorem 6: the denominators "
-            "“I + β_{t,i} k_tᵀk_t”",
+            "“I + βₜ,ᵢ kₜᵀkₜ”",
             r"\Big(I - \frac{\beta_{t,i}}{I + \beta_{t,i}k_t^{\top}k_t}k_tk_t^{\top}\Big)S_{t-1,i} + "
             r"\frac{\beta_{t,i}k_tx_{t,i}}{I + \beta_{t,i}k_t^{\top}k_t}",
             r"\Big(I - \frac{\beta_{t,i}}{1 + \beta_{t,i}k_t^{\top}k_t}k_tk_t^{\top}\Big)S_{t-1,i} + "
@@ -167,12 +167,12 @@ ERRATA += (
             r"theorem's own $\varepsilon_t$ does). Read literally, $I$ plus a number adds it to every entry.",
             "largest |row of S − the minimiser of Eq. (5) from its normal equations|",
             demos.longhorn_scalar_denominator),
-    Erratum("longhorn-3-orientation", LONGHORN, "§3, after Eq. (5): “a linear model x_t ≈ Sᵀk_t”",
+    Erratum("longhorn-3-orientation", LONGHORN, "§3, after Eq. (5): “a linear model xₜ ≈ Sᵀkₜ”",
             r"x_t \approx S^{\top}k_t,\quad S \in \mathbb R^{d\times m},\ k_t \in \mathbb R^{m}",
             r"x_t \approx S\,k_t",
             r"$S^\top$ is $m\times d$ and cannot multiply $k_t \in \mathbb R^m$ unless $d = m$; Eq. (5)'s own term "
             r"$\lVert Sk_t - x_t\rVert$ predicts with $S k_t$.",
-            "largest |x − S k| − the residual Eq. (5)'s minimiser must leave, (x − S_{t−1}k)/(1 + βkᵀk)",
+            "largest |x − S k| − the residual Eq. (5)'s minimiser must leave, (x − Sₜ₋₁k)/(1 + βkᵀk)",
             demos.longhorn_prediction_orientation),
 )
 

@@ -398,7 +398,7 @@ def lru_power_angle(seed: int) -> Demonstration:
     corrected = np.exp(-steps * nu) * np.exp(1j * steps * theta)
     return Demonstration(float(np.abs(printed - x).max()), "", float(np.abs(corrected - x).max()),
                          (("k, the steps taken", float(steps)),
-                          ("|x_k| vs e^{−kν}: the modulus is right either way, error",
+                          ("|xₖ| vs e^(−kν): the modulus is right either way, error",
                            float(np.abs(np.abs(x) - np.exp(-steps * nu)).max()))))
 
 

@@ -10,6 +10,8 @@ python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
 if [ "${1:-}" = "--tests" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
   python3 -m pip install --quiet --disable-pip-version-check ray==2.60.0
+  # axe-core (bundled) for the accessibility checks of the browser tests
+  python3 -m pip install --quiet --disable-pip-version-check axe-playwright-python==0.1.8
 fi
 # Several web processes (LCSM_WEB_PROCESSES > 1, scripts/web_tier.py) run behind Debian's HAProxy; the browser
 # test of the web tier needs it too.
@@ -19,6 +21,15 @@ if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
   else
     echo "note: haproxy not found and not root: only one web process can run (LCSM_WEB_PROCESSES=1)," \
          "and the web-tier browser tests will be skipped (apt-get install haproxy)" >&2
+  fi
+fi
+# The lesson instrument typesets its live equations with KaTeX: Debian's libjs-katex (with fonts-katex), served by
+# the app itself (app/kit/vendor.py; without it the equations show as text).
+if [ ! -e /usr/share/javascript/katex/katex.min.js ]; then
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && apt-get install -y -qq libjs-katex >/dev/null
+  else
+    echo "note: KaTeX not found and not root: the lesson equations show as text (apt-get install libjs-katex)" >&2
   fi
 fi
 # Browser tests drive Debian's chromium (Playwright's own browser download is not used).

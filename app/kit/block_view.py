@@ -7,9 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from .blocks import Callout, Chart, Columns, Download, Group, Pick, Readout, Table, Text, Toggle
+from .page_text import stacked
 from .widgets import show_chart, show_readout
 
-TEXT = {"markdown": st.markdown, "caption": st.caption, "subheader": st.subheader, "latex": st.latex,
+TEXT = {"markdown": st.markdown, "caption": st.caption, "subheader": st.subheader,
+        "latex": lambda text: st.latex(stacked(text)),
         "code": lambda text: st.code(text, language=None)}
 
 

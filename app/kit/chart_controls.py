@@ -3,8 +3,8 @@ settings that drive the main chart.
 
 - On a phone (≤ 640 px; the sidebar would cover the screen) they are drawn again under the main chart (a live
   page: above its buttons; a page without charts: under its readouts), with the page's presets as a row of pills
-  and every other setting folded under "More settings". A page with a drag preview (lessons 1–5) names none: its
-  drag slider is the chart's control, and only its presets (its try-this steps press them) are drawn there.
+  and every other setting folded under "More settings". A page with a drag preview (lessons 1–5) is drawn by
+  the lesson instrument (`app.kit.instrument`), which holds its controls and presets: none of this applies there.
   The sidebar keeps the full set. On a wider screen the copy is hidden by the layout's style sheet
   (`layout.CHART_CONTROLS_KEY`).
 - A setting drawn twice is one value: the copy's widget has a key of its own (Streamlit allows one widget per
@@ -47,7 +47,7 @@ def drawn_here(lesson: Lesson, values: dict, view: ClassroomView) -> tuple[list[
 
 def draw_chart_controls(lesson: Lesson, values: dict, view: ClassroomView) -> None:
     """The copy of the chart's controls, its presets and the rest folded (shown on a phone only). A swept page
-    (lessons 1–5: its drag slider is the chart's control) gets its presets alone, which its try-this steps press.
+    (lessons 1–5, drawn by the instrument, never come here) would get its presets alone.
     Not in the presenter view, whose controls column is the only set."""
     presets = pills_drawn(lesson, view)
     if view.present or not (lesson.chart_controls or presets):

@@ -148,7 +148,7 @@ def presenter_style() -> None:
 
 
 PRESENTER_LEGEND_PX = 14     # a legend's font on the projector (discretize's z-plane: 60 px wide beside one at 18)
-PRESENTER_SLIDER_GAP = 24     # px more between the plot and a preview slider at the presenter's 18-px fonts
+PRESENTER_SLIDER_GAP = 24     # px more between the plot and a chart's own slider at the presenter's 18-px fonts
 #                               (taken from the plot, not added to the chart: the projector's screen is full)
 PRESENTER_RANGED_MARGIN = 150  # px left of a chart whose drag changes a y range (sweep_figure.RANGED_MARGIN at 18 px:
 #                               139 measured); plotly's animation does not redo margins
@@ -161,7 +161,7 @@ def presenter_figure(fig: dict) -> dict:
     if layout.get("legend"):          # a key read up close: at 18 px a legend at the right left a square plot a sliver
         layout["legend"] = {**layout["legend"], "font": {**(layout["legend"].get("font") or {}),
                                                          "size": PRESENTER_LEGEND_PX}}
-    if layout.get("sliders"):              # the larger x-axis title needs more room above a drag-preview slider
+    if layout.get("sliders"):              # the larger x-axis title needs more room above a chart's own slider
         layout["sliders"] = [{**slider, "pad": {**slider.get("pad", {}), "t": slider.get("pad", {}).get("t", 0)
                                                 + PRESENTER_SLIDER_GAP}} for slider in layout["sliders"]]
         margin = dict(layout.get("margin") or {})

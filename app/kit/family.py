@@ -1,8 +1,9 @@
 """A preview family as the web process keeps it, made where its members are computed (the preview worker).
 
 The members (`app.kit.sweep.sweep_family`: every chart's frame of every member, 0.4–2 MiB of dicts) serve the web
-process twice: as the page link's data (every chart's frames and every member's readouts, one JSON text the browser
-gets once per family) and, to draw each chart at the current value, through their outline only — per member its
+process twice: as the instrument's family data (every chart's frames and every member's readouts and equations, one
+JSON text the browser gets once per family) and, to draw each chart at the current value, through their outline
+only — per member its
 value, name, label and per chart its trace signature and axis extents; per chart and signature what every frame
 shares (`constants`) and how many shapes and notes a frame holds (`sweep_figure.group_outline`). `prepared`
 makes both from the members where they are computed: the web process then unpickles a text and a small outline
@@ -30,8 +31,8 @@ SHARED_CHARS = 256            # an array repeated in the family is sent once fro
 @dataclass(frozen=True)
 class Family:
     """One family of a page (`page`, `held` settings): its members' outline (`members`: `OUTLINE_MEMBER` and, by
-    chart, `OUTLINE_CHART`), per following chart its frame groups' outlines (`groups`) and the page link's data
-    (`link`: page, lead chart, `family_id`, `family` — the JSON text; see `app.kit.page_link`)."""
+    chart, `OUTLINE_CHART`), per following chart its frame groups' outlines (`groups`) and the instrument's family data
+    (`link`: page, lead chart, `family_id`, `family` — the JSON text; see `app.kit.instrument`)."""
 
     page: str
     held: tuple
@@ -69,7 +70,7 @@ def prepared(lesson: Lesson, held: tuple, members: list[dict]) -> Family:
 
 def shared_arrays(charts: dict[str, list[dict]]) -> tuple[dict[str, list[dict]], list[dict]]:
     """`charts` (chart → frame groups) with each typed array (`{"dtype", "bdata"}`) that occurs in more than one
-    place sent once: in the returned list, named `{"ref": n}` where it occurs (`page_link.js` puts a copy of it
+    place sent once: in the returned list, named `{"ref": n}` where it occurs (`instrument.js` puts a copy of it
     back in each place on arrival; `resolved` is that, in Python). The z-plane and its zoom draw the same traces,
     and members that share a time axis repeat it (discretize's family 1.05 → 0.65 MiB). New containers: the
     members' frames are not changed."""
@@ -95,7 +96,7 @@ def shared_arrays(charts: dict[str, list[dict]]) -> tuple[dict[str, list[dict]],
 
 
 def resolved(text: str) -> dict:
-    """The link's family text as the browser holds it once `page_link.js` has put each shared array back."""
+    """The link's family text as the browser holds it once `instrument.js` has put each shared array back."""
     family = json.loads(text)
     arrays = family.pop("arrays", [])
     for frame in _frames(family["charts"]):

@@ -66,11 +66,11 @@ class Snippet:
 class Sweep:
     """Drag to preview: the whole page precomputed at a small family of values of one setting (the others held),
     so that dragging animates every chart and rewrites every metric in the browser with no server round trip (a
-    Streamlit slider only sends its value on release). `chart` is the lead chart: it carries the visible slider
-    ("drag to preview <label>"); every other chart of the page follows it frame by frame (`app.kit.page_link`).
-    Releasing commits the value to the page's own setting, which stays the one source of truth: the rerun draws
-    URL, sidebar and exercises at that value. `app.kit.sweep` builds the family; `app.kit.preview` documents the
-    mechanism.
+    round trip). A lesson with a sweep is drawn as one lesson instrument (`app.kit.instrument`): moving its swept
+    control moves every chart, readout and equation of the page through the family; `chart` is the main chart,
+    drawn beside the controls. Releasing commits the value to the page's own setting, which stays the one source
+    of truth: the rerun draws URL, exercises and the instrument at that value. `app.kit.sweep` builds the family;
+    `app.kit.preview` documents the mechanism.
 
     `values` (when given) are the family's values, else `points` of them spread over the setting's range on its
     step grid (a choice setting: its options)."""
@@ -115,7 +115,8 @@ class Lesson:
     snippet: Snippet | None = None                              # the page as a runnable lcsm_core script
     sweep: Sweep | None = None                                  # the page previewed while one setting is dragged
     # The few settings that drive the main chart: on a phone drawn again with it, in the presenter view first with
-    # the rest folded (app.kit.chart_controls). A swept page has its drag slider there instead.
+    # the rest folded (app.kit.chart_controls). A swept page is drawn by the lesson instrument (app.kit.instrument)
+    # instead.
     chart_controls: tuple[str, ...] = ()
 
     def chart_names(self) -> list[str]:

@@ -9,36 +9,32 @@ The mechanism:
   (`app.kit.preview_pool`: a lowest-priority worker process; `Sweep.compute_many` where a page declares it, else
   `compute` per value, always through the page's own `figures`) and kept in the byte-bounded cache
   (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process, as
-  `app.kit.family.Family`: the page link's JSON text and the members' outline, both made in the worker (the
+  `app.kit.family.Family`: the family's JSON text and the members' outline, both made in the worker (the
   request process unpickles a text and encodes no family).
-- Family cached: EVERY chart of the page is drawn at the current value (its picture only, no frames) with its
-  axes fixed over the family (`sweep_figure.fixed_ranges`; a runaway member's frame fits its own); only the lead chart
-  (`Sweep.chart`) carries the visible plotly slider ("drag to preview <label>"). Each figure is tagged
-  `layout.meta.lcsm = {page, chart, follows, family, current, signature}` (follows: the family's frames apply to
-  it; the lead's tag also holds the current readouts; the browser makes a frame of a value off the grid). The
-  family's frames and readouts go apart, in the page link's data (`Family.link`, one per family): it does not
-  depend on the swept value, so a swept move re-sends small charts and a reference to the family (Streamlit's
-  ForwardMsg cache), not the family (0.4–1.4 MiB before). A chart with an animation of its own (LRU stability's
-  eigenvalues over training, ▶ play) keeps its frames and does not follow a drag; a chart whose traces differ in
-  kind at some value has no frame there. The specs are cached per (page, settings, presenter view)
-  (`preview_specs`): a swept move rebuilds no member, a rerun at known settings re-sends cached strings.
-- `app.kit.page_link` (a Streamlit v2 component, JS in the page itself, mounted once per page) adds the family's
-  frames to each following chart (until then the page shows the current value and a drag waits), listens to the
-  lead chart's `plotly_sliderchange` and animates every other tagged chart of the page to the same frame name
-  and rewrites the metrics and notices from the member's readouts — in the browser, no server round trip. On
-  `plotly_sliderend` it sends the frame name to Python; the component's callback writes that value into the
-  setting's widget key before the widgets are drawn and the page reruns with it: URL, sidebar, exercises and
-  charts agree. One value everywhere: the preview never holds a value of its own after the release.
+- Family cached: every chart of the page is drawn at the current value (its picture only, no frames) with its
+  axes fixed over the family (`sweep_figure.fixed_ranges`; a runaway member's frame fits its own). Each figure is
+  tagged `layout.meta.lcsm = {page, chart, follows, family, current, signature}` (follows: the family's frames
+  apply to it; the browser makes a frame of a value off the grid). The family's frames, readouts and equations go
+  apart, in the instrument's family mount (`Family.link`, one per family): it does not depend on the swept value,
+  so a swept move re-sends the page and a reference to the family (Streamlit's ForwardMsg cache), not the family.
+  A chart with an animation of its own (▶ play) keeps its frames and
+  does not follow a drag; a chart whose traces differ in kind at some value has no frame there. The specs are
+  cached per (page, settings, presenter view) (`preview_specs`): a swept move rebuilds no member, a rerun at known
+  settings re-sends cached strings.
+- `app.kit.instrument` (a Streamlit v2 component) draws every chart with the family's frames added and moves
+  them all, with the readouts and equations, to the member its swept control is at — in the browser, no server
+  round trip — and commits the value on release; the script then draws URL, exercises and the instrument at that
+  value. One value everywhere: the preview never holds a value of its own after the release.
 - Family not cached (a move of another setting): the family is requested and the script waits for it, up to
   `family_wait_s()` (a condition wait, no CPU): a family computed in that time (30–50 ms of the worker's CPU on
-  the five pages) is drawn in the same run — no second run of the page, no polls. Past the wait, the plain charts
-  are drawn and the family is still on its way; the lead chart sits in a
-  fragment that polls every `POLL_S` and, once the family is in, reruns the page once (so the poll stops
-  costing). The pool sheds new families when the server is busy: the plain charts stay, with a caption saying
-  so, and the preview comes back on a later move when the server is quiet.
+  the five pages) is drawn in the same run — no second run of the page, no polls. Past the wait, the instrument is
+  drawn without a family (its swept control then commits on release like any other) and a fragment polls every
+  `POLL_S` and, once the family is in, reruns the page once (so the poll stops costing). The pool sheds new
+  families when the server is busy: the instrument stays without one, with a caption saying so, and the preview
+  comes back on a later move when the server is quiet.
 
 With `LCSM_PREVIEW_WORKERS=0` the family is computed in the session itself after the rest of its page is drawn
-(`render_lesson` calls what `await_family` returns last), and every chart is redrawn in its slot.
+(`render_lesson` calls what `await_family` returns last), and the instrument is drawn with it in its slot.
 """
 from __future__ import annotations
 
@@ -60,13 +56,12 @@ from .classroom import presenter_figure
 from .family import Family
 from .lesson import Lesson
 from .preview_pool import WARM, PreviewPool, worker_count
-from .sweep import readout_text, sweep_family
+from .sweep import sweep_family
 from .sweep_figure import chart_family, member, preview_figure
-from .widgets import show_chart
 
 FAMILIES = STORES["previews"]              # (page, held settings) → Family, shared by every session
 POLL_S = 0.75                              # how often a chart waiting for its family looks for it
-PAUSED = "Drag preview paused: the server is busy; release the slider to update."
+PAUSED = "Drag preview paused: the server is busy; each move updates the page when you let go."
 _POOL: PreviewPool | None = None
 _POOL_LOCK = threading.Lock()
 _WARMED = False
@@ -142,10 +137,15 @@ def held_settings(lesson: Lesson, frozen: tuple) -> tuple:
 
 @dataclass(frozen=True)
 class PagePreview:
-    """Every chart of the page with the family as frames (`charts`, by name) and the page link's data (`link`)."""
+    """Every chart of the page at the current value, tagged with the family it follows (`charts`, by name), and
+    the family (`app.kit.family.Family`: its members' outline and the link's data)."""
 
     charts: dict[str, ChartSpec]
-    link: dict
+    family: Family
+
+    @property
+    def link(self) -> dict:
+        return self.family.link
 
 
 def family_key(lesson: Lesson, frozen: tuple) -> tuple:
@@ -206,47 +206,42 @@ def page_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview | 
     return preview_specs(lesson.page, frozen, present, lesson, family)
 
 
-def await_family(lesson: Lesson, frozen: tuple, plain: dict[str, ChartSpec], present: bool,
-                 slots: dict) -> Callable | None:
-    """Draw the plain charts in their `slots` (containers, by chart name) while the family is not cached, and
-    ask for it; returns a function to call once the page is drawn (the inline mode only: it computes the family
-    and redraws every chart as its preview)."""
+def await_family(lesson: Lesson, frozen: tuple, view, slot, values: dict, text: dict) -> Callable | None:
+    """The instrument without its family yet: ask for the family and poll for it (a fragment that reruns the page
+    once it is cached); with no pool (LCSM_PREVIEW_WORKERS=0), returns a function to call once the page is drawn,
+    which computes the family and draws the instrument with it in `slot`."""
+    from .instrument import mount
     key = family_key(lesson, frozen)
-    lead = lesson.sweep.chart
     queue = pool()
-    for name, slot in slots.items():
-        if name != lead or queue is None:
-            show_chart(plain[name], f"{lesson.page}-{name}", container=slot, key=f"chart.{lesson.page}-{name}.plain")
     if queue is None:                                      # inline: after the page is out, in this session
         def later() -> None:
             store_family(key, sweep_family(lesson, dict(key[1])))
-            preview = page_preview(lesson, frozen, present)
-            if preview is None:                            # the cache could not keep it: the plain page stays
-                return
-            for name, slot in slots.items():
-                show_chart(preview.charts[name], f"{lesson.page}-{name}", container=slot)
-            from .page_link import link_page
-            link_page(lesson, preview.link)
+            preview = page_preview(lesson, frozen, view.present)
+            with slot.container():
+                if preview is None:                        # the cache could not keep it: the plain page stays
+                    mount(lesson, values, view, plain_specs(lesson, frozen, view.present), text)
+                else:
+                    mount(lesson, values, view, preview.charts, text, preview.family)
         return later
-    queued = queue.request(key)
-    with slots[lead].container():
-        waiting_chart(lesson, plain[lead], f"{lesson.page}-{lead}", key, shed=queued is None)
+    if queue.request(key) is None:
+        st.caption(PAUSED)
+        return None
+    poll_family(key)
     return None
 
 
-def waiting_chart(lesson: Lesson, plain: ChartSpec, filename: str, key: tuple, shed: bool) -> None:
-    """The plain chart while its family is computed: a fragment polls for the family and, once it is cached,
-    reruns the page once (drawing the preview; the next runs find it and poll no more)."""
-    if shed:
-        show_chart(plain, filename, key=f"chart.{filename}.plain")
-        st.caption(PAUSED)
-        return
+def plain_specs(lesson: Lesson, frozen: tuple, present: bool) -> dict[str, ChartSpec]:
+    from .render import chart_specs
+    return chart_specs(lesson.page, frozen, present, lesson)
 
+
+def poll_family(key: tuple) -> None:
+    """While the family is computed: a fragment polls for it and, once it is cached, reruns the page once (drawing
+    the instrument with it; the next runs find it and poll no more)."""
     @st.fragment(run_every=POLL_S)
     def poll() -> None:
         if key in FAMILIES:
             st.rerun()
-        show_chart(plain, filename, key=f"chart.{filename}.plain")
         if not pool().pending(key) and key not in FAMILIES:   # dropped (worker lost or cache full): no poll
             st.caption(PAUSED)
     poll()
@@ -255,7 +250,7 @@ def waiting_chart(lesson: Lesson, plain: ChartSpec, filename: str, key: tuple, s
 @cached(store="charts")
 def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _family: Family) -> PagePreview:
     """Every chart at these settings as the JSON the browser receives: the current value's picture only, its axes
-    fixed over the family, the lead chart with the slider; each following chart tagged with the family it takes
+    fixed over the family; each following chart tagged with the family it takes
     its frames from (`Family.link`, the link's data: the same for every value of the swept setting). Drawn from
     the page's figure dicts (`render.plain_charts`): each chart's JSON is written once, never read back."""
     from .render import plain_charts
@@ -273,7 +268,6 @@ def reference_preview(page: str, frozen: tuple, present: bool, lesson: Lesson, f
 def previewed(page: str, frozen: tuple, present: bool, lesson: Lesson, family: Family,
               currents: dict[str, dict]) -> PagePreview:
     """The page's preview from its charts at the current value (`currents`: figure dicts, never changed here)."""
-    from .render import computed
     values = dict(frozen)
     setting = lesson.settings[lesson.sweep.setting]
     link = family.link
@@ -285,15 +279,12 @@ def previewed(page: str, frozen: tuple, present: bool, lesson: Lesson, family: F
             fig = current
         else:
             fig = preview_figure(current, member(setting, values[setting.name], current),
-                                 chart_family(members, chart), setting.label, slider=chart == lead,
+                                 chart_family(members, chart), setting.label,
                                  groups=family.groups.get(chart, []))
         tag = (fig["layout"].get("meta") or {}).get("lcsm") or {"follows": False}
         tag = {**tag, "page": page, "chart": chart, "family": link["family_id"]}
-        if chart == lead and tag["follows"]:           # the readouts at the current value (it may be no member)
-            result = computed(page, frozen, lesson)
-            tag["readouts"] = readout_text(lesson.metrics(values, result) if lesson.metrics is not None else [])
         fig = {**fig, "layout": {**fig["layout"], "meta": {**(fig["layout"].get("meta") or {}), "lcsm": tag}}}
         if present:
             fig = presenter_figure(fig)
         charts[chart] = ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))
-    return PagePreview(charts, link)
+    return PagePreview(charts, family)

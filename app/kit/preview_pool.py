@@ -119,7 +119,7 @@ RESULTS_BYTES = 2 * 2**20  # a family's compute results travel back with it up t
 
 def compute_family(page: str, held: tuple) -> tuple[bytes, bytes]:
     """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker), as the web process
-    keeps them (`app.kit.family.prepared`: the page link's JSON text and the members' outline, made here), and the
+    keeps them (`app.kit.family.prepared`: the family's JSON text and the members' outline, made here), and the
     members' compute results by value (empty where they pass `RESULTS_BYTES`: copying them to the web process
     would cost more than computing one again there) — each pickled once, here: the web process unpickles them
     once, and their lengths are their sizes in its cache (each shared object counted once)."""

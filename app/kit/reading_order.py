@@ -71,6 +71,16 @@ def story(text: LessonText, steps: StepsByChart, present: bool) -> None:
     draw_steps(steps.get(TOP, ()))
 
 
+def folded_story(text: LessonText, steps: StepsByChart) -> None:
+    """A lesson whose instrument takes the first screen: its objectives, story and notes folded above it (one
+    line), so the controls, the main chart and the readouts share the screen; its steps follow the instrument."""
+    pieces = [objectives_line(text), story_text(text), *more_notes(text)]
+    if any(pieces):
+        with st.expander("📖 What this lesson is about: objectives and story", expanded=False):
+            for piece in filter(None, pieces):
+                st.markdown(piece)
+
+
 def folded_notes(text: LessonText, steps: StepsByChart) -> None:
     """The presenter view's objectives, story and notes, folded under the charts; the steps that name no chart
     (a live page's) stay open above them: they are what the class does next."""

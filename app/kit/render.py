@@ -4,14 +4,17 @@ Order on the page: title and objectives, lesson notes, (sidebar: widgets, preset
 notices, the panel, the charts (with any in-page widgets at their place), the live equations,
 the caption, the live fragment, the exercises, the challenges (a teacher link's `?challenge=N` draws that one
 at the top instead), and this tab's score (sidebar; a caption at the bottom in the presenter view).
+A dynamics lesson (one with a `sweep`) is drawn as one lesson instrument instead (`app.kit.instrument`): title,
+its story folded, the instrument (controls, presets, readouts, every chart, the live equations), its try-this
+steps, then exercises and challenges as above; its sidebar holds the teacher link and the score only.
 Settings travel in the URL both ways.
 
 One cache convention (`app.kit.cache`, bounded by bytes, shared by every session): `compute` is cached on
 (page, settings), and so are the finished charts, as the JSON specs the browser receives (`ChartSpec`: a rerun
 with known settings re-sends a string, no plotly object is made). On a page with a `sweep`, every chart is
-drawn with the family as frames and the page link moves them all, and the readouts, during a drag (drag to
-preview, `app.kit.preview`); a family not cached yet is computed off the request path, the plain charts
-standing in until then.
+drawn with the family as frames and the instrument moves them all, with the readouts and equations, during a
+drag (drag to preview, `app.kit.preview`); a family not cached yet is computed off the request path, the
+instrument drawn without it until then.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from .cache import cached
 from .chart_controls import draw_chart_controls, presenter_controls, recover_preset_pick
 from .chart_element import ChartSpec, chart_spec, plain_chart
 from .classroom import ClassroomView, current_view, presenter_figure, presenter_style, share_panel
+from .instrument import mount, recover_commit, settings_controlled
 from .layout import presenter_columns
 from .lesson import Lesson
 from .lesson_view import (
@@ -35,10 +39,10 @@ from .lesson_view import (
     lesson_intro,
 )
 from .live_lesson import render_live
-from .page_link import READOUT_KEY, link_page
+from .page_text import page_text, stacked
 from .preview import await_family, family_first, page_preview, waited_preview
 from .progress import score_line
-from .reading_order import draw_steps, folded_notes, next_lesson, steps_by_chart, story
+from .reading_order import TOP, draw_steps, folded_notes, folded_story, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
 from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset_buttons, show_chart, show_readout
@@ -52,13 +56,25 @@ def render_lesson(lesson: Lesson) -> None:
     view = current_view(spec, challenges=len(text.challenges))
     linked_challenge = None if view.present else st.container()   # a teacher link's challenge, filled once graded
     steps = steps_by_chart(text, lesson)                # the reading order: each try-this step under its chart
-    story(text, steps, view.present)
-    recover_preset_pick(lesson, view)                   # a reconnected tab's first event: a pill with the chart
+    instrument = settings_controlled(lesson)            # a dynamics lesson: one instrument holds its settings
+    if instrument:
+        folded_story(text, steps)
+        recover_commit(lesson, view)                    # a reconnected tab's first event: a move in the instrument
+    else:
+        story(text, steps, view.present)
+        recover_preset_pick(lesson, view)               # a reconnected tab's first event: a pill with the chart
     load_settings(spec)
     values = save_settings(spec)
     st.session_state[PRESENTING_KEY] = view.present
     controls = stage = None
-    if view.present:                                    # a projector: the controls beside the charts, no sidebar
+    if instrument:                                      # its settings, presets and readouts are in the instrument
+        if view.present:
+            presenter_style()
+        else:
+            with st.sidebar:
+                share_panel(spec, values, tuple(c.title for c in text.challenges))
+                score = st.empty()
+    elif view.present:                                  # a projector: the controls beside the charts, no sidebar
         presenter_style()
         controls, stage = presenter_columns()
         with controls:
@@ -94,7 +110,7 @@ def render_lesson(lesson: Lesson) -> None:
             quantities.update(render_live(lesson, values, view))
         if view.present:                                # a projector: the linked challenge under the charts, so
             linked_challenge = st.container()           # the main chart shares the first screen with the controls
-    if view.present:
+    if view.present and not instrument:
         folded_notes(text, steps)
     if lesson.snippet is not None and not view.present:
         snippet_panel(lesson, values)
@@ -136,47 +152,72 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
     """Metrics, panel, charts, equations and caption; a preview whose family is new goes on `pending`; `steps`
     (chart → its try-this steps) drawn under their charts; the metrics in `readout` when given (the presenter
     view's controls column)."""
+    if settings_controlled(lesson):
+        return draw_instrument(lesson, values, frozen, result, view, pending, steps)
     if lesson.metrics is not None:
-        with (readout or st).container(key=READOUT_KEY):   # the page link rewrites these during a drag
+        with (readout or st).container():
             show_readout(lesson.metrics(values, result))
     if not lesson.charts:                               # a page without charts: its controls under its readouts
         draw_chart_controls(lesson, values, view)
     if lesson.panel is not None:
         draw_blocks(lesson.panel(values, result))
-    swept = previews(lesson, view)
-    preview = page_preview(lesson, frozen, view.present) if swept else None
-    if swept and preview is None:                       # a held move: its new family, if it comes in time
-        preview = waited_preview(lesson, frozen, view.present)
-    if preview is not None:                             # every chart, drawn from the page's figures: the plain
-        figures = preview.charts                        # charts' JSON is not written (nor read back)
-    else:
-        figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
-    slots = {}                                          # a swept page's charts while its family is computed
+    figures = chart_specs(lesson.page, frozen, view.present, lesson) if lesson.figures is not None else {}
     for row in lesson.charts:
         if isinstance(row, str):                        # an in-page widget (e.g. the step t of a snapshot)
             if view.drawn(row):
                 draw_setting(lesson.settings[row], lesson.settings.key(row), values, disabled=not view.editable(row))
             continue
         for column, name in zip(st.columns(len(row)), row):
-            if swept and preview is None:
-                slots[name] = column.empty()
-            else:
-                show_chart(figures[name], f"{lesson.page}-{name}", container=column)
+            show_chart(figures[name], f"{lesson.page}-{name}", container=column)
             if name == lesson.chart_names()[0]:         # on a phone, the main chart's controls sit under it
                 with column:
                     draw_chart_controls(lesson, values, view)
             draw_steps((steps or {}).get(name, ()), column)
-    if preview is not None:
-        link_page(lesson, preview.link)
-    elif slots:
-        pending.append(await_family(lesson, frozen, figures, view.present, slots))
     quantities = lesson.quantities(values, result) if lesson.quantities is not None else {}
     if lesson.equations is not None:
         for line in lesson.equations(quantities):
-            st.latex(line)
+            st.latex(stacked(line))
     if lesson.caption:
         st.caption(lesson.caption)
     return quantities
+
+
+def draw_instrument(lesson: Lesson, values: dict, frozen: tuple, result, view: ClassroomView, pending: list,
+                    steps: dict | None = None) -> dict[str, float]:
+    """A dynamics lesson: its controls, charts, readouts and equations as one instrument (`app.kit.instrument`),
+    the drag preview's family with it once computed (a held move waits `family_wait_s` for it, then the page polls
+    for it); its try-this steps, each naming its chart, and its caption under it."""
+    swept = previews(lesson, view)
+    preview = page_preview(lesson, frozen, view.present) if swept else None
+    if swept and preview is None:                       # a held move: its new family, if it comes in time
+        preview = waited_preview(lesson, frozen, view.present)
+    figures = preview.charts if preview is not None else chart_specs(lesson.page, frozen, view.present, lesson)
+    text = page_texts(lesson.page, frozen, lesson)
+    slot = st.empty()
+    later = await_family(lesson, frozen, view, slot, values, text) if swept and preview is None else None
+    if later is None:
+        with slot.container():
+            mount(lesson, values, view, figures, text, preview.family if preview is not None else None)
+    else:                                               # LCSM_PREVIEW_WORKERS=0: drawn once its family is in
+        pending.append(later)
+    draw_steps(chart_steps(lesson, steps or {}))
+    if lesson.caption:
+        st.caption(lesson.caption)
+    return lesson.quantities(values, result) if lesson.quantities is not None else {}
+
+
+def chart_steps(lesson: Lesson, steps: dict) -> list:
+    """The try-this steps in reading order, each that names a chart saying which (they sit under the instrument)."""
+    found = []
+    for name in [TOP, *lesson.chart_names()]:
+        found.extend(steps.get(name, ()))
+    return sorted(found, key=lambda item: item[0])
+
+
+@cached
+def page_texts(page: str, frozen: tuple, _lesson: Lesson) -> dict:
+    """The page's readouts and equations at these settings (`page_text.page_text`)."""
+    return page_text(_lesson, dict(frozen), computed(page, frozen, _lesson))
 
 
 def previews(lesson: Lesson, view: ClassroomView) -> bool:

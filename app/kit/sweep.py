@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from .chart_element import PlainFigure, Refiller, plain_figure  # noqa: F401 (pages make a `Sweep.figures` from here)
-from .lesson import Lesson, Metric, Notice, Sweep
+from .lesson import Lesson, Sweep
+from .page_text import page_text
 from .settings import Setting
 from .sweep_figure import page_member
 
@@ -39,20 +40,12 @@ def sweep_values(setting: Setting, sweep: Sweep, values: dict) -> list:
     return found[:MAX_FRAMES]
 
 
-def readout_text(items: list) -> dict:
-    """The page's metrics and notices as the text `st.metric` and the banners show (what a drag rewrites)."""
-    return dict(metrics=[dict(label=m.label, value=m.value, delta=m.delta) for m in items if isinstance(m, Metric)],
-                notices=[dict(text=n.text, level=n.level, icon=n.icon) for n in items if isinstance(n, Notice)])
-
-
 def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, Any], dict]:
     """Every chart a drag moves (`Sweep.figures`, else every chart of the page; Figures or plain figure dicts:
     `sweep_figure.chart_part` makes plain only what a member keeps) and the page's readouts, drawn from `result`
     at `values`."""
     draw = lesson.sweep.figures if lesson.sweep is not None and lesson.sweep.figures is not None else lesson.figures
-    figs = draw(values, result)
-    readouts = readout_text(lesson.metrics(values, result) if lesson.metrics is not None else [])
-    return figs, readouts
+    return draw(values, result), page_text(lesson, values, result)
 
 
 def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None, results: dict | None = None

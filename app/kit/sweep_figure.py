@@ -1,17 +1,17 @@
-"""A page's family over a setting's values, as plotly frames: the lead chart's own slider animates it, and
-`app.kit.page_link` moves every other chart of the page to the same frame.
+"""A page's family over a setting's values, as plotly frames: the lesson instrument (`app.kit.instrument`) moves
+every chart of the page to the frame of the member its swept control is at.
 
 Two parts, sent apart: the chart drawn at the current value (`preview_figure`: its picture only, the axes fixed
-over the family, the lead's slider), which changes with every swept move, and the family's frames
-(`family_frames`), which depend on the held settings only and reach the browser once, in the page link's data;
-the page link adds them to each chart there (`held_frames` is that figure, for tests).
+over the family), which changes with every swept move, and the family's frames (`family_frames`), which depend on
+the held settings only and reach the browser once, in the instrument's family mount; the instrument adds them to
+each chart there (`held_frames` is that figure, for tests).
 
 A member is one value of the swept setting with the page drawn at it: per chart (`chart_part`), the figure
 (built by the page's own `figures`) cut down to what moves — each trace's data and name, and the title, shapes
 and notes (a divergence mark follows the curve) — with its axis extents and trace signature; and the page's
-readouts at that value as text (`app.kit.sweep.readout_text`). Members are plain data (no plotly objects): they
-are pickled from the preview worker and kept in the byte-bounded cache. The styles stay those of the figure
-drawn at the current value, so presenter line widths and colours hold while dragging.
+readouts and equations at that value as text (`app.kit.page_text.page_text`). Members are plain data (no plotly
+objects): they are pickled from the preview worker and kept in the byte-bounded cache. The styles stay those of
+the figure drawn at the current value, so presenter line widths and colours hold while dragging.
 
 The axes are fixed over the family (figure_style's rule for figures with frames: the picture must not jump
 while dragging): each axis spans the members' extents, except that a member reaching past `RUNAWAY` times
@@ -37,9 +37,6 @@ MOVING_DATA = ("x", "y", "z", "customdata", "text", "name")   # per trace: what 
 MOVING_LAYOUT = ("title", "shapes", "annotations")           # per figure: what a frame replaces
 RUNAWAY = 10.0         # a member whose axis extent passes this many times the median one leaves the picture
 PAD = 0.05             # fraction of a data-derived value axis range added on each side (as plotly's autorange)
-SLIDER_HEIGHT = 80     # px added under the plot for the preview slider and its value
-SLIDER_GAP = 50        # px between the plot area and the slider: room for the x-axis title
-ANIMATE = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
 # px of left margin where frames change the range of a y axis at the left edge: "−0.5×10⁶" ticks and the axis
 # title fit (89 px measured).
 # Plotly's animation does not redo the margins (automargin), so a frame whose wider tick labels pushed them drew
@@ -223,7 +220,7 @@ def noted(title, note: str | None):
 
 
 def family_frames(family: list[dict]) -> list[dict]:
-    """One chart's family as the browser keeps it (`app.kit.page_link` adds these frames to the drawn chart): per
+    """One chart's family as the browser keeps it (`instrument.js` adds these frames to the drawn chart): per
     trace signature, its members' frames in order, aligned and cut to what moves among them, and what is the same
     in all of them (`constants`, to check a drawing against). Independent of the current value, so the page sends
     it once per family (Streamlit's message cache)."""
@@ -264,11 +261,10 @@ def same_signature(group: dict, current: dict) -> bool:
     return [list(s) for s in current["signature"]] == group["signature"]
 
 
-def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str, slider: bool = True,
+def preview_figure(current_fig: dict, current: dict, family: list[dict], label: str,
                    groups: list[dict] | None = None) -> dict:
     """`current_fig` (the chart at the current value, its picture only: no frames) with its axes fixed over the
-    members like it, its shapes and notes padded as their frames are (`aligned`) and (the lead chart, `slider`) a
-    slider under the plot whose steps name every member, its active step at the current value; tagged
+    members like it, its shapes and notes padded as their frames are (`aligned`); tagged
     `layout.meta.lcsm = {follows, current, signature}`. Where the current value is no member, the browser makes its
     frame from the drawing itself (`own_frame`). `current_fig` alone (untagged) when no member fits: that chart
     does not follow a drag. `groups`: the family's `group_outline`s when known (the web process keeps those, and
@@ -295,20 +291,6 @@ def preview_figure(current_fig: dict, current: dict, family: list[dict], label: 
             layout["margin"] = {**margin, "l": max(margin.get("l", 0), RANGED_MARGIN)}
     layout["meta"] = {**(layout.get("meta") or {}), "lcsm": tag}
     fig = {key: value for key, value in current_fig.items() if key != "frames"}
-    if not slider:
-        return {**fig, "layout": layout}
-    steps = sorted(members + [current], key=lambda m: m["order"])
-    margin = dict(layout.get("margin") or {})
-    bottom = margin.get("b", 45)
-    layout["margin"] = {**margin, "b": bottom + SLIDER_HEIGHT}
-    layout["height"] = layout.get("height", 340) + SLIDER_HEIGHT
-    layout["sliders"] = [*layout.get("sliders", []), dict(
-        active=steps.index(current), x=0, len=1, xanchor="left", y=0, yanchor="top",
-        pad=dict(t=SLIDER_GAP, b=0, l=0, r=0),
-        currentvalue=dict(prefix=f"drag to preview {label}: ", xanchor="left", font=dict(size=13, color="#333")),
-        font=dict(size=10, color="#777"),                 # plotly labels every n-th step where they would overlap
-        steps=[dict(label=m["label"], value=m["name"], method="animate", args=[[m["name"]], ANIMATE])
-               for m in steps])]
     return {**fig, "layout": layout}
 
 
@@ -324,7 +306,7 @@ def at_left_edge(layout: dict, key: str) -> bool:
 
 
 def held_frames(fig: dict, family: list[dict]) -> dict:
-    """`fig` (`preview_figure`'s) with the frames the page link gives it in the browser: its family's frames of its
+    """`fig` (`preview_figure`'s) with the frames the instrument gives it in the browser: its family's frames of its
     trace signature and, where the current value is no member, its own (what tests check a drag against)."""
     tag = (fig["layout"].get("meta") or {}).get("lcsm") or {}
     if not tag.get("follows"):
@@ -336,7 +318,7 @@ def held_frames(fig: dict, family: list[dict]) -> dict:
 
 
 def own_frame(fig: dict, name: str) -> dict:
-    """The frame of the value `fig` is drawn at, made from the drawing (as `page_link.js` makes it in the browser
+    """The frame of the value `fig` is drawn at, made from the drawing (as `instrument.js` makes it in the browser
     for a value that is no member: its moving data and marks, nothing sent twice)."""
     ranges = ((fig["layout"].get("meta") or {}).get("lcsm") or {}).get("ranges") or {}   # as its frames name
     frame = moving_frame(plain_part(fig, PART_TRACE_KEYS, _part_layout_key), name)   # a Figure: this much plain

@@ -16,7 +16,7 @@ from streamlit.runtime.state import get_session_state
 
 from .settings import Setting, Settings
 
-WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]+-(.+)")      # Streamlit's id of a widget drawn with key=: its key ends it
+WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]+-(.+)$")      # Streamlit's id of a widget drawn with key=: its key ends it
 COPY_SUFFIX = ".with_chart"   # a setting's second widget: its copy drawn with the main chart (chart_controls)
 
 
@@ -54,7 +54,7 @@ def resend_values(spec: Settings) -> None:
     run whose page differs from the page its state holds, read before React applied the last navigation, drops the
     page's elements and widget states; the next run re-draws them bare). Spring then opened with m 0.10, k 0.10,
     c −1.00 beside charts at the defaults, and a released drag committed those minima
-    (tests/browser/test_drag_preview.py under CI's two browsers; tests/app/test_widget_values_resent.py)."""
+    (a browser test under CI's two browsers; tests/app/test_widget_values_resent.py)."""
     for p in spec.params:
         key = spec.key(p.name)
         if key in st.session_state:
@@ -105,7 +105,7 @@ def sent_widget_states() -> dict[str, Any]:
         protos = get_session_state().get_widget_states()
     except Exception:                                  # noqa: BLE001 — no session (bare mode): nothing was sent
         return {}
-    matches = ((WIDGET_ID.fullmatch(proto.id), proto) for proto in protos)
+    matches = ((WIDGET_ID.search(proto.id), proto) for proto in protos)   # a trigger's id has a prefix
     return {match.group(1): proto for match, proto in matches if match}
 
 

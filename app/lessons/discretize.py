@@ -167,7 +167,7 @@ def s_plane_values(cmp: DiscretizationComparison) -> list[dict]:
 def s_plane_frame(cmp: DiscretizationComparison) -> dict:
     """`build`'s title and layout for the s-plane: no part of them reads the traces."""
     reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
-    return dict(title="s-plane (continuous)", height=400, legend_side="right", shapes=[vline(0, "#888")],
+    return dict(title="s-plane (continuous)", height=460, legend_side="top", shapes=[vline(0, "#888")],
                 xaxis=axis("Re s", range=[-reach, 0.5 * reach], constrain="domain"),
                 yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
 
@@ -234,7 +234,7 @@ def z_plane_frame(cmp: DiscretizationComparison, *, zoom: bool) -> dict:
         cx, cy = float(np.mean([z.real.min(), z.real.max()])), float(np.mean([z.imag.min(), z.imag.max()]))
         x_range, y_range = [cx - half, cx + half], [cy - half, cy + half]
     title = "zoom on the poles" if zoom else f"z-plane (Δ = {cmp.dt:g} s)"
-    return dict(title=title, height=400, legend=not zoom, legend_side="right",
+    return dict(title=title, height=460, legend=not zoom, legend_side="top",
                 xaxis=axis("Re z", range=x_range, constrain="domain"),
                 yaxis=axis("Im z", range=y_range, scaleanchor="x"))
 

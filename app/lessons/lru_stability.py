@@ -116,14 +116,14 @@ def equations(q: dict) -> list[str]:
     return [r"\text{naive: } \lambda = a + ib \quad (a, b\ \text{learned; nothing keeps } |\lambda| < 1)"
             r"\qquad \text{exponential: } \lambda = \exp(-e^{\nu^{\log}} + i e^{\theta^{\log}})",
             rf"\text{{after {q['naive_steps_run']} steps at lr}} = {q['lr']:g}:\quad "
-            rf"\max|\lambda_{{\text{{naive}}}}| = {q['naive_final_radius']:.4f},\quad "
-            rf"\max|\lambda_{{\exp}}| = {q['exponential_final_radius']:.4f}"
+            rf"\text{{largest }}|\lambda_{{\text{{naive}}}}|\text{{ now}} = {q['naive_final_radius']:.4f},\quad "
+            rf"\text{{largest }}|\lambda_{{\exp}}|\text{{ now}} = {q['exponential_final_radius']:.4f}"
+            rf"\quad (\text{{in training: }} {q['naive_max_radius']:.4f},\ {q['exponential_max_radius']:.4f})"
             rf"\qquad \frac{{1}}{{\sqrt{{1 - r^2}}}}\Big|_{{r = {q['init_radius']:.4f}}} = {q['init_gain']:.3g}"]
 
 
 # --- figures ---------------------------------------------------------------------------------
 DISPLAY_RADIUS = 1.6   # eigenvalues farther out are drawn on this circle (and the title says so)
-FRAMES = 30            # animation frames of the eigenvalue picture
 
 
 def figures(v: dict, study: StabilityStudy) -> dict[str, go.Figure]:
@@ -141,21 +141,9 @@ def _trails(eigs: np.ndarray) -> np.ndarray:
     return np.concatenate([np.append(z[:, j], np.nan) for j in range(z.shape[1])])
 
 
-def _frame(runs: dict[str, StabilityRun], step: int) -> dict:
-    """The current eigenvalues of every panel at `step` (the marker traces, after circles and trails).
-
-    A handful of points per trace: plain lists validate ~4× faster than numpy arrays (the 30 frames
-    are most of the figure's cost, paid on every move of the steps slider)."""
-    points = []
-    for run in runs.values():
-        z = _clip(run.eigenvalues[min(step, len(run.eigenvalues) - 1)])
-        points.append(dict(type="scatter", x=z.real.tolist(), y=z.imag.tolist()))
-    return dict(name=str(step), traces=list(range(2 * len(runs), 3 * len(runs))), data=points)
-
-
 def eigen_trajectory_figure(runs: dict[str, StabilityRun]) -> go.Figure:
-    """One panel per parameterization: the unit circle, each λ's whole path (faint) and λ at the last
-    step; ▶ animates λ moving along its path."""
+    """One panel per parameterization: the unit circle, each λ's path so far (faint) and λ at the last step run.
+    Dragging "gradient steps" plays the training: every member of the preview is the runs cut at its step."""
     names = list(runs)
     axes, titles, cell = subplot_grid(1, len(names), [f"{n} parameterization" for n in names])
     cx, cy = circle()
@@ -175,22 +163,10 @@ def eigen_trajectory_figure(runs: dict[str, StabilityRun]) -> go.Figure:
         axes[xa.replace("x", "xaxis", 1)].update(range=lim, title=dict(text="Re λ"), constrain="domain")
         axes[ya.replace("y", "yaxis", 1)].update(range=lim, title=dict(text="Im λ" if col == 1 else ""),  # the
                                                  scaleanchor=xa)            # second title would sit on the first disk
-    longest = max(len(run.eigenvalues) for run in runs.values()) - 1
-    marks = np.unique(np.linspace(0, longest, min(FRAMES, longest + 1)).astype(int))
-    play = dict(frame=dict(duration=120, redraw=True), fromcurrent=False, transition=dict(duration=0))
-    jump = dict(mode="immediate", frame=dict(duration=0, redraw=True))
+    steps = max(len(run.eigenvalues) for run in runs.values()) - 1
     return build(circles + trails + points,
-                 f"Eigenvalues during training (beyond |λ| = {DISPLAY_RADIUS} drawn on that circle)",
-                 height=620, legend=False, margin_top=90, margin_bottom=140, annotations=titles,
-                 frames=[_frame(runs, int(s)) for s in marks],
-                 # ▶ and the slider sit under the "Re λ" titles (~60 px below the 390 px plots), never over them
-                 updatemenus=[dict(type="buttons", x=0.0, y=-0.16, yanchor="top", xanchor="left",
-                                   pad=dict(t=28), direction="left",
-                                   buttons=[dict(label="▶ play", method="animate", args=[None, play])])],
-                 sliders=[dict(x=0.14, y=-0.16, yanchor="top", len=0.86, pad=dict(t=0, b=0),
-                               currentvalue=dict(prefix="step "), active=len(marks) - 1,
-                               steps=[dict(label=str(s), method="animate", args=[[str(s)], jump]) for s in marks])],
-                 **axes)
+                 f"Eigenvalues after {steps} steps (beyond |λ| = {DISPLAY_RADIUS} drawn on that circle)",
+                 height=420, legend=False, margin_top=70, annotations=titles, **axes)
 
 
 def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
@@ -234,10 +210,9 @@ LESSON = Lesson(
     compute=compute, figures=figures, charts=(("eigenvalues",), ("loss",)),
     metrics=metrics, quantities=quantities, equations=equations,
     # "gradient steps", not the learning rate: a family over lr trains 7 runs (seconds each on a 2-core CPU) on
-    # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150)
-    # the eigenvalue chart has its own ▶ animation over training: only the loss follows a drag of the steps
-    sweep=Sweep("steps", "loss", points=15, compute_many=compute_family,
-                figures=lambda v, study: dict(loss=loss_figure(study.runs))),
+    # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150):
+    # dragging it plays the training in both charts
+    sweep=Sweep("steps", "loss", points=15, compute_many=compute_family),
     caption="Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
             "Both students start from the same ring; their gradients are written out by hand and checked against "
             "torch autograd through the EOS scan.",

@@ -52,3 +52,53 @@ def feedback_for(at: AppTest, page: str, exercise: int, answer: float) -> bool:
     click(at, f"{page}.exercise.{exercise}.check")
     assert bool(at.success) != bool(at.error), ([s.value for s in at.success], [e.value for e in at.error])
     return bool(at.success)
+
+
+# --- the lesson instrument (app/kit/instrument.py): a dynamics lesson's settings, presets and readouts ---------
+def instrument(at: AppTest, page: str) -> dict:
+    """The instrument's page payload as the browser receives it (controls, presets, readouts, equations)."""
+    import json
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        if proto.id.endswith(f"-{page}.instrument"):
+            return json.loads(proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json)
+    raise AssertionError(f"{page} draws no instrument")
+
+
+def readouts(at: AppTest, page: str) -> dict[str, str]:
+    """label → value of the page's metrics: the instrument's, else the st.metric elements'."""
+    try:
+        return {m["label"]: m["value"] for m in instrument(at, page)["text"]["metrics"]}
+    except AssertionError:
+        return {m.label: m.value for m in at.metric}
+
+
+def notices(at: AppTest, page: str) -> list[str]:
+    return [n["text"] for n in instrument(at, page)["text"]["notices"]]
+
+
+def equations(at: AppTest, page: str) -> list[str]:
+    """The live equations, each line's terms joined as the page had them."""
+    return [r" \qquad ".join(line) for line in instrument(at, page)["text"]["equations"]]
+
+
+def commit(at: AppTest, page: str, **values) -> AppTest:
+    """What the instrument's commit does (`instrument.apply_commit`): each value into its setting, then a run."""
+    for name, value in values.items():
+        at.session_state[f"{page}.{name}"] = value
+    return at.run()
+
+
+def press_preset(at: AppTest, page: str, label: str) -> AppTest:
+    """A preset pressed in the instrument: its values and its insight (as `instrument.apply_commit` sets them)."""
+    from app.lessons import lesson
+    spec = lesson(page)
+    preset = next(p for p in spec.presets if p.label == label or p.label.endswith(label))
+    for name, value in preset.state(spec.settings).items():
+        at.session_state[spec.settings.key(name)] = value
+    at.session_state[f"{page}.preset.last"] = preset.insight
+    return at.run()
+
+
+def control(at: AppTest, page: str, name: str) -> dict:
+    return next(c for c in instrument(at, page)["controls"] if c["name"] == name)

@@ -22,6 +22,7 @@ from app.lessons.paper_lab import GridView, grid_quantities, grid_spec
 from app.lessons.train_live import config_of, run_quantities
 from lcsm_core.paper_lab import shipped_grid
 from tests.app.pages import assert_clean, open_page
+from tests.app.test_classroom import send_commit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,7 +151,7 @@ def test_a_challenge_link_opens_it_at_the_top_and_solves_there():
     at.button(key="spring.challenge.0.check").click().run()
     assert any("envelope half-life t½ must be below 1 s (now 6.93 s)" in e.value for e in at.error)  # in its words
     for name, value in SOLUTIONS["spring"][0].items():
-        at.slider(key=f"spring.{name}").set_value(value).run()
+        send_commit(at, "spring", {name: SPRING[name].encode(value)})     # each move in the instrument
     at.button(key="spring.challenge.0.check").click().run()
     assert any(s.value.startswith("Correct.") for s in at.success)      # the ✅ becomes its icon
     assert "🏆 Challenges · 1 of 1 solved" in [h.value for h in at.subheader]

@@ -6,8 +6,8 @@ import pytest
 from app.kit.chart_controls import FOLD_LABEL, copy_key, preset_pick_key
 from app.kit.widgets import preset_button_key
 from app.lessons import all_lessons, lesson
-from tests.app.pages import assert_clean, open_page, url_value
-from tests.app.test_classroom import reconnected_move
+from tests.app.pages import assert_clean, control, instrument, open_page, url_value
+from tests.app.test_classroom import instrument_commit, reconnected_move, send_commit
 
 NAMED = [spec.page for spec in all_lessons() if spec.chart_controls]
 
@@ -72,14 +72,18 @@ def test_a_preset_pill_applies_the_preset_and_clears_itself():
 
 
 def test_a_swept_page_gets_its_presets_alone_with_the_chart():
+    """A dynamics lesson: its presets are the instrument's, drawn with its charts; no pills, no buttons, no fold."""
     spec = lesson("spring")
     at = open_page("spring")
-    pills = [w for w in at.get("button_group") if getattr(w, "key", None) == preset_pick_key(spec.settings)]
-    assert pills and FOLD_LABEL not in [e.label for e in at.expander]
+    payload = instrument(at, "spring")
+    assert [p["label"] for p in payload["presets"]] == [p.label for p in spec.presets] and payload["figures"]
+    assert not [w for w in at.get("button_group") if getattr(w, "key", None) == preset_pick_key(spec.settings)]
+    assert not [b for b in at.button if b.key and ".preset." in b.key]
+    assert FOLD_LABEL not in [e.label for e in at.expander]
     n = next(i for i, p in enumerate(spec.presets) if "Critically" in p.label)
-    pills[0].set_value(n).run()
-    assert_clean(at)
-    assert at.slider(key=spec.settings.key("c")).value == spec.presets[n].values["c"] == float(url_value(at, "c"))
+    send_commit(at, "spring", preset=n)
+    assert at.session_state[spec.settings.key("c")] == spec.presets[n].values["c"] == float(url_value(at, "c"))
+    assert float(control(at, "spring", "c")["value"]) == spec.presets[n].values["c"]
 
 
 def test_a_teacher_link_locks_the_copy_and_hides_the_presets():
@@ -128,7 +132,7 @@ def test_a_first_move_on_the_sidebar_after_a_reconnect_still_wins_over_its_unmov
     assert fresh.session_state[copy_key(spec, name)] == 0.5
 
 
-@pytest.mark.parametrize("page", ["eos_view", "spring"])
+@pytest.mark.parametrize("page", ["eos_view"])
 def test_a_first_preset_pill_after_a_reconnect_applies_its_preset(page):
     spec = lesson(page)
     n = len(spec.presets) - 1
@@ -139,7 +143,7 @@ def test_a_first_preset_pill_after_a_reconnect_applies_its_preset(page):
     assert fresh.session_state[preset_pick_key(spec.settings)] is None        # the pick is an action: cleared
 
 
-@pytest.mark.parametrize("page", ["eos_view", "spring"])
+@pytest.mark.parametrize("page", ["eos_view"])
 def test_a_first_sidebar_preset_button_after_a_reconnect_applies_its_preset(page):
     """As the pill above, for the sidebar's button of a preset: its on_click cannot run in a fresh session."""
     spec = lesson(page)
@@ -149,6 +153,21 @@ def test_a_first_sidebar_preset_button_after_a_reconnect_applies_its_preset(page
         assert fresh.session_state[spec.settings.key(name)] == value, name
         assert url_value(fresh, name) == spec.settings[name].encode(value), name
     assert any(spec.presets[n].insight in c.value for c in fresh.caption), "the preset's insight is not shown"
+
+
+def test_a_first_instrument_preset_after_a_reconnect_applies_its_preset():
+    """As the pill and the button above, for a dynamics lesson's preset pressed in the instrument: the fresh session
+    has not mounted the instrument, so its callback cannot run (`instrument.recover_commit`)."""
+    page = "spring"
+    spec = lesson(page)
+    n = len(spec.presets) - 1
+    _, fresh = reconnected_move(page, {}, lambda tab: instrument_commit(tab, page, preset=n))
+    for name, value in spec.presets[n].values.items():
+        assert fresh.session_state[spec.settings.key(name)] == value, name
+        assert url_value(fresh, name) == spec.settings[name].encode(value), name
+    assert instrument(fresh, page)["insight"] == spec.presets[n].insight, "the preset's insight is not shown"
+    send_commit(fresh, page, {"c": "0.3"}, seq=2)                          # the press is an action: not applied again
+    assert fresh.session_state[spec.settings.key("c")] == 0.3 and url_value(fresh, "c") == "0.3"
 
 
 def pills_of(at, spec):

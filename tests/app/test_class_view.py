@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lcsm_core.class_store import ClassStore
-from tests.app.pages import click, open_page, url_value
+from tests.app.pages import assert_clean, click, open_page, press_preset, url_value
 
 SCRIPT = """
 from app.class_view import render_class_view
@@ -53,7 +53,8 @@ def test_a_teacher_creates_a_class_and_sees_learners_answers(data_dir):
         tab = open_page("spring", {"class": code})
         assert url_value(tab, "class") == code
         assert any(f"👥 class {code}" in m.value for m in tab.sidebar.markdown)          # the learner sees it
-        click(tab, "spring.preset.1")
+        press_preset(tab, "spring", "Critically damped")       # ⚖️ pressed in the instrument
+        assert_clean(tab, "preset")
         click(tab, "spring.exercise.0.check")
         assert any("Correct" in s.value for s in tab.success)
     again = class_view({"teacher": secret})                                           # the teacher's address

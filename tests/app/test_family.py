@@ -57,10 +57,9 @@ def test_the_outline_holds_no_frame_and_draws_every_chart_as_the_members_do(page
             for chart, plain in specs.items():
                 fig = json.loads(plain.spec)
                 here = member(setting, current_value, fig)
-                reference = preview_figure(fig, here, chart_family(members, chart), setting.label,
-                                           slider=chart == spec.sweep.chart)
+                reference = preview_figure(fig, here, chart_family(members, chart), setting.label)
                 outlined = preview_figure(fig, here, chart_family(list(family.members), chart), setting.label,
-                                          slider=chart == spec.sweep.chart, groups=family.groups.get(chart, []))
+                                          groups=family.groups.get(chart, []))
                 assert outlined == reference, (page, changes, current_value, chart)
 
 

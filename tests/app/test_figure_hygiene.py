@@ -242,7 +242,7 @@ def test_every_preview_and_its_frames_are_clean(page):
                 continue
             family = chart_family(families[held], chart)     # the chart as the browser holds it once linked
             fig = held_frames(preview_figure(current, member(setting, values[setting.name], current), family,
-                                             setting.label, slider=chart == spec.sweep.chart), family)
+                                             setting.label), family)
             assert fig.get("frames") or chart != spec.sweep.chart, f"{page} [{name}]: drawn without its preview"
             check_figure(fig, f"{page} [{name}] preview of {chart}")
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from lcsm_core import tokens
 from lcsm_core.progress_store import ProgressStore
 from lcsm_core.training.store import owner_hash
-from tests.app.pages import click, open_page, url_value
+from tests.app.pages import assert_clean, click, open_page, press_preset, url_value
 
 OWNER_SCRIPT = """
 import streamlit as st
@@ -112,7 +112,8 @@ def test_a_forged_learner_token_neither_reads_nor_writes_someone_elses_score(dat
     victim = open_page("spring")
     token = url_value(victim, "learner")
     assert tokens.verify(token, "learner")
-    click(victim, "spring.preset.1")
+    press_preset(victim, "spring", "Critically damped")       # ⚖️ pressed in the instrument
+    assert_clean(victim, "preset")
     click(victim, "spring.exercise.0.check")
     solved = ProgressStore().solved(token)
     assert solved

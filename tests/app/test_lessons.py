@@ -17,10 +17,11 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from app.kit.instrument import settings_controlled
 from app.kit.lesson import Metric, Notice
 from app.kit.lesson_text import load_lesson
 from app.lessons import PAGES, all_lessons, lesson
-from tests.app.pages import assert_clean, link_notes, open_page, url_value
+from tests.app.pages import assert_clean, instrument, link_notes, open_page, press_preset, url_value
 
 STATIC = [p for p in PAGES if lesson(p).compute is not None]
 MAX_OPTIONS = 6            # choices visited per setting (a 385-option code list is sampled, ends included)
@@ -141,8 +142,15 @@ def test_page_loads_and_every_preset_applies(page):
     at = open_page(page)
     assert_clean(at, "load")
     assert at.title and not link_notes(at)
+    in_instrument = settings_controlled(spec)                  # a dynamics lesson: its presets are the instrument's
+    if in_instrument:
+        assert [p["label"] for p in instrument(at, page)["presets"]] == [p.label for p in spec.presets]
     for n, preset in enumerate(spec.presets):                  # a preset is a complete state: the rest default
-        at.button(key=f"{page}.preset.{n}").click().run()
+        if in_instrument:
+            press_preset(at, page, preset.label)
+            assert instrument(at, page)["insight"] == preset.insight, preset.label
+        else:
+            at.button(key=f"{page}.preset.{n}").click().run()
         assert_clean(at, preset.label)
         for name, value in clamped(spec.settings, preset.state(spec.settings)).items():
             assert at.session_state[spec.settings.key(name)] == value, (preset.label, name)

@@ -1,6 +1,7 @@
 """The Check-the-math page (lesson 10) loads, marks exactly the three wrong formulas, its live check passes,
 every erratum in the sources gets a card with its verdict, its settings travel in the URL and its exercises
 grade what the page shows."""
+from app.kit.page_text import stacked
 from app.lessons.check_math import PRESETS, SETTINGS, compute, quantities
 from lcsm_core.backward_check import compare_backward
 from lcsm_core.errata import ERRATA, check_errata
@@ -19,7 +20,7 @@ def test_every_erratum_has_a_card_with_printed_failing_and_corrected_holding():
     for erratum in ERRATA:
         assert f"**{erratum.source} · {erratum.location}**" in headers, erratum.id
     latex = [x.value.strip("$\n") for x in at.latex]                       # st.latex wraps the source in $$
-    assert all(e.printed in latex and e.corrected in latex for e in ERRATA)
+    assert all(stacked(e.printed) in latex and stacked(e.corrected) in latex for e in ERRATA)   # terms stacked
     failing = [e.value for e in at.error if e.value.startswith("printed form fails ·")]
     assert len(failing) == len(ERRATA)
     unformable = sum(not row["formable"] for row in check_errata(seed=0))     # the shape errata

@@ -8,7 +8,17 @@ import pytest
 from app.lessons.discretize import LESSON, PRESETS, SETTINGS
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.discretize_comparison import compare_discretizations
-from tests.app.pages import assert_clean, click, feedback_for, open_page
+from tests.app.pages import (
+    assert_clean,
+    click,
+    commit,
+    control,
+    equations,
+    feedback_for,
+    instrument,
+    open_page,
+    press_preset,
+)
 
 EULER_UNSTABLE, ZOH_EXACT = 2, 1                # preset indices
 WHERE_EULER_BREAKS, UNSTABLE_RECURRENCE, ZOH_IS_EXACT = 0, 1, 2     # exercise indices
@@ -16,25 +26,31 @@ WHERE_EULER_BREAKS, UNSTABLE_RECURRENCE, ZOH_IS_EXACT = 0, 1, 2     # exercise i
 EULER_DIVERGES = dict(SETTINGS.defaults, m=0.1, k=10.0, c=0.0, dt=2.0)
 
 
-def metric(at, label: str):
-    return next(m for m in at.metric if m.label == label)
+def metric(at, label: str) -> dict:
+    """One of the instrument's readouts: its label, value, delta and whether the delta is good."""
+    return next(m for m in instrument(at, "discretize")["text"]["metrics"] if m["label"] == label)
 
+
+def warnings(at) -> str:
+    return " ".join(n["text"] for n in instrument(at, "discretize")["text"]["notices"] if n["level"] == "warning")
 
 
 def test_euler_unstable_preset_shows_euler_unstable_and_says_why():
-    at = click(open_page("discretize"), f"discretize.preset.{EULER_UNSTABLE}")
+    at = press_preset(open_page("discretize"), "discretize", PRESETS[EULER_UNSTABLE].label)
+    assert_clean(at)
     assert at.session_state["discretize.dt"] == PRESETS[EULER_UNSTABLE].values["dt"]
-    assert metric(at, "Euler: largest |z|").delta == "unstable"
-    assert metric(at, "ZOH: largest |z|").delta == "stable"
-    assert metric(at, "bilinear: largest |z|").delta == "stable"
-    warnings = " ".join(w.value for w in at.warning)
-    assert "past Euler's stability limit 0.2 s" in warnings and "1.0149" in warnings
+    assert metric(at, "Euler: largest |z|")["delta"] == "unstable"
+    assert metric(at, "ZOH: largest |z|")["delta"] == "stable"
+    assert metric(at, "bilinear: largest |z|")["delta"] == "stable"
+    text = warnings(at)
+    assert "past Euler's stability limit 0.2 s" in text and "1.0149" in text
     click(at, f"discretize.exercise.{UNSTABLE_RECURRENCE}.check")
     assert at.success, [e.value for e in at.error]
 
 
 def test_zoh_is_exact_on_a_release_at_a_coarse_step():
-    at = click(open_page("discretize"), f"discretize.preset.{ZOH_EXACT}")
+    at = press_preset(open_page("discretize"), "discretize", PRESETS[ZOH_EXACT].label)
+    assert_clean(at)
     values = dict(SETTINGS.defaults, **PRESETS[ZOH_EXACT].values)
     q = LESSON.quantities(values, LESSON.compute(values))
     assert q["zoh_error"] < 1e-12 and q["euler_error"] > 0.1 and q["bilinear_error"] > 0.1
@@ -53,8 +69,8 @@ def test_metrics_and_equations_are_the_cores_values():
     cmp = compare_discretizations(values["m"], values["c"], values["k"], values["dt"])
     at = open_page("discretize", SETTINGS.encode(values))
     for method, label in (("zoh", "ZOH"), ("bilinear", "bilinear"), ("euler", "Euler")):
-        assert metric(at, f"{label}: largest |z|").value == f"{cmp.methods[method].radius:.4f}"
-    latex = " ".join(e.value for e in at.latex)
+        assert metric(at, f"{label}: largest |z|")["value"] == f"{cmp.methods[method].radius:.4f}"
+    latex = " ".join(equations(at, "discretize"))
     p = cmp.s_poles[-1]
     for method in ("zoh", "bilinear", "euler"):
         z = cmp.methods[method].mapped[-1]       # where p went: the core's value, not recomputed by the page
@@ -65,9 +81,8 @@ def test_metrics_and_equations_are_the_cores_values():
 def test_a_diverging_euler_is_cut_at_the_one_bound_and_marked():
     at = open_page("discretize", SETTINGS.encode(EULER_DIVERGES))
     assert_clean(at)
-    text = " ".join(w.value for w in at.warning)
-    assert f"passed ±{DIVERGENCE_BOUND:,.0f} at t = 12 s" in text
-    assert metric(at, "Euler: largest |z|").delta == "unstable"
+    assert f"passed ±{DIVERGENCE_BOUND:,.0f} at t = 12 s" in warnings(at)
+    assert metric(at, "Euler: largest |z|")["delta"] == "unstable"
 
     cmp = LESSON.compute(EULER_DIVERGES)
     figures = LESSON.figures(EULER_DIVERGES, cmp)
@@ -90,8 +105,10 @@ def test_responses_autoscale_while_every_curve_stays_near_the_exact_one(preset):
 
 
 def test_sine_frequency_is_offered_only_for_a_sine_input():
+    """The instrument's frequency control is shown only for a sine input."""
     at = open_page("discretize")
-    assert "sample time Δ (s)" in [s.label for s in at.slider]          # the browser test drags it
-    assert "discretize.freq" not in [s.key for s in at.slider]
-    at.selectbox(key="discretize.input").set_value("sine").run()
-    assert "discretize.freq" in [s.key for s in at.slider]
+    dt = control(at, "discretize", "dt")                                # the browser test drags it
+    assert dt["label"] == "sample time Δ (s)" and dt["widget"] == "slider" and dt["shown"]
+    assert not control(at, "discretize", "freq")["shown"]
+    commit(at, "discretize", input="sine")
+    assert control(at, "discretize", "freq")["shown"]

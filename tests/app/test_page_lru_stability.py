@@ -15,13 +15,18 @@ from lcsm_core.dynamics.lru_stability import (
     output_scale,
     stability_study,
 )
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import assert_clean, commit, instrument, open_page, press_preset
 
 PRESET = {preset.label.split(" ", 1)[1]: preset for preset in page.PRESETS}
 
 
 def preset_values(name: str, **changes) -> dict:
     return {**page.SETTINGS.defaults, **PRESET[name].values, **changes}
+
+
+def shown_notices(at, level: str) -> list[str]:
+    """The instrument's notices of one level ("warning", "error", ...), as the page draws them."""
+    return [n["text"] for n in instrument(at, "lru_stability")["text"]["notices"] if n["level"] == level]
 
 
 def study(values: dict, steps: int | None = None):
@@ -106,17 +111,19 @@ def test_no_gamma_blows_the_output_up_at_every_seed(seed):
 
 
 def test_presets_that_need_a_seed_set_it_on_the_page():
-    at = open_page("lru_stability")
-    at.slider(key="lru_stability.seed").set_value(1).run()
-    at.button(key="lru_stability.preset.2").click().run()                  # 💥 Reckless steps
+    at = commit(open_page("lru_stability"), "lru_stability", seed=1)
+    assert at.session_state["lru_stability.seed"] == 1
+    press_preset(at, "lru_stability", page.PRESETS[2].label)                  # 💥 Reckless steps
     assert_clean(at, "reckless")
     assert at.session_state["lru_stability.seed"] == 0
-    assert [e.value for e in at.error if "naive: the loss diverged" in e.value and "1,000,000" in e.value]
-    assert not [e.value for e in at.error if e.value.startswith("exponential")]
-    at.button(key="lru_stability.preset.0").click().run()                  # 🐢 Gentle steps
+    errors = shown_notices(at, "error")
+    assert [e for e in errors if "naive: the loss diverged" in e and "1,000,000" in e]
+    assert not [e for e in errors if e.startswith("exponential")]
+    press_preset(at, "lru_stability", page.PRESETS[0].label)                  # 🐢 Gentle steps
     assert_clean(at, "gentle")
-    assert not [w.value for w in at.warning if "left the unit disk" in w.value]
-    deltas = [m.delta for m in at.metric if m.label.endswith("largest |λ| in training")]
+    assert not [w for w in shown_notices(at, "warning") if "left the unit disk" in w]
+    deltas = [m["delta"] for m in instrument(at, "lru_stability")["text"]["metrics"]
+              if m["label"].endswith("largest |λ| in training")]
     assert deltas == ["stayed inside", "stayed inside"]
 
 
@@ -125,7 +132,7 @@ def test_big_steps_from_an_inner_ring_solve_push_it_out():
     at = open_page("lru_stability", {"r_max": "0.95", "lr": "0.3", "seed": "0"})
     at.button(key="lru_stability.exercise.0.check").click().run()
     assert at.success, [e.value for e in at.error]
-    assert [w.value for w in at.warning if w.value.startswith("naive: an eigenvalue left the unit disk")]
+    assert [w for w in shown_notices(at, "warning") if w.startswith("naive: an eigenvalue left the unit disk")]
 
 
 def test_typed_output_ratio_is_accepted():

@@ -9,7 +9,7 @@ import numpy as np
 import app.lessons.propagation as page
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.propagation import FORGET_BELOW, token_responses
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import assert_clean, instrument, open_page, press_preset
 
 PRESET = {preset.label.split(" ", 1)[1]: preset for preset in page.PRESETS}
 
@@ -47,10 +47,10 @@ def test_explodes_passes_the_one_divergence_bound_and_solves_the_red_zone():
     assert values["nu"] < 0 and lru.exploded and lru.verdict == "exploded"
     assert 270 <= lru.t[-1] <= 290                               # "after about 280 steps": ln(10⁶)/0.05 ≈ 276
     assert max(abs(lru.y_aa[-2]), abs(lru.y_ab[-2])) <= DIVERGENCE_BOUND    # kept up to the step that passed it
-    at = open_page("propagation")
-    at.button(key="propagation.preset.2").click().run()
+    at = press_preset(open_page("propagation"), "propagation", page.PRESETS[2].label)     # 💥 Explodes
     assert_clean(at, "explodes")
-    assert [w.value for w in at.warning if "±1,000,000" in w.value and "LRU eigenvalue" in w.value]
+    assert [n["text"] for n in instrument(at, "propagation")["text"]["notices"]
+            if n["level"] == "warning" and "±1,000,000" in n["text"] and "LRU eigenvalue" in n["text"]]
     at.button(key="propagation.exercise.2.check").click().run()
     assert at.success, [e.value for e in at.error]
 

@@ -9,21 +9,33 @@ import numpy as np
 
 from app.lessons.rings import PRESETS, SETTINGS
 from lcsm_core.dynamics.rings import ring_study
-from tests.app.pages import assert_clean, click, feedback_for, open_page
+from tests.app.pages import (
+    assert_clean,
+    click,
+    control,
+    equations,
+    feedback_for,
+    instrument,
+    notices,
+    open_page,
+    press_preset,
+    readouts,
+)
 
 PATHX = 3                                                    # preset index
 THOUSAND_STEPS, HORIZON_OF_A_RADIUS, PATHX_PHASES = 0, 1, 2  # exercise indices
 
 
 def metric_values(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return readouts(at, "rings")
 
 
 
 def test_horizon_metrics_and_gamma_are_the_cores():
     at = open_page("rings")
     assert_clean(at)
-    assert "r_max" in [s.label for s in at.slider]           # the browser test drags it
+    r_max = control(at, "rings", "r_max")                   # the browser test drags it
+    assert r_max["label"] == "r_max" and r_max["widget"] == "slider" and r_max["shown"]
     v = SETTINGS.defaults
     study = ring_study(v["n"], v["r_min"], v["r_max"], v["phase"] * math.pi, v["seed"])
     h = study.horizons
@@ -32,22 +44,25 @@ def test_horizon_metrics_and_gamma_are_the_cores():
                                  "median memory horizon": f"{np.median(h):,.4g} steps",
                                  "longest memory horizon": f"{h.max():,.4g} steps"}
     j = study.picked[-1]
-    latex = " ".join(e.value for e in at.latex)
+    latex = " ".join(equations(at, "rings"))
     assert f"= {study.gammas[j]:.5f}" in latex and f"= {h[j]:,.5g}" in latex     # γ and horizon of the largest |λ|
 
 
 def test_reversed_bounds_are_swapped_and_said_so():
     at = open_page("rings", SETTINGS.encode(dict(SETTINGS.defaults, r_min=0.9, r_max=0.5)))
     assert_clean(at)
-    assert any("r_min > r_max: using the ring [0.5, 0.9]" in i.value for i in at.info)
+    assert any("r_min > r_max: using the ring [0.5, 0.9]" in n["text"] and n["level"] == "info"
+               for n in instrument(at, "rings")["text"]["notices"])
     study = ring_study(128, 0.5, 0.9, 2 * math.pi, 0)
     assert metric_values(at)["smallest |λ|"] == f"{study.radii.min():.5f}"
-    notes = [i.value for i in open_page("rings").info if i.icon != "👉"]       # 👉: the lesson's try-this steps
-    assert not notes                                          # no note while the ring is the right way round
+    fresh = open_page("rings")
+    notes = [i.value for i in fresh.info if i.icon != "👉"]                  # 👉: the lesson's try-this steps
+    assert not notes and not notices(fresh, "rings")          # no note while the ring is the right way round
 
 
 def test_pathx_preset_solves_the_long_memory_exercises():
-    at = click(open_page("rings"), f"rings.preset.{PATHX}")
+    at = press_preset(open_page("rings"), "rings", PRESETS[PATHX].label)
+    assert_clean(at)
     assert at.session_state["rings.r_min"] == PRESETS[PATHX].values["r_min"]
     for exercise in (THOUSAND_STEPS, PATHX_PHASES):
         click(at, f"rings.exercise.{exercise}.check")

@@ -9,7 +9,7 @@ from lcsm_core import tokens
 from lcsm_core.class_store import CLASS_CODE, ClassStore
 from lcsm_core.progress_store import ProgressStore, StoreFile
 from lcsm_core.training.store import owner_hash
-from tests.app.pages import click, open_page, url_value
+from tests.app.pages import assert_clean, click, open_page, press_preset, url_value
 
 TOKEN, OTHER = "a" * 32, "b" * 32
 
@@ -63,7 +63,8 @@ def test_a_class_counts_its_learners_once_per_item_and_keeps_only_the_secrets_ha
 # --- in the app --------------------------------------------------------------------------------------------
 def solve_spring_exercise(at) -> None:
     """The ⚖️ critically damped preset, then Check on the first exercise: right."""
-    click(at, "spring.preset.1")
+    press_preset(at, "spring", "Critically damped")       # ⚖️ pressed in the instrument
+    assert_clean(at, "preset")
     click(at, "spring.exercise.0.check")
     assert any("Correct" in s.value for s in at.success)
 

@@ -8,7 +8,7 @@ import pytest
 from app.kit import lesson_text as lt
 from app.kit.lesson_text import LessonFormatError, Step, check_steps, parse_lesson
 from app.lessons import PAGES, lesson
-from tests.app.pages import open_page
+from tests.app.pages import instrument, open_page
 
 HEAD = "---\npage: spring\ntitle: t\n---\n## Lesson\nA story.\n\n### Details\nMore.\n"
 LESSONS = {path.name: parse_lesson(path.read_text(encoding="utf-8")) for path in lt.lesson_files()}
@@ -69,14 +69,18 @@ def test_every_lesson_file_is_a_page_and_every_page_has_a_next_but_the_last():
     assert [LESSONS[name].page for name in sorted(LESSONS)] == list(PAGES)
 
 
+STORY_FOLD = "📖 What this lesson is about: objectives and story"     # a dynamics lesson's, above its instrument
+
+
 def test_the_spring_page_opens_with_its_story_draws_each_step_under_its_chart_and_links_to_the_next():
     at = open_page("spring")
     assert not at.exception
-    assert any(m.value.startswith("A mass $m$ on a spring") for m in at.main.markdown)         # open, not folded
+    [story] = [e for e in at.expander if e.label == STORY_FOLD]      # folded above the instrument: one screen
+    assert any(m.value.startswith("A mass $m$ on a spring") for m in story.markdown)
     assert not [e for e in at.expander if "Lesson notes" in e.label]
     tries = [i.value for i in at.info if i.value.startswith("**Try ")]
     assert len(tries) == 4 and all("👀 **Look for:**" in t for t in tries)
-    assert "drag to preview damping c" in tries[0]                    # the first chart's column comes first
+    assert "damping c slider" in tries[0]                              # in reading order: the main chart's first
     [link] = at.get("page_link")
     assert link.proto.page == "discretize" and link.proto.label.startswith("Next: ") and "2" in link.proto.label
     assert "?" not in link.proto.page and "learner" not in link.proto.page
@@ -94,8 +98,11 @@ def test_the_last_lesson_points_home_and_a_live_page_draws_its_steps_at_the_top(
 def test_the_presenter_view_folds_the_story_for_the_charts():
     at = open_page("spring", {"present": "1"})
     assert not at.exception
-    [notes] = [e for e in at.expander if "Lesson notes" in e.label]
-    assert any(m.value.startswith("A mass $m$ on a spring") for m in notes.markdown)
+    [notes] = [e for e in at.expander if e.label == STORY_FOLD]
+    def told(part) -> int:
+        return sum(m.value.startswith("A mass $m$ on a spring") for m in part.markdown)
+    assert told(notes) == 1 and told(at.main) == 1                       # in the fold, nowhere open
+    assert instrument(at, "spring")["present"] and instrument(at, "spring")["figures"]
 
 
 def test_the_presenter_view_keeps_a_live_pages_steps_open_under_its_live_part():
@@ -116,6 +123,6 @@ def test_a_step_naming_an_unknown_chart_is_told_on_its_page_only(tmp_path, monke
     at = open_page("spring")
     assert not at.exception
     assert any("'time'" in e.value and "does not draw" in e.value for e in at.error)
-    assert at.get("plotly_chart") and at.get("page_link")                # the page runs on
+    assert instrument(at, "spring")["figures"] and at.get("page_link")    # the page runs on
     other = open_page("discretize")
     assert not other.exception and not [e for e in other.error if "does not draw" in e.value]

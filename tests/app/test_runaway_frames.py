@@ -42,8 +42,7 @@ def drawn_at(c: float, chart: str, family: list[dict]) -> tuple[dict, dict]:
     values = {**spec.settings.defaults, "c": c}
     plain = spec.figures(values, spec.compute(values))[chart].to_dict()
     setting = spec.settings["c"]
-    return preview_figure(plain, member(setting, c, plain), chart_family(family, chart), setting.label,
-                          slider=chart == "response"), plain
+    return preview_figure(plain, member(setting, c, plain), chart_family(family, chart), setting.label), plain
 
 
 def data_extent(fig: dict, axis: str) -> tuple[float, float]:
@@ -113,7 +112,7 @@ def test_only_a_ranged_y_axis_at_the_left_edge_widens_the_margin():
     plain = spec.figures(values, spec.compute(values))["traces"].to_dict()
     setting = spec.settings[spec.sweep.setting]
     drawn = preview_figure(plain, member(setting, values[setting.name], plain), chart_family(family, "traces"),
-                           setting.label, slider=False)
+                           setting.label)
     assert "yaxis4" in drawn["layout"]["meta"]["lcsm"]["ranges"]
     assert drawn["layout"]["margin"] == plain["layout"]["margin"]
 

@@ -1,9 +1,10 @@
 """Drag to preview (`Lesson.sweep`): the five closed-form pages draw every chart with a family of frames over their
 most-dragged setting. A member is exactly the page at that value (every chart's frame, every readout), the family
-stays small, and the pages render it (AppTest) at their defaults and after either kind of slider move.
+stays small, and the pages render it (AppTest) in their instrument at their defaults and after either kind of move
+(a commit of the swept control or of a held one).
 
 The chart hygiene of the previews (finite frames, axes fixed across frames) is in test_figure_hygiene.py; the
-drag itself, in a real browser, in tests/browser/test_drag_preview.py.
+drag itself, in a real browser, in tests/browser/test_instrument_browser.py.
 """
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ import time
 import numpy as np
 import pytest
 
-from app.kit.sweep import MAX_FRAMES, readout_text, sweep_family, sweep_member, sweep_values
+from app.kit import family as families
+from app.kit.classroom import ClassroomView
+from app.kit.instrument import family_key
+from app.kit.page_text import page_text
+from app.kit.sweep import MAX_FRAMES, sweep_family, sweep_member, sweep_values
 from app.kit.sweep_figure import (
     MOVING_DATA,
     RUNAWAY,
@@ -26,7 +31,7 @@ from app.kit.sweep_figure import (
     preview_figure,
 )
 from app.lessons import lesson
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import assert_clean, commit, instrument, open_page
 
 SWEPT = {"spring": ("c", 1.0), "discretize": ("dt", 0.5), "rings": ("r_max", 0.99), "lru_stability": ("steps", 100),
          "propagation": ("nu", 0.05)}        # page → (swept setting, a value on its grid the tests look at)
@@ -101,8 +106,9 @@ def test_a_member_is_the_whole_page_at_that_value(page):
             assert all(same_data(moved[key], trace[key]) for key in moved), (chart, trace.get("name"))
         for key in ("title", "shapes", "annotations"):
             assert frame["layout"][key] == drawn["layout"].get(key, [] if key != "title" else {}), chart
-    assert found["readouts"] == readout_text(spec.metrics(values, result))
+    assert found["readouts"] == page_text(spec, values, result)         # metrics, notices and equations
     assert found["readouts"]["metrics"], "a swept page shows numbers that a drag must move"
+    assert found["readouts"]["equations"], "a swept page's live equations move with a drag"
 
 
 @pytest.mark.parametrize("page", [p for p in SWEPT if lesson(p).sweep.compute_many is not None])
@@ -119,7 +125,9 @@ def test_a_batched_family_equals_the_page_computed_value_by_value(page):
             same_member(found, expected, f"{page} {changes} at {expected['name']}")
 
 
-def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_family():
+def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_family(monkeypatch):
+    import app.kit.instrument as instrument
+    monkeypatch.setattr(instrument.st, "session_state", {})              # the presets' caption: none pressed
     spec = lesson("spring")
     setting = spec.settings["c"]
     family = sweep_family(spec, held("spring"))
@@ -134,11 +142,19 @@ def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_fa
     fig = held_frames(drawn, chart_family(family, "response"))           # what the browser holds once linked
     names = [f["name"] for f in fig["frames"]]
     assert len(names) == len(family) + 1 == len(set(names))
-    slider = fig["layout"]["sliders"][-1]
-    steps = [s["value"] for s in slider["steps"]]
-    assert sorted(steps) == sorted(names) and steps.index("0.2") == 3 == slider["active"]   # −1, −0.5, 0
-    assert slider["currentvalue"]["prefix"] == "drag to preview damping c: "
-    assert [s["args"][0] for s in slider["steps"]] == [[n] for n in steps]
+    # the instrument's swept control (it replaced the chart's own slider): one position per member, in order, each
+    # a frame of the chart; the page drawn at 0.2, after −1, −0.5 and 0; labelled with the setting
+    prepared_family = families.prepared(spec, tuple(sorted(held("spring").items())), family)
+    payload = json.loads(instrument.instrument_payload(spec, values, ClassroomView(), {}, {}, prepared_family))
+    swept = payload["swept"]
+    assert swept == {"name": "c", "chart": "response", "family_id": prepared_family.link["family_id"],
+                     "members": [dict(name=m["name"], label=m["label"], order=m["order"]) for m in family]}
+    steps = [m["name"] for m in swept["members"]]
+    assert sorted(steps + ["0.2"], key=float) == sorted(names, key=float)        # every position has its frame
+    assert [m["order"] for m in swept["members"]] == sorted(m["order"] for m in swept["members"])
+    assert sum(m["order"] < 0.2 for m in swept["members"]) == 3          # −1, −0.5, 0
+    (control,) = [c for c in payload["controls"] if c["name"] == swept["name"]]
+    assert control["value"] == tag["current"] == "0.2" and control["label"] == setting.label == "damping c"
     assert fig["data"] == current_fig["data"]                            # drawn as the page draws it, styles and all
     for key in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
         assert fig["layout"][key]["autorange"] is False and len(fig["layout"][key]["range"]) == 2
@@ -197,38 +213,56 @@ def never_shed(monkeypatch):
     monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
 
 
-def with_preview(at, timeout: float = 180):
+def with_preview(at, page: str, timeout: float = 180):
     """The page once its preview is in: the family is computed off the request path, so rerun until it is
-    (in a browser the waiting chart's fragment does this)."""
+    (in a browser the waiting instrument's fragment does this)."""
     deadline = time.monotonic() + timeout
-    while not has_preview(at) and time.monotonic() < deadline:
+    while not has_preview(at, page) and time.monotonic() < deadline:
         time.sleep(0.5)
         at.run()
     return at
 
 
-def has_preview(at) -> bool:
+def has_preview(at, page: str) -> bool:
     try:
-        preview_of(at)
+        preview_of(at, page)
         return True
     except AssertionError:
         return False
 
 
-def preview_of(at) -> dict:
-    """The lead chart of a page whose preview is in (tagged as following the family, with the slider)."""
-    for chart in at.get("plotly_chart"):
-        fig = json.loads(chart.proto.spec)
-        sliders = fig.get("layout", {}).get("sliders", [])
-        follows = fig.get("layout", {}).get("meta", {}).get("lcsm", {}).get("follows")
-        if follows and any(s["currentvalue"]["prefix"].startswith("drag to preview") for s in sliders):
-            return fig
-    raise AssertionError("no preview chart on the page")
+def family_mount(at, page: str) -> dict | None:
+    """The instrument's family mount (`instrument.family_payload`), None where the page draws none."""
+    for element in at.get("bidi_component"):
+        if element.proto.id.endswith(f"-{family_key(page)}"):
+            proto = element.proto
+            return json.loads(proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json)
+    return None
 
 
-def active_label(fig: dict) -> str:
-    slider = fig["layout"]["sliders"][-1]
-    return slider["steps"][slider["active"]]["label"]
+def preview_of(at, page: str) -> dict:
+    """The instrument of a page whose preview is in: its lead chart tagged as following the family, the family
+    mounted with it, and its swept control stepping over that family's members (what the chart's slider was)."""
+    payload = instrument(at, page)
+    swept = payload["swept"]
+    tag = payload["figures"][swept["chart"]]["layout"].get("meta", {}).get("lcsm", {})
+    family = family_mount(at, page)
+    if tag.get("follows") and swept["members"] and family is not None \
+            and family["family_id"] == swept["family_id"] == tag["family"]:
+        return payload
+    raise AssertionError("no preview on the page")
+
+
+def drawn_at(payload: dict) -> str:
+    """The value the page is drawn at (its lead chart's and its swept control's: one value everywhere)."""
+    swept = payload["swept"]
+    (control,) = [c for c in payload["controls"] if c["name"] == swept["name"]]
+    assert payload["figures"][swept["chart"]]["layout"]["meta"]["lcsm"]["current"] == control["value"]
+    return control["value"]
+
+
+def member_label(payload: dict, name: str) -> str:
+    return {m["name"]: m["label"] for m in payload["swept"]["members"]}[name]
 
 
 MOVES = {"spring": ("k", 2.0), "discretize": ("c", 0.5), "rings": ("r_min", 0.2), "lru_stability": ("seed", 1),
@@ -237,29 +271,34 @@ MOVES = {"spring": ("k", 2.0), "discretize": ("c", 0.5), "rings": ("r_min", 0.2)
 
 @pytest.mark.parametrize("page", list(SWEPT))
 def test_each_page_renders_its_preview_and_keeps_it_through_slider_moves(page):
+    """A move is the instrument's commit (`instrument.apply_commit`: the values into the settings' keys), of its
+    swept control or of another one."""
     spec = lesson(page)
     name, value = SWEPT[page]
-    at = with_preview(open_page(page))
+    at = with_preview(open_page(page), page)
     assert_clean(at, page)
     setting = spec.settings[name]
-    fig = preview_of(at)
-    assert active_label(fig) == member(setting, setting.default, {"data": [], "layout": {}})["label"]
+    payload = preview_of(at, page)
+    assert drawn_at(payload) == member(setting, setting.default, {"data": [], "layout": {}})["name"]
 
-    at.slider(key=spec.settings.key(name)).set_value(value).run()       # the swept slider: its family is cached
+    commit(at, page, **{name: value})                                   # the swept setting: its family is cached
     assert_clean(at, f"{page} {name}={value}")
-    assert active_label(preview_of(at)) == member(setting, value, {"data": [], "layout": {}})["label"]
+    payload = preview_of(at, page)
+    here = member(setting, value, {"data": [], "layout": {}})
+    assert drawn_at(payload) == here["name"] and member_label(payload, here["name"]) == here["label"]
 
     other, moved = MOVES[page]
-    at.slider(key=spec.settings.key(other)).set_value(moved).run()      # a held slider: a new family, drawn when in
+    commit(at, page, **{other: moved})                                  # a held setting: a new family, drawn when in
     assert_clean(at, f"{page} {other}={moved}")
-    assert len(preview_of(with_preview(at))["layout"]["sliders"][-1]["steps"]) >= 10
+    assert len(preview_of(with_preview(at, page), page)["swept"]["members"]) >= 10
 
 
 def test_a_teacher_link_that_hides_or_locks_the_swept_setting_draws_the_plain_chart():
     for query in ({"show": "k"}, {"lock": "1"}):
         at = open_page("spring", query)
         assert_clean(at, str(query))
-        assert not any(json.loads(c.proto.spec)["layout"].get("meta") for c in at.get("plotly_chart")), query
-        assert not has_preview(at)
-    at = with_preview(open_page("spring", {"show": "c", "lock": "1"}))   # c left to the students: it previews
-    assert preview_of(at)["layout"]["sliders"]
+        figures = instrument(at, "spring")["figures"]
+        assert not any(fig["layout"].get("meta") for fig in figures.values()), query
+        assert family_mount(at, "spring") is None and not has_preview(at, "spring")
+    at = with_preview(open_page("spring", {"show": "c", "lock": "1"}), "spring")   # c left to the students
+    assert preview_of(at, "spring")["swept"]["members"]

@@ -6,6 +6,11 @@ One widget at a time, from the state that draws it (the defaults; or the default
 widget shown only then, like Train live's model code), set back before the next: the states a learner reaches
 by moving one control. Buttons are never pressed, so Train live and Paper lab start no training here. (Presets
 and the page load are checked in test_lessons.py; the pure compute → figures pipeline at every extreme too.)
+
+A dynamics lesson draws its settings in the lesson instrument (app/kit/instrument.py), not as widgets: there each
+setting is the instrument's control (its bounds and options as the browser gets them), moved by a commit (the
+values into the settings' keys, as `instrument.apply_commit` writes them), and the charts checked are the
+instrument's figures.
 """
 from __future__ import annotations
 
@@ -16,8 +21,9 @@ import numpy as np
 import pytest
 
 from app.kit.figure_style import plotly_array
+from app.kit.instrument import settings_controlled
 from app.lessons import PAGES, lesson
-from tests.app.pages import assert_clean, open_page
+from tests.app.pages import assert_clean, commit, control, open_page
 
 WIDGET_LIST = {"slider": "slider", "select_slider": "select_slider", "selectbox": "selectbox", "radio": "radio",
                "toggle": "toggle", "number": "number_input", "text": "text_input"}
@@ -58,7 +64,15 @@ def chart_problems(spec: str) -> list[str]:
 
 
 def charts(at) -> list[str]:
-    return [c.proto.spec for c in at.get("plotly_chart")]
+    """Every chart's spec: the plotly charts', and every figure of a lesson instrument (re-encoded: NaN and
+    ±inf come back as JSON's NaN and Infinity, which the check reads)."""
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        payload = json.loads(proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json)
+        if payload.get("role") == "instrument":
+            specs.extend(json.dumps(fig) for fig in payload["figures"].values())
+    return specs
 
 
 def assert_finite_charts(at, where: str) -> int:
@@ -89,11 +103,10 @@ def middle(low, high, step, kind: str):
     return round((low + high) / 2, 10)
 
 
-def sweep_values(setting, widget) -> list:
-    """min, max and middle: the widget's bounds (a dependent bound may be tighter than the declared one), the
-    first, last and middle option, off and on, or empty / longest / the default text."""
+def sweep_values(setting, low=None, high=None) -> list:
+    """min, max and middle: the widget's bounds (`low`, `high`: a dependent bound may be tighter than the declared
+    one), the first, last and middle option, off and on, or empty / longest / the default text."""
     if setting.kind in ("float", "int"):
-        low, high = widget.min, widget.max
         return [low, high, middle(low, high, setting.step, setting.kind)]
     if setting.kind == "choice":
         options = setting.options
@@ -116,6 +129,32 @@ def drawing_state(spec, setting) -> dict:
     raise AssertionError(f"{spec.page}.{setting.name}: no one-setting change draws it")
 
 
+def in_instrument(spec, setting) -> bool:
+    """Whether `setting` is a control of its lesson's instrument (a dynamics lesson's), not a widget."""
+    return settings_controlled(spec) and not setting.in_main
+
+
+def drawn_setting(at, spec, setting) -> tuple:
+    """The value `setting`'s control shows and its bounds (None for a control without), checking it is drawn: as
+    its widget, or as the instrument's control of that widget kind, shown and editable."""
+    key = spec.settings.key(setting.name)
+    if in_instrument(spec, setting):
+        found = control(at, spec.page, setting.name)
+        assert found["widget"] == setting.widget and found["shown"] and found["editable"], found
+        return at.session_state[key], (found.get("low"), found.get("high"))
+    kind = WIDGET_LIST[setting.widget]
+    widgets = [w for w in getattr(at, kind) if w.key == key]
+    assert widgets, f"{key} is not drawn as a {kind}"
+    return widgets[0].value, (getattr(widgets[0], "min", None), getattr(widgets[0], "max", None))
+
+
+def move(at, spec, setting, value):
+    """`setting` moved to `value`: its widget set, or the instrument's commit of it; then a run."""
+    if in_instrument(spec, setting):
+        return commit(at, spec.page, **{setting.name: value})
+    return getattr(at, WIDGET_LIST[setting.widget])(key=spec.settings.key(setting.name)).set_value(value).run()
+
+
 SWEPT = {}                                  # page → (widgets, values set, charts checked): the report's counts
 
 
@@ -130,17 +169,17 @@ def test_every_widget_at_min_max_and_middle(page):
         at = open_page(page, spec.settings.encode(dict(state)))
         assert_clean(at, f"{page} at {state}")
         for setting in settings:
-            kind, key = WIDGET_LIST[setting.widget], spec.settings.key(setting.name)
-            found = [w for w in getattr(at, kind) if w.key == key]
-            assert found, f"{key} is not drawn as a {kind}"
-            start = found[0].value
+            key = spec.settings.key(setting.name)
+            start, bounds = drawn_setting(at, spec, setting)
             widgets += 1
-            for value in sweep_values(setting, found[0]):
-                getattr(at, kind)(key=key).set_value(value).run()
+            for value in sweep_values(setting, *bounds):
+                move(at, spec, setting, value)
                 assert_clean(at, f"{key}={value!r}")
                 assert at.session_state[key] == value, (key, value)
+                if in_instrument(spec, setting):                    # the instrument shows the value it holds
+                    assert control(at, page, setting.name)["value"] == setting.encode(value), (key, value)
                 drawn_charts += assert_finite_charts(at, f"{key}={value!r}")
                 moves += 1
-            getattr(at, kind)(key=key).set_value(start).run()      # back (a cached state): the next widget alone
+            move(at, spec, setting, start)                         # back (a cached state): the next widget alone
     SWEPT[page] = (widgets, moves, drawn_charts)
     assert widgets == len(spec.settings.params)

@@ -2,16 +2,21 @@
 
 Checked with element bounding boxes, not by eye alone (the screenshots in tests/screenshots/layout-*.png
 are for that):
-- no metric label, value or delta, nor widget label, is cut ("underdam…"): its text box is as wide as its text;
+- no metric label, value or delta, nor widget label, is cut ("underdam…"): its text box is as wide as its text
+  (on lessons 1–5, the lesson instrument's readouts and control labels: app/kit/instrument.py);
 - nothing in the main block is wider than the window, unless it sits inside a box that scrolls sideways
   (a wide table or equation scrolls; the page itself never does);
-- at 1280×720 the sidebar's first control (and the spring's damping slider) shows without scrolling;
-- at 1280×720 in the presenter view (`?present=1`) the page's main chart (its first) and the controls in use (the
-  first one, and the setting the page previews while dragging) are all within the first screen, the main chart
-  whole — a live page's too (Paper lab's heatmap) — and so with a challenge opened by the link (`&challenge=1`, as
-  the class path's projector links do: the challenge sits under the charts there) (issue 21.5);
-- on a phone the controls of the main chart sit with it on every lesson: its drag-preview slider inside it (lessons
-  1–5), or the copy of its controls (`app.kit.chart_controls`) in the page, on the same screen as the chart;
+- at 1280×720 the sidebar's first control shows without scrolling; on lessons 1–5, whose controls are the
+  instrument's (their sidebar holds only the share panel and the score), the instrument's first control and the
+  swept one (the spring's damping c among them) show without scrolling, beside the main chart, whole;
+- at 1280×720 in the presenter view (`?present=1`) the page's main chart (its first; a lesson instrument's
+  `.lcsm-main`) and the controls in use (the first one, and the setting the page previews while dragging) are all
+  within the first screen, the main chart whole — a live page's too (Paper lab's heatmap) — and so with a
+  challenge opened by the link (`&challenge=1`, as the class path's projector links do: the challenge sits under
+  the charts there) (issue 21.5);
+- on a phone the controls of the main chart sit with it on every lesson: the instrument's swept control (lessons
+  1–5, once the drag preview's family is in), or the copy of its controls (`app.kit.chart_controls`) in the page,
+  on the same screen as the chart;
 - on a phone no chart's title, subplot titles and legend overlap; every x-axis title is whole (inside its chart,
   not cut by the box around it, clear of the tick labels); the charts stack, one a row (heatmaps among them), and
   no colour bar's tick labels overlap.
@@ -26,23 +31,30 @@ from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromiu
 SHOTS = ROOT / "tests" / "screenshots"
 PAGES = ("", "spring", "discretize", "rings", "lru_stability", "propagation", "eos_view", "online_learners",
          "train_live", "paper_lab", "check_math")
+DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")   # drawn by the lesson instrument
 PROJECTOR, PHONE = (1280, 720), (390, 844)
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
-READY = """() => { const app = document.querySelector('[data-testid="stApp"]');
+# A lesson instrument is ready once drawn (`data-drawn`), no commit pending, and every one of its charts drawn.
+READY = """(instrument) => { const app = document.querySelector('[data-testid="stApp"]');
+  const root = document.querySelector('.lcsm-instrument');
   return !!app && app.getAttribute('data-test-script-state') === 'notRunning'
     && !!document.querySelector('[data-testid="stMainBlockContainer"] h1')
     && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
-    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg')) }"""
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"], .lcsm-instrument figure.lcsm-chart')]
+         .every(c => c.querySelector('.main-svg'))
+    && (!instrument || (!!root && root.dataset.drawn !== undefined && !root.classList.contains('lcsm-pending'))) }"""
 
 # Text boxes narrower than their text (Streamlit ends them with "…"): a metric's label, value and delta, and the
-# label of a widget (a toggle's, in the presenter view's narrow columns).
+# label of a widget (a toggle's, in the presenter view's narrow columns); the lesson instrument's the same: its
+# readouts' label, value and delta, and its controls' labels and shown values.
 CUT_TEXT = """() => [...document.querySelectorAll('[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"], '
     + '[data-testid="stMetricValue"] div, [data-testid="stMetricDelta"] div, [data-testid="stWidgetLabel"] p, '
-    + '[data-testid="stCheckbox"] label p')]
+    + '[data-testid="stCheckbox"] label p, .lcsm-metric-label, .lcsm-metric-value, .lcsm-metric-delta, '
+    + '.lcsm-control label, .lcsm-control .lcsm-value, .lcsm-preset')]
   .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
-  .map(e => `${e.closest('[data-testid="stMetric"]') ? 'metric' : 'label'} `
+  .map(e => `${e.closest('[data-testid="stMetric"], .lcsm-metric') ? 'metric' : 'label'} `
             + `${JSON.stringify(e.innerText.trim().slice(0, 40))}: text ${e.scrollWidth} px in ${e.clientWidth} px`)"""
 
 # Elements of the main block whose right edge passes the block's (or the window's), outside any box that scrolls
@@ -68,11 +80,14 @@ OVERFLOW = """() => { const main = document.querySelector('[data-testid="stMainB
                + `${k.scrollWidth} px in ${k.clientWidth} px`); }
   return out }"""
 
+# Every chart of the page: Streamlit's, and the lesson instrument's (the main one first, then the others).
+PLOTS = "'[data-testid=\"stPlotlyChart\"] .js-plotly-plot, .lcsm-instrument figure.lcsm-chart .js-plotly-plot'"
+
 # Per chart, the boxes of its title, notes (subplot titles among them) and legend entries: pairs that overlap,
 # and any that sticks out of the chart (plotly cuts text at the chart's edge).
 CHART_OVERLAPS = """() => { const out = [];
   const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
-  document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((plot, n) => {
+  document.querySelectorAll(""" + PLOTS + """).forEach((plot, n) => {
     const title = plot.querySelector('.gtitle'), legend = plot.querySelector('.legend .scrollbox');
     const name = `chart ${n + 1} (${(title && title.textContent.slice(0, 30)) || 'untitled'})`;
     const boxes = [];
@@ -108,7 +123,8 @@ CONTROL_BOTTOM = """(label) => { const side = document.querySelector('[data-test
 # Whether the phone's copy of the main chart's controls is on screen (it must not be where the sidebar is open).
 COPY_SHOWN = """() => [...document.querySelectorAll('.st-key-chart_controls')].some(e => e.offsetParent !== null)"""
 
-# Page → the control a teacher reaches for first, checked above the fold by its label.
+# Page → the control a teacher reaches for first, checked above the fold by its label (the spring's: its instrument's
+# swept control, checked on every lesson 1–5 by `INSTRUMENT_FOLD`).
 MAIN_CONTROL = {"spring": "damping c"}
 
 # The presenter view's first screen: the main chart (the page's first) and the controls column's first widget and
@@ -124,12 +140,25 @@ PRESENTER_FOLD = """(label) => { const main = document.querySelector('[data-test
           first: labels.length ? [labels[0].innerText.trim(), ...span(widget(labels[0]))] : null,
           named: label ? (named ? [label, ...span(widget(named))] : [label, null, null]) : null} }"""
 
+# The same on a lesson instrument (lessons 1–5): its main chart (`.lcsm-main`), its first control, and the control
+# of the setting `name` (the swept one): [label, top, bottom] of each (px).
+INSTRUMENT_FOLD = """(name) => { const root = document.querySelector('.lcsm-instrument');
+  const span = e => { const b = e.getBoundingClientRect(); return [Math.round(b.top), Math.round(b.bottom)] };
+  const controls = root ? [...root.querySelectorAll('.lcsm-controls .lcsm-control[data-name]')]
+    .filter(c => c.offsetParent !== null) : [];
+  const label = c => (c.querySelector('label') || c).innerText.trim();
+  const chart = root && root.querySelector('.lcsm-main figure.lcsm-chart');
+  const named = name && controls.find(c => c.dataset.name === name);
+  return {chart: chart ? [(chart.querySelector('.gtitle') || {}).textContent || 'chart', ...span(chart)] : null,
+          first: controls.length ? [label(controls[0]), ...span(controls[0])] : null,
+          named: name ? (named ? [label(named), ...span(named)] : [name, null, null]) : null} }"""
+
 # Per chart on a phone: x-axis titles cut (outside the chart, or by a box around it that hides what overflows) or
 # on top of tick labels; charts side by side; colour-bar tick labels on top of each other.
 PHONE_CHARTS = """() => { const out = [], main = document.querySelector('[data-testid="stMainBlockContainer"]');
   const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const width = main.getBoundingClientRect().width;
-  document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((plot, n) => {
+  document.querySelectorAll(""" + PLOTS + """).forEach((plot, n) => {
     const title = plot.querySelector('.gtitle');
     const name = `chart ${n + 1} (${(title && title.textContent.slice(0, 30)) || 'untitled'})`;
     const frame = plot.getBoundingClientRect();
@@ -158,16 +187,19 @@ PHONE_CHARTS = """() => { const out = [], main = document.querySelector('[data-t
   return out }"""
 
 
-# On a phone: whether a chart carries a plotly slider (the drag preview's, on its lead chart), and the tops (px, page
-# coordinates) of the main chart (the page's first) and of the first visible widget in the copy of the chart's
+# On a phone: whether the lesson instrument's swept control steps through the drag preview's family (`lcsm-swept`),
+# and the tops (px, page coordinates) of the main chart (the page's first; the instrument's `.lcsm-main`) and of the
+# control of that chart: the instrument's swept control, or the first visible widget in the copy of the chart's
 # controls (None where there is none).
 PHONE_CONTROLS = """() => { const main = document.querySelector('[data-testid="stMain"]');
   const top = e => Math.round(e.getBoundingClientRect().top + main.scrollTop);
-  const chart = document.querySelector('[data-testid="stMainBlockContainer"] [data-testid="stPlotlyChart"]');
+  const root = document.querySelector('[data-testid="stMainBlockContainer"] .lcsm-instrument');
+  const chart = root ? root.querySelector('.lcsm-main figure.lcsm-chart')
+    : document.querySelector('[data-testid="stMainBlockContainer"] [data-testid="stPlotlyChart"]');
   const copy = document.querySelector('[data-testid="stMainBlockContainer"] .st-key-chart_controls');
-  const widget = copy && [...copy.querySelectorAll('[data-testid="stWidgetLabel"]')].find(e => e.offsetParent);
-  return {slider: !!document.querySelector('[data-testid="stMainBlockContainer"] [data-testid="stPlotlyChart"] '
-                                           + '.slider-container'), chart: chart ? top(chart) : null,
+  const widget = root ? root.querySelector('.lcsm-swept input[type=range]')
+    : copy && [...copy.querySelectorAll('[data-testid="stWidgetLabel"]')].find(e => e.offsetParent);
+  return {swept: !!(root && root.querySelector('.lcsm-swept input[type=range]')), chart: chart ? top(chart) : null,
           control: widget ? top(widget) : null} }"""
 
 
@@ -185,12 +217,14 @@ def browser_and_url(tmp_path_factory):
 
 
 def open_page(page, url: str, timeout: float = 90.0) -> None:
-    """Go to `url` and wait until its script finished, nothing is stale or a skeleton, and every chart drew."""
+    """Go to `url` and wait until its script finished, nothing is stale or a skeleton, and every chart drew (on a
+    lesson 1–5, its instrument's too, with no commit pending)."""
     page.goto(url)
+    instrument = url.split("?")[0].rstrip("/").rsplit("/", 1)[-1] in DYNAMICS
     deadline, calm = time.monotonic() + timeout, 0
     while calm < 3:                                 # three calm polls in a row: a rerun may follow the first run
         assert time.monotonic() < deadline, f"{url} did not finish drawing"
-        calm = calm + 1 if page.evaluate(READY) else 0
+        calm = calm + 1 if page.evaluate(READY, instrument) else 0
         time.sleep(0.15)
 
 
@@ -207,7 +241,12 @@ def test_projector_1280x720_metrics_whole_controls_above_the_fold(browser_and_ur
             open_page(page, f"{url}/{path}")
             page.screenshot(path=str(SHOTS / f"layout-1280-{name_of(path)}.png"))
             found = page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW)
-            if path:                                # lessons: controls in the sidebar, open at this width
+            if path in DYNAMICS:                    # lessons 1–5: the controls are the instrument's, by its main chart
+                fold = page.evaluate(INSTRUMENT_FOLD, swept_name(path))
+                found += presenter_fold(fold)
+                if path in MAIN_CONTROL and fold["named"][0] != MAIN_CONTROL[path]:
+                    found.append(f"the swept control is {fold['named'][0]!r}, not {MAIN_CONTROL[path]!r}")
+            elif path:                              # lessons: controls in the sidebar, open at this width
                 where = page.evaluate(CONTROL_BOTTOM, MAIN_CONTROL.get(path))
                 for key in ("first", "named"):
                     if key in where and (where[key] is None or where[key][1] is None or where[key][1] > PROJECTOR[1]):
@@ -226,6 +265,14 @@ def swept_label(path: str) -> str | None:
 
     sweep = lesson(path).sweep
     return lesson(path).settings[sweep.setting].label if sweep is not None else None
+
+
+def swept_name(path: str) -> str | None:
+    """The name of the setting a page previews while dragging (None for a page without a preview)."""
+    from app.lessons import lesson
+
+    sweep = lesson(path).sweep
+    return sweep.setting if sweep is not None else None
 
 
 def presenter_fold(found: dict) -> list[str]:
@@ -250,7 +297,8 @@ def test_presenter_view_at_1280x720_cuts_no_metric_and_shows_main_chart_and_cont
             open_page(page, f"{url}/{path}?{query}")       # the class path's projector link opens a challenge
             page.screenshot(path=str(SHOTS / f"layout-present-{path}.png"))
             problems += [f"{path}: {p}" for p in page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW)]
-            fold = presenter_fold(page.evaluate(PRESENTER_FOLD, swept_label(path)))
+            fold = presenter_fold(page.evaluate(INSTRUMENT_FOLD, swept_name(path)) if path in DYNAMICS
+                                  else page.evaluate(PRESENTER_FOLD, swept_label(path)))
             problems += [f"{path}: {p}" for p in fold]
     finally:
         page.close()
@@ -269,8 +317,7 @@ def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends
             found = page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW) + page.evaluate(CHART_OVERLAPS)
             found += page.evaluate(PHONE_CHARTS)
             if path:
-                found += phone_controls_with_chart(phone_controls(page, swept=swept_label(path) is not None),
-                                                   swept=swept_label(path) is not None)
+                found += phone_controls_with_chart(phone_controls(page, swept=path in DYNAMICS), swept=path in DYNAMICS)
             problems += [f"{name_of(path)}: {p}" for p in found]
             whole_page_shot(page, SHOTS / f"layout-390-{name_of(path)}-full.png")
     finally:
@@ -279,22 +326,23 @@ def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends
 
 
 def phone_controls(page, swept: bool, timeout: float = 45.0) -> dict:
-    """`PHONE_CONTROLS` once a swept page's family is in (its charts are drawn plain until then, off the request
-    path: on a busy machine a few seconds after the page finished)."""
+    """`PHONE_CONTROLS` once a swept page's family is in (its swept control is a plain range until then, computed
+    off the request path: on a busy machine a few seconds after the page finished)."""
     deadline = time.monotonic() + timeout
     found = page.evaluate(PHONE_CONTROLS)
-    while swept and not found["slider"] and time.monotonic() < deadline:
+    while swept and not found["swept"] and time.monotonic() < deadline:
         time.sleep(0.5)
         found = page.evaluate(PHONE_CONTROLS)
     return found
 
 
 def phone_controls_with_chart(found: dict, swept: bool) -> list[str]:
-    """On a phone: a swept page's lead chart carries its drag slider; any other lesson draws the copy of its chart's
-    controls in the page, its first control starting within one screen of the main chart's top (a page without a
-    chart at this moment, Train live before a run, Check the math: the copy alone)."""
-    if swept:
-        return [] if found["slider"] else ["no chart carries the drag-preview slider"]
+    """On a phone: a swept page's instrument draws its swept control (stepping through the drag preview's family);
+    any other lesson draws the copy of its chart's controls in the page; either starts within one screen of the
+    main chart's top (a page without a chart at this moment, Train live before a run, Check the math: the copy
+    alone)."""
+    if swept and not found["swept"]:
+        return ["the instrument's swept control does not step through the drag preview's family"]
     if found["control"] is None:
         return ["no control of the main chart in the page (only in the sidebar)"]
     if found["chart"] is not None and abs(found["control"] - found["chart"]) > PHONE[1]:

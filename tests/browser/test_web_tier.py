@@ -139,7 +139,9 @@ def in_the_tier(test):
     return test
 
 
-SLIDER_C = "damping c"
+SLIDER_C = "damping c"                  # the spring's swept control, in its lesson instrument (app/kit/instrument.py)
+EXACT_C = "damping c, exact value"      # the instrument's number box beside it: the value the tab shows
+DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")   # drawn by the lesson instrument
 PHONE_CONTEXT = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
@@ -218,10 +220,16 @@ class Tab:
 
     def answered_since(self, moment: float) -> set[str | None]:
         """The processes that answered the requests sent after `moment` (time.time()). The app's static files
-        (the same in every process) are left out: a reload takes them from the browser's cache, with the
-        header of the process that first sent them."""
+        and the lesson instrument's plotly.js and KaTeX (app/kit/vendor.py, cached a day), the same in every
+        process, are left out: a reload takes them from the browser's cache, with the header of the process that
+        first sent them."""
         return {name for (url, name), sent in zip(self.answered_by, self.sent_at)
-                if sent > moment and "/static/" not in url and not url.endswith("/favicon.png")}
+                if sent > moment and not cached_file(url)}
+
+    def answers_since(self, moment: float) -> list[tuple[str, str | None]]:
+        """(url, process) of the requests `answered_since` counts, for a failure message."""
+        return [(url, name) for (url, name), sent in zip(self.answered_by, self.sent_at)
+                if sent > moment and not cached_file(url)]
 
     def opened(self, ws) -> None:
         index = len(self.sockets)
@@ -233,6 +241,21 @@ class Tab:
         self.page.goto(f"{self.tier.url}/{path}")
         self.page.wait_for_selector('[data-testid="stMain"]', timeout=120_000)
         wait_idle(self.page, timeout=120)
+        if path.split("?")[0] in DYNAMICS:               # its instrument drawn (the component runs after the script)
+            self.instrument_settled()
+
+    def instrument_settled(self, timeout_s: float = 120) -> None:
+        """Until the lesson instrument has drawn the server's page (no commit pending)."""
+        self.page.wait_for_selector(".lcsm-instrument[data-drawn]:not(.lcsm-pending)", timeout=timeout_s * 1000)
+
+    def swept_by_family(self, timeout_s: float = 120) -> None:
+        """Until the instrument's swept control steps through the drag preview's family (computed off the request
+        path, on a fresh process a few seconds after its page): an arrow key then moves to the next member."""
+        self.page.wait_for_selector(".lcsm-instrument .lcsm-swept input[type=range]", timeout=timeout_s * 1000)
+
+    def shown(self, exact: str) -> str:
+        """The value the instrument's number box labelled `exact` shows."""
+        return self.page.get_by_role("spinbutton", name=exact).input_value()
 
     def quiet(self, seconds: float) -> bool:
         """Whether the tab's websocket received nothing for `seconds` (an idle page: no run, no fragment polling,
@@ -256,6 +279,11 @@ class Tab:
 
     def close(self) -> None:
         self.context.close()
+
+
+def cached_file(url: str) -> bool:
+    """A file every web process serves the same, which the browser keeps in its cache."""
+    return "/static/" in url or "/lcsm-vendor/" in url or url.endswith("/favicon.png")
 
 
 def proxied_streams(tier) -> list[str]:
@@ -321,11 +349,14 @@ def test_a_tab_sticks_to_one_web_process_and_a_new_tab_goes_to_the_other(tier, b
         assert first.answered_by and {name for _, name in first.answered_by} == {bound}, first.answered_by
         assert first.sockets and all(not ws.is_closed() for ws in first.sockets[-1:])
         assert set(proxied_streams(tier)) == {bound}            # its websocket, through HAProxy, to that process
-        slider = first.page.get_by_role("slider", name=SLIDER_C)
+        slider = first.page.get_by_role("slider", name=SLIDER_C)    # the instrument's swept control
+        c_before = url_setting(first.page.url, "c")
         slider.focus()
         slider.press("ArrowRight")                              # a move rides the same websocket
-        wait_for(lambda: "c=" in first.page.url, 60, "the move to reach the URL", first)
+        wait_for(lambda: url_setting(first.page.url, "c") not in (None, c_before), 60, "the move to reach the URL",
+                 first)
         wait_idle(first.page)
+        first.instrument_settled()
         assert first.exceptions() == 0 and {name for _, name in first.answered_by} == {bound}
 
         second.open("rings")                                    # no cookie yet: round robin picks the other
@@ -406,8 +437,8 @@ def test_a_killed_web_process_sends_its_tab_to_the_other_with_the_url_settings(t
     try:
         tab.open("spring?c=0.5")
         wait_for(lambda: tab.quiet(3.0), 120, "the tab to be idle (no fragment polling)", tab)
-        slider = tab.page.get_by_role("slider", name=SLIDER_C)
-        assert slider.input_value() == "0.5"
+        slider = tab.page.get_by_role("slider", name=SLIDER_C)    # the instrument's swept control
+        assert tab.shown(EXACT_C) == "0.5"
         killed = tab.process()
         old_pid = tier.web_pids[killed]
         sockets_before = len(tab.sockets)
@@ -418,33 +449,38 @@ def test_a_killed_web_process_sends_its_tab_to_the_other_with_the_url_settings(t
                             tab)
         # The frontend reconnects to the survivor, which opens a new session. The tab was idle, and nothing
         # touches it: its page runs there by itself, from its URL and widgets (app/kit/reconnect.py: Streamlit's
-        # frontend reruns on a reconnect when the page has an auto-rerun fragment).
+        # frontend reruns on a reconnect when the page has an auto-rerun fragment). A commit of the instrument
+        # that is the new session's first event is applied by app/kit/instrument.py `recover_commit`.
         wait_for(lambda: len(tab.sockets) > sockets_before and not tab.sockets[-1].is_closed(), 90,
                  "a new websocket", tab)
         assert set(proxied_streams(tier)) >= {survivor}
         wait_for(lambda: tab.frames[-1] >= 10, 90, "the idle tab's page to run on the new process by itself", tab)
         wait_idle(tab.page, timeout=120)
+        tab.instrument_settled()
         assert tab.exceptions() == 0
-        assert url_setting(tab.page.url, "c") == "0.5" and slider.input_value() == "0.5"
+        assert url_setting(tab.page.url, "c") == "0.5" and tab.shown(EXACT_C) == "0.5"
         assert url_setting(tab.page.url, "m") == "1" and url_setting(tab.page.url, "forcing") == "impulse"
 
+        tab.swept_by_family()                                   # c's members: −1, −0.5, 0, 0.5, 1, … (13 over −1…5)
         ran = tab.frames[-1]
         slider.focus()                                          # the page is live on the survivor
-        slider.press("ArrowRight")
+        slider.press("ArrowRight")                              # 0.5 → the next member, 1; committed 350 ms later
         wait_for(lambda: tab.frames[-1] >= ran + 5, 90, "the move's run to arrive on the new websocket", tab)
         wait_idle(tab.page, timeout=120)
-        # The move runs with the value its widget sent (app/kit/url_state.py): it is kept, and no other setting
-        # snaps back.
-        wait_for(lambda: url_setting(tab.page.url, "c") == "0.51", 60, "the first move after the reconnect to reach "
+        # The move runs with the value the instrument committed: it is kept, and no other setting snaps back.
+        wait_for(lambda: url_setting(tab.page.url, "c") == "1", 60, "the first move after the reconnect to reach "
                  "the URL", tab)
         wait_idle(tab.page, timeout=120)
+        tab.instrument_settled()
         tab.page.screenshot(path=str(SHOTS / "web-tier-after-kill.png"), full_page=True)
-        assert tab.exceptions() == 0 and slider.input_value() == "0.51"
+        assert tab.exceptions() == 0 and tab.shown(EXACT_C) == "1"
+        assert tab.page.locator(".lcsm-instrument").get_attribute("data-member") == "1"
         assert url_setting(tab.page.url, "m") == "1" and url_setting(tab.page.url, "forcing") == "impulse"
 
         tab.open(tab.page.url.split("/", 3)[3])                 # a reload: the page from its URL, on the survivor
-        assert tab.exceptions() == 0 and slider.input_value() == "0.51"
-        assert tab.answered_since(killed_at) == {survivor}
+        assert tab.exceptions() == 0 and tab.shown(EXACT_C) == "1"
+        assert tab.answered_since(killed_at) == {survivor}, [
+            answer for answer in tab.answers_since(killed_at) if answer[1] != survivor]
         assert tab.process() == survivor
 
         wait_for(lambda: tier.web_pids[killed] != old_pid, 60, "the launcher to start the killed process again")

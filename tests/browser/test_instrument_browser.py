@@ -1,0 +1,261 @@
+"""The lesson instrument in a real browser (app/kit/instrument.py + instrument.js), on lessons 1–5.
+
+- Keyboard only (no mouse event): arrows on the swept control move every chart, readout and equation at once,
+  and what they show during the move is what the server draws once the value is committed (URL included).
+- Mouse drag and touch on the swept control commit the value they land on.
+- Presets work in the presenter view and under a teacher's `show=`.
+- One screen: at 1280×720 (student and presenter) the controls, the main chart and the readouts lie wholly in the
+  first viewport; on a phone the readouts stay in view while the swept control moves.
+- Equations fit (no sideways overflow at 1280 or 390) and no TeX source shows as text on any lesson page.
+- axe-core (WCAG 2.2 A/AA rules) finds no critical or serious violation in the instrument, student and presenter.
+Screenshots: tests/screenshots/instrument-*.png.
+"""
+import time
+
+import pytest
+
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+
+SHOTS = ROOT / "tests" / "screenshots"
+DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")
+EVERY_PAGE = (*DYNAMICS, "eos_view", "online_learners", "check_math")
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+# What the instrument shows: the member it is drawn at, every readout and equation term, every chart's y data.
+READ = """() => {
+  const root = document.querySelector('.lcsm-instrument');
+  const charts = {};
+  for (const fig of root.querySelectorAll('figure.lcsm-chart')) {
+    const gd = fig.querySelector('.js-plotly-plot');
+    charts[fig.dataset.chart] = gd ? gd.data.map(t => t.y ? Array.from(t.y).slice(0, 40).map(v => v === null ? null
+      : Math.round(Number(v) * 1e6) / 1e6) : null) : null;
+  }
+  return {member: root.dataset.member, drawn: root.dataset.drawn, pending: root.classList.contains('lcsm-pending'),
+          metrics: [...root.querySelectorAll('.lcsm-metric-value')].map(e => e.textContent),
+          notices: [...root.querySelectorAll('.lcsm-notice')].map(e => e.textContent),
+          equations: [...root.querySelectorAll('.lcsm-term')].map(e => e.dataset.tex), charts};
+}"""
+URL_VALUE = "(name) => new URL(location.href).searchParams.get(name)"
+SWEPT = {"spring": "c", "discretize": "dt", "rings": "r_max", "lru_stability": "steps", "propagation": "nu"}
+
+
+def open_instrument(page, url: str, swept: bool = True) -> dict:
+    """The page at `url` once its instrument is drawn (`swept`: with its family, the swept control over it)."""
+    page.goto(url)
+    page.wait_for_selector(".lcsm-instrument[data-drawn]" + (" .lcsm-swept" if swept else ""), timeout=60000)
+    return settle(page)
+
+
+def settle(page, timeout: float = 60.0) -> dict:
+    """The instrument once no commit is pending and nothing changed for 1 s (the server's page drawn)."""
+    deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
+    while True:
+        page.screenshot()                                  # headless chromium draws (and sends) on a frame
+        now = page.evaluate(READ)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif not now["pending"] and time.monotonic() - since > 1.0:
+            return now
+        assert time.monotonic() < deadline, f"the instrument did not settle: {now['member']}"
+        time.sleep(0.2)
+
+
+def wait_url(page, name: str, value: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while page.evaluate(URL_VALUE, name) != value:
+        assert time.monotonic() < deadline, f"{name} never reached {value} in the URL: {page.url}"
+        page.screenshot()
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "instrument-server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.mark.parametrize("lesson", DYNAMICS)
+def test_arrow_keys_move_every_chart_readout_and_equation_to_what_the_server_draws(app_url, browser, lesson):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        before = open_instrument(page, f"{app_url}/{lesson}")
+        swept = page.locator(".lcsm-swept input[type=range]")
+        swept.focus()                                       # the keyboard's focus; no mouse event below
+        for key in ("ArrowRight", "ArrowRight"):
+            page.keyboard.press(key)
+        during = page.evaluate(READ)
+        assert during["member"] != before["member"], "the arrows moved nothing"
+        assert during["metrics"] != before["metrics"] or during["charts"] != before["charts"]
+        wait_url(page, SWEPT[lesson], during["member"])     # committed after the keys pause
+        after = settle(page)
+        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-keys.png"))
+        same_page(lesson, during, after)
+        assert page.evaluate("() => document.activeElement.closest('[data-name]')?.dataset.name") == SWEPT[lesson], \
+            "the swept control lost the keyboard's focus when the page was redrawn"
+    finally:
+        page.close()
+
+
+def same_page(lesson: str, during: dict, after: dict) -> None:
+    assert after["member"] == during["member"]
+    for part in ("metrics", "notices", "equations", "charts"):
+        assert after[part] == during[part], f"{lesson}: the {part} during the move differ from the page drawn"
+
+
+@pytest.mark.parametrize("lesson", DYNAMICS)
+def test_a_mouse_drag_and_a_tap_move_everything_to_what_the_server_draws(app_url, browser, lesson):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        before = open_instrument(page, f"{app_url}/{lesson}")
+        box = page.locator(".lcsm-swept input[type=range]").bounding_box()
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + 3, y)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.45, y, steps=6)
+        midway = page.evaluate(READ)
+        page.mouse.move(box["x"] + box["width"] * 0.8, y, steps=6)
+        during = page.evaluate(READ)                       # the pointer still down: nothing committed yet
+        assert page.evaluate(URL_VALUE, SWEPT[lesson]) != during["member"] or before["member"] == during["member"]
+        page.mouse.up()
+        assert midway["member"] != during["member"], "the drag did not move through the family"
+        wait_url(page, SWEPT[lesson], during["member"])
+        same_page(lesson, during, settle(page))
+        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-drag.png"))
+    finally:
+        page.close()
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        open_instrument(phone, f"{app_url}/{lesson}")
+        box = phone.locator(".lcsm-swept input[type=range]").bounding_box()
+        phone.touchscreen.tap(box["x"] + 3, box["y"] + box["height"] / 2)     # the first member
+        tapped = phone.evaluate(READ)
+        wait_url(phone, SWEPT[lesson], tapped["member"])
+        same_page(lesson, tapped, settle(phone))
+    finally:
+        phone.close()
+
+
+@pytest.mark.parametrize("query", ["present=1", "show=c"])
+def test_presets_work_in_the_presenter_view_and_under_show(app_url, browser, query):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        open_instrument(page, f"{app_url}/spring?{query}")
+        page.get_by_role("button", name="⚖️ Critically damped").click()
+        wait_url(page, "c", "2")
+        assert settle(page)["metrics"][:2] == ["critically damped", "1"]
+    finally:
+        page.close()
+
+
+RECT = """(selector) => { const r = document.querySelector(selector).getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height} }"""
+
+
+def inside(box, width: int, height: int) -> bool:
+    return box is not None and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width + 0.5 \
+        and box["y"] + box["height"] <= height + 0.5
+
+
+@pytest.mark.parametrize("lesson", DYNAMICS)
+@pytest.mark.parametrize("present", [False, True], ids=["student", "presenter"])
+def test_controls_main_chart_and_readouts_share_the_first_screen(app_url, browser, lesson, present):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        open_instrument(page, f"{app_url}/{lesson}" + ("?present=1" if present else ""))
+        for part in (".lcsm-controls", ".lcsm-main", ".lcsm-readouts"):
+            box = page.evaluate(RECT, f".lcsm-instrument {part}")
+            assert inside(box, 1280, 720), f"{lesson}: {part} at {box} is not wholly in the first 1280×720 screen"
+        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-{'presenter' if present else 'student'}.png"))
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lesson", DYNAMICS)
+def test_on_a_phone_the_readouts_stay_in_view_while_the_swept_control_moves(app_url, browser, lesson):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        open_instrument(page, f"{app_url}/{lesson}")
+        swept = page.locator(".lcsm-swept input[type=range]")
+        swept.scroll_into_view_if_needed()
+        swept.focus()
+        page.keyboard.press("ArrowRight")
+        box = page.evaluate(RECT, ".lcsm-instrument .lcsm-readouts")
+        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-phone.png"))
+        assert inside(box, 390, 844), f"{lesson}: the readouts at {box} are out of view during the move"
+    finally:
+        page.close()
+
+
+# Visible text that is TeX source: a command, a sub/superscript group, or a TeX environment.
+TEX_SOURCE = r"""() => {
+  const walker = document.createTreeWalker(document.querySelector('[data-testid="stMain"]') || document.body,
+    NodeFilter.SHOW_TEXT);
+  const found = [];
+  const tex = /\\(frac|text|lambda|mathbb|begin|sqrt|quad|theta|sum|odot|top|Delta)\b|[_^]\{|\$[^$\s][^$]*\$/;
+  while (walker.nextNode()) {
+    const node = walker.currentNode, parent = node.parentElement;
+    if (!parent || parent.closest('.katex, script, style, code, pre, annotation, textarea, [hidden]')) continue;
+    if (!parent.offsetParent && getComputedStyle(parent).position !== 'fixed') continue;     // not rendered
+    if (tex.test(node.textContent)) found.push(node.textContent.trim().slice(0, 80));
+  }
+  return found;
+}"""
+# The live equations (the instrument's): their block never scrolls sideways.
+OVERFLOW = """() => [...document.querySelectorAll('.lcsm-equations, .lcsm-equation')]
+  .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => [e.scrollWidth, e.clientWidth])"""
+
+
+@pytest.mark.parametrize("width,height", [(1280, 720), (390, 844)], ids=["1280", "390"])
+def test_equations_fit_and_no_tex_source_shows(app_url, browser, width, height):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        for lesson in EVERY_PAGE:
+            page.goto(f"{app_url}/{lesson}")
+            page.wait_for_selector('[data-testid="stMain"] h1', timeout=60000)
+            if lesson in DYNAMICS:
+                page.wait_for_selector(".lcsm-instrument[data-drawn] .katex", timeout=60000)
+            else:
+                page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=60000)
+                time.sleep(1.0)
+            for expander in page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').all():
+                if expander.is_visible():
+                    expander.click()                       # folded text is checked too
+            assert page.evaluate(TEX_SOURCE) == [], f"{lesson} at {width}: TeX source shown as text"
+            assert page.evaluate(OVERFLOW) == [], f"{lesson} at {width}: a live equation overflows its box"
+    finally:
+        page.close()
+
+
+def test_no_app_file_reaches_into_plotly_internals():
+    offending = [str(path.relative_to(ROOT)) for path in (ROOT / "app").rglob("*") if path.is_file()
+                 and path.suffix in (".py", ".js") and any(word in path.read_text(encoding="utf-8")
+                                                          for word in ("_transitionData", "_frameHash", "gd._ev"))]
+    assert offending == []
+
+
+@pytest.mark.parametrize("query", ["", "?present=1"], ids=["student", "presenter"])
+def test_axe_finds_no_serious_violation_in_the_instrument(app_url, browser, query):
+    axe_playwright = pytest.importorskip("axe_playwright_python.sync_playwright",
+                                         reason="axe-playwright-python is installed by scripts/install.sh --tests")
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        for lesson in DYNAMICS:
+            open_instrument(page, f"{app_url}/{lesson}{query}")
+            found = axe_playwright.Axe().run(page, context={"include": [[".lcsm-instrument"]]}, options={
+                "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21aa", "wcag22aa"]}}).response
+            bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in found["violations"]
+                   if v["impact"] in ("critical", "serious")]
+            assert bad == [], f"{lesson}{query}: {bad}"
+            assert found["passes"], "axe checked nothing"
+    finally:
+        page.close()
