@@ -58,9 +58,10 @@ def swept_rows(tree: Path, pages: list[str], moves: int) -> dict[tuple[str, str]
     found = {}
     for line in done.stdout.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 12 and cells[1].split(" ")[0] in ("swept", "other"):
-            # | page | move | moves | req median | req mean | helpers mean | server mean | target | wall | max | KiB |
-            found.setdefault((cells[0], cells[1].split(" ")[0]), (float(cells[10]), float(cells[6])))
+        if len(cells) >= 13 and cells[1].split(" ")[0] in ("swept", "other"):
+            # | page | move | moves | req median | req mean | helpers mean | server mean | judged | target | wall median
+            # | wall max | KiB | errors |
+            found.setdefault((cells[0], cells[1].split(" ")[0]), (float(cells[11]), float(cells[6])))
     return found
 
 

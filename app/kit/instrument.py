@@ -35,6 +35,7 @@ from .lesson import Lesson
 from .settings import Setting
 from .url_state import sent_widget_states
 from .vendor import VENDOR_URLS
+from .widgets import insight_key
 
 INSTRUMENT_JS = Path(__file__).with_name("instrument.js").read_text(encoding="utf-8")
 INSTRUMENT_CSS = Path(__file__).with_name("instrument.css").read_text(encoding="utf-8")
@@ -53,10 +54,6 @@ def family_key(page: str) -> str:
 
 def seq_key(page: str) -> str:
     return f"{page}.instrument_seq"
-
-
-def insight_key(page: str) -> str:
-    return f"{page}.preset.last"
 
 
 def control(setting: Setting, values: dict, view: ClassroomView) -> dict:
@@ -96,7 +93,7 @@ def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts
         swept=dict(name=sweep.setting, chart=sweep.chart, members=members,
                    family_id=family.link["family_id"] if family else None),
         presets=[dict(label=p.label, insight=p.insight) for p in lesson.presets] if presets_allowed(view) else [],
-        insight=st.session_state.get(insight_key(spec.page)),
+        insight=st.session_state.get(insight_key(spec)),
         rows=[list(row) for row in lesson.charts if not isinstance(row, str)],
         text=text, vendor=VENDOR_URLS, caption=lesson.caption)
     body = ",".join(f"{json.dumps(name)}:{chart.spec}" for name, chart in charts.items())
@@ -151,7 +148,7 @@ def apply_commit(lesson: Lesson, view: ClassroomView, message: Any) -> bool:
     if isinstance(preset, int) and 0 <= preset < len(lesson.presets) and presets_allowed(view):
         picked = lesson.presets[preset]
         chosen = {**picked.state(spec)}
-        st.session_state[insight_key(spec.page)] = picked.insight
+        st.session_state[insight_key(spec)] = picked.insight
     for name, value in chosen.items():
         st.session_state[spec.key(name)] = value
     seq = message.get("seq")

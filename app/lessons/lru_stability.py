@@ -135,9 +135,14 @@ def _clip(z: np.ndarray) -> np.ndarray:
     return np.where(r > DISPLAY_RADIUS, z / np.maximum(r, 1e-300) * DISPLAY_RADIUS, z)
 
 
+TRAIL_POINTS = 31      # points per eigenvalue's path: every member of the drag preview draws its paths, 15 members
+
+
 def _trails(eigs: np.ndarray) -> np.ndarray:
-    """Every eigenvalue's whole path as one complex line, paths separated by NaN gaps."""
-    z = _clip(eigs)                                              # (steps, n)
+    """Every eigenvalue's path as one complex line, paths separated by NaN gaps, through at most TRAIL_POINTS of
+    its steps (the first and the last always): the preview's family carries the paths of every member."""
+    keep = np.unique(np.linspace(0, len(eigs) - 1, min(TRAIL_POINTS, len(eigs))).round().astype(int))
+    z = _clip(eigs[keep])                                        # (kept steps, n)
     return np.concatenate([np.append(z[:, j], np.nan) for j in range(z.shape[1])])
 
 
