@@ -561,10 +561,11 @@ function take(state, payload) {
     settled(state);
     return;
   }
-  katexReady(payload.vendor).then((katex) => {
-    state.katex = katex;
-    render(state);
-  });
+  Promise.all([katexReady(payload.vendor), load(payload.vendor.instrument_css, "css").catch(() => null)])
+    .then(([katex]) => {
+      state.katex = katex;
+      render(state);
+    });
 }
 
 function settled(state) {

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -37,11 +36,17 @@ from .url_state import sent_widget_states
 from .vendor import VENDOR_URLS
 from .widgets import insight_key
 
-INSTRUMENT_JS = Path(__file__).with_name("instrument.js").read_text(encoding="utf-8")
-INSTRUMENT_CSS = Path(__file__).with_name("instrument.css").read_text(encoding="utf-8")
+# The component's own code is a loader of instrument.js (served by the app, `app.kit.vendor`): Streamlit sends a
+# component's inline code with every element, and the instrument's element is sent on every move.
+# Once loaded, the module is called at once (a re-mounted element is redrawn in the same frame).
+LOADER_JS = ("const url = new URL(%s, window.location.origin).href;\n"
+             "export default function (component) {\n"
+             "  const held = window.__lcsmInstrumentModules = window.__lcsmInstrumentModules || {};\n"
+             "  if (held[url]) return held[url].default(component);\n"
+             "  import(url).then((module) => { held[url] = module; module.default(component); });\n"
+             "}\n" % json.dumps(VENDOR_URLS["instrument_js"]))
 TRIGGER_SUFFIX = "__events"      # Streamlit names a component's trigger widget by its key and this
-INSTRUMENT = st.components.v2.component("lcsm_instrument", js=INSTRUMENT_JS, css=INSTRUMENT_CSS,
-                                       isolate_styles=False)
+INSTRUMENT = st.components.v2.component("lcsm_instrument", js=LOADER_JS, isolate_styles=False)
 
 
 def instrument_key(page: str) -> str:

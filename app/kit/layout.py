@@ -53,7 +53,7 @@ LAYOUT_CSS = """
 [data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) { padding-top: 0.25rem !important; }
 [data-testid="stMainBlockContainer"]:has(.st-key-presenter_controls) h1 { font-size: 1.9rem !important;
   padding-top: 0.25rem !important; padding-bottom: 0 !important; }
-[data-testid="stMainBlockContainer"]:has(.lcsm-instrument) { padding-top: 2.75rem !important; }
+[data-testid="stMainBlockContainer"]:has(.lcsm-instrument) { padding-top: 4.25rem !important; }
 [data-testid="stMainBlockContainer"]:has(.lcsm-instrument) h1 { font-size: 2rem !important;
   padding: 0.25rem 0 0 !important; }
 @media (min-width: 641px) { .st-key-chart_controls { display: none !important; } }

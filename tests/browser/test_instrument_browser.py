@@ -24,6 +24,7 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 # What the instrument shows: the member it is drawn at, every readout and equation term, every chart's y data.
 READ = """() => {
   const root = document.querySelector('.lcsm-instrument');
+  if (!root) return {member: null, pending: true};             // Streamlit mounting it afresh
   const charts = {};
   for (const fig of root.querySelectorAll('figure.lcsm-chart')) {
     const gd = fig.querySelector('.js-plotly-plot');
@@ -94,6 +95,7 @@ def test_arrow_keys_move_every_chart_readout_and_equation_to_what_the_server_dra
         for key in ("ArrowRight", "ArrowRight"):
             page.keyboard.press(key)
         during = page.evaluate(READ)
+        assert during["member"] is not None, "the instrument vanished during the move"
         assert during["member"] != before["member"], "the arrows moved nothing"
         assert during["metrics"] != before["metrics"] or during["charts"] != before["charts"]
         wait_url(page, SWEPT[lesson], during["member"])     # committed after the keys pause
