@@ -206,28 +206,31 @@ def page_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview | 
     return preview_specs(lesson.page, frozen, present, lesson, family)
 
 
-def await_family(lesson: Lesson, frozen: tuple, view, slot, values: dict, text: dict) -> Callable | None:
-    """The instrument without its family yet: ask for the family and poll for it (a fragment that reruns the page
-    once it is cached); with no pool (LCSM_PREVIEW_WORKERS=0), returns a function to call once the page is drawn,
-    which computes the family and draws the instrument with it in `slot`."""
+def await_family(lesson: Lesson, frozen: tuple) -> None:
+    """The instrument drawn without its family: ask the pool for it and poll for it (a fragment that reruns the page
+    once it is cached), or say that the server sheds previews now."""
+    key = family_key(lesson, frozen)
+    if pool().request(key) is None:
+        st.caption(PAUSED)
+        return
+    poll_family(key)
+
+
+def inline_family(lesson: Lesson, frozen: tuple, view, slot, values: dict, text: dict) -> Callable:
+    """With no pool (LCSM_PREVIEW_WORKERS=0): a function to call once the page is drawn, which computes the family
+    in this session and draws the instrument with it in `slot`."""
     from .instrument import mount
     key = family_key(lesson, frozen)
-    queue = pool()
-    if queue is None:                                      # inline: after the page is out, in this session
-        def later() -> None:
-            store_family(key, sweep_family(lesson, dict(key[1])))
-            preview = page_preview(lesson, frozen, view.present)
-            with slot.container():
-                if preview is None:                        # the cache could not keep it: the plain page stays
-                    mount(lesson, values, view, plain_specs(lesson, frozen, view.present), text)
-                else:
-                    mount(lesson, values, view, preview.charts, text, preview.family)
-        return later
-    if queue.request(key) is None:
-        st.caption(PAUSED)
-        return None
-    poll_family(key)
-    return None
+
+    def later() -> None:
+        store_family(key, sweep_family(lesson, dict(key[1])))
+        preview = page_preview(lesson, frozen, view.present)
+        with slot.container():
+            if preview is None:                            # the cache could not keep it: the plain page stays
+                mount(lesson, values, view, plain_specs(lesson, frozen, view.present), text)
+            else:
+                mount(lesson, values, view, preview.charts, text, preview.family)
+    return later
 
 
 def plain_specs(lesson: Lesson, frozen: tuple, present: bool) -> dict[str, ChartSpec]:

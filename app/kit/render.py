@@ -40,7 +40,7 @@ from .lesson_view import (
 )
 from .live_lesson import render_live
 from .page_text import page_text, stacked
-from .preview import await_family, family_first, page_preview, waited_preview
+from .preview import await_family, family_first, inline_family, page_preview, pool, waited_preview
 from .progress import score_line
 from .reading_order import TOP, draw_steps, folded_notes, folded_story, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
@@ -193,13 +193,12 @@ def draw_instrument(lesson: Lesson, values: dict, frozen: tuple, result, view: C
         preview = waited_preview(lesson, frozen, view.present)
     figures = preview.charts if preview is not None else chart_specs(lesson.page, frozen, view.present, lesson)
     text = page_texts(lesson.page, frozen, lesson)
-    slot = st.empty()
-    later = await_family(lesson, frozen, view, slot, values, text) if swept and preview is None else None
-    if later is None:
-        with slot.container():
-            mount(lesson, values, view, figures, text, preview.family if preview is not None else None)
-    else:                                               # LCSM_PREVIEW_WORKERS=0: drawn once its family is in
-        pending.append(later)
+    if swept and preview is None and pool() is None:    # LCSM_PREVIEW_WORKERS=0: drawn once its family is in
+        pending.append(inline_family(lesson, frozen, view, st.empty(), values, text))
+    else:                    # at the same place in every run: Streamlit then updates the element, never re-mounts it
+        mount(lesson, values, view, figures, text, preview.family if preview is not None else None)
+        if swept and preview is None:
+            await_family(lesson, frozen)                # asked for; a poll under the instrument reruns once it is in
     draw_steps(chart_steps(lesson, steps or {}))
     if lesson.caption:
         st.caption(lesson.caption)

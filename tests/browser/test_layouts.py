@@ -36,7 +36,8 @@ PROJECTOR, PHONE = (1280, 720), (390, 844)
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
-# A lesson instrument is ready once drawn (`data-drawn`), no commit pending, and every one of its charts drawn.
+# A lesson instrument is ready once drawn (`data-drawn`) with its family, no commit pending, and every one of its
+# charts drawn.
 READY = """(instrument) => { const app = document.querySelector('[data-testid="stApp"]');
   const root = document.querySelector('.lcsm-instrument');
   return !!app && app.getAttribute('data-test-script-state') === 'notRunning'
@@ -44,7 +45,8 @@ READY = """(instrument) => { const app = document.querySelector('[data-testid="s
     && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
     && [...document.querySelectorAll('[data-testid="stPlotlyChart"], .lcsm-instrument figure.lcsm-chart')]
          .every(c => c.querySelector('.main-svg'))
-    && (!instrument || (!!root && root.dataset.drawn !== undefined && !root.classList.contains('lcsm-pending'))) }"""
+    && (!instrument || (!!root && root.dataset.drawn !== undefined && !root.classList.contains('lcsm-pending')
+                        && !!root.querySelector('.lcsm-swept'))) }"""   # its family in: no rerun to follow
 
 # Text boxes narrower than their text (Streamlit ends them with "…"): a metric's label, value and delta, and the
 # label of a widget (a toggle's, in the presenter view's narrow columns); the lesson instrument's the same: its

@@ -127,7 +127,7 @@ def test_lru_angle_turns_k_times():
     assert e.source == "LRU article" and r"e^{ik\theta_j}" in e.corrected
     for demo in demonstrations(e.id):
         assert demo.printed_error > FAILS_ABOVE and demo.corrected_error < HOLDS_BELOW
-        assert facts(demo)["|x_k| vs e^{−kν}: the modulus is right either way, error"] < HOLDS_BELOW
+        assert facts(demo)["|xₖ| vs e^(−kν): the modulus is right either way, error"] < HOLDS_BELOW
 
 
 def test_longhorn_appendix_c_divides_by_a_number():
