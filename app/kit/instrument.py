@@ -53,7 +53,7 @@ def instrument_key(page: str) -> str:
     return f"{page}.instrument"
 
 
-def family_key(page: str) -> str:
+def family_mount_key(page: str) -> str:
     return f"{page}.instrument_family"
 
 
@@ -119,7 +119,7 @@ def mount(lesson: Lesson, values: dict, view: ClassroomView, charts: dict, text:
     INSTRUMENT(key=instrument_key(page), data=payload, height="content",
                on_commit_change=partial(commit, lesson, view))
     if family is not None:
-        INSTRUMENT(key=family_key(page), data=family_payload(family), height="content")
+        INSTRUMENT(key=family_mount_key(page), data=family_payload(family), height="content")
 
 
 def commit(lesson: Lesson, view: ClassroomView) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from app.kit import family as families
 from app.kit.classroom import ClassroomView
-from app.kit.instrument import family_key
+from app.kit.instrument import family_mount_key
 from app.kit.page_text import page_text
 from app.kit.sweep import MAX_FRAMES, sweep_family, sweep_member, sweep_values
 from app.kit.sweep_figure import (
@@ -234,7 +234,7 @@ def has_preview(at, page: str) -> bool:
 def family_mount(at, page: str) -> dict | None:
     """The instrument's family mount (`instrument.family_payload`), None where the page draws none."""
     for element in at.get("bidi_component"):
-        if element.proto.id.endswith(f"-{family_key(page)}"):
+        if element.proto.id.endswith(f"-{family_mount_key(page)}"):
             proto = element.proto
             return json.loads(proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json)
     return None
