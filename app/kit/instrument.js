@@ -214,11 +214,6 @@ function mainHeight(state, box) {
   return state.mainMost;
 }
 
-function chartConfig(page, name) {
-  return { displaylogo: false, responsive: true,
-    toImageButtonOptions: { format: "png", filename: `${page}-${name}`, scale: 2 } };
-}
-
 async function drawChart(state, name, box) {
   const figure = structuredClone(state.payload.figures[name]);
   const Plotly = state.Plotly;
@@ -231,7 +226,7 @@ async function drawChart(state, name, box) {
   const own = figure.frames || [];                     // an animation of its own (▶ play): it keeps it
   const frames = own.length ? own : framesOf(state, state.payload.figures[name]);
   // one call: the drawing and its frames (react replaces the frames a chart held before)
-  await Plotly.react(box.plot, { data: figure.data, layout, frames, config: chartConfig(state.payload.page, name) });
+  await Plotly.react(box.plot, { data: figure.data, layout, frames, config: { ...state.payload.configs[name], responsive: true } });
   box.frames = new Set(own.length ? [] : frames.map((f) => f.name));
 }
 
@@ -252,8 +247,7 @@ function showMember(state, name) {
 }
 
 function memberText(state, name) {
-  const tag = tagOf(state.payload.figures[state.payload.swept.chart] || {});
-  if (name === tag.current || name === currentName(state)) return state.payload.text;
+  if (name === currentName(state)) return state.payload.text;
   const held = registry.families[state.payload.page];
   return held && held.family.readouts[name] ? held.family.readouts[name] : null;
 }

@@ -34,7 +34,7 @@ from .lesson import Lesson
 from .settings import Setting
 from .url_state import sent_widget_states
 from .vendor import VENDOR_URLS
-from .widgets import insight_key
+from .widgets import chart_config, insight_key
 
 # The component's own code is a loader of instrument.js (served by the app, `app.kit.vendor`): Streamlit sends a
 # component's inline code with every element, and the instrument's element is sent on every move.
@@ -100,6 +100,7 @@ def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts
         presets=[dict(label=p.label, insight=p.insight) for p in lesson.presets] if presets_allowed(view) else [],
         insight=st.session_state.get(insight_key(spec)),
         rows=[list(row) for row in lesson.charts if not isinstance(row, str)],
+        configs={name: chart_config(f"{lesson.page}-{name}") for name in charts},   # the PNG download, as elsewhere
         text=text, vendor=VENDOR_URLS, caption=lesson.caption)
     body = ",".join(f"{json.dumps(name)}:{chart.spec}" for name, chart in charts.items())
     return (json.dumps(head)[:-1] + ',"figures":{' + body + "}}").encode("utf-8")

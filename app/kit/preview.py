@@ -34,7 +34,7 @@ The mechanism:
   comes back on a later move when the server is quiet.
 
 With `LCSM_PREVIEW_WORKERS=0` the family is computed in the session itself after the rest of its page is drawn
-(`render_lesson` calls what `await_family` returns last), and the instrument is drawn with it in its slot.
+(`render_lesson` calls what `inline_family` returns last), and the instrument is drawn with it in its slot.
 """
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ from .live_lesson import render_live
 from .page_text import page_text, stacked
 from .preview import await_family, family_first, inline_family, page_preview, pool, waited_preview
 from .progress import score_line
-from .reading_order import TOP, draw_steps, folded_notes, folded_story, next_lesson, steps_by_chart, story
+from .reading_order import draw_steps, folded_notes, folded_story, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
 from .widgets import PRESENTING_KEY, draw_setting, draw_sidebar_settings, preset_buttons, show_chart, show_readout
@@ -186,7 +186,7 @@ def draw_instrument(lesson: Lesson, values: dict, frozen: tuple, result, view: C
                     steps: dict | None = None) -> dict[str, float]:
     """A dynamics lesson: its controls, charts, readouts and equations as one instrument (`app.kit.instrument`),
     the drag preview's family with it once computed (a held move waits `family_wait_s` for it, then the page polls
-    for it); its try-this steps, each naming its chart, and its caption under it."""
+    for it); its try-this steps in reading order, and its caption under it."""
     swept = previews(lesson, view)
     preview = page_preview(lesson, frozen, view.present) if swept else None
     if swept and preview is None:                       # a held move: its new family, if it comes in time
@@ -199,18 +199,15 @@ def draw_instrument(lesson: Lesson, values: dict, frozen: tuple, result, view: C
         mount(lesson, values, view, figures, text, preview.family if preview is not None else None)
         if swept and preview is None:
             await_family(lesson, frozen)                # asked for; a poll under the instrument reruns once it is in
-    draw_steps(chart_steps(lesson, steps or {}))
+    draw_steps(chart_steps(steps or {}))
     if lesson.caption:
         st.caption(lesson.caption)
     return lesson.quantities(values, result) if lesson.quantities is not None else {}
 
 
-def chart_steps(lesson: Lesson, steps: dict) -> list:
-    """The try-this steps in reading order, each that names a chart saying which (they sit under the instrument)."""
-    found = []
-    for name in [TOP, *lesson.chart_names()]:
-        found.extend(steps.get(name, ()))
-    return sorted(found, key=lambda item: item[0])
+def chart_steps(steps: dict) -> list:
+    """Every try-this step, in reading order (they sit under the instrument, not under each chart)."""
+    return sorted((item for placed in steps.values() for item in placed), key=lambda item: item[0])
 
 
 @cached
