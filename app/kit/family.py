@@ -14,6 +14,7 @@ from the outline against the same chart drawn from the whole members (`sweep_fig
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from .sweep_figure import chart_family, family_frames, group_outline
 
 OUTLINE_CHART = ("signature", "extents", "own_frames")      # what a member's chart keeps in the outline
 OUTLINE_MEMBER = ("value", "name", "label", "order")
-SHARED_CHARS = 256            # an array repeated in the family is sent once from this length (base64) on
+SHARED_CHARS = 64             # an array repeated (or started) in the family is sent once from this length (base64) on
 
 
 @dataclass(frozen=True)
@@ -69,11 +70,13 @@ def prepared(lesson: Lesson, held: tuple, members: list[dict]) -> Family:
 
 
 def shared_arrays(charts: dict[str, list[dict]]) -> tuple[dict[str, list[dict]], list[dict]]:
-    """`charts` (chart → frame groups) with each typed array (`{"dtype", "bdata"}`) that occurs in more than one
-    place sent once: in the returned list, named `{"ref": n}` where it occurs (`instrument.js` puts a copy of it
-    back in each place on arrival; `resolved` is that, in Python). The z-plane and its zoom draw the same traces,
-    and members that share a time axis repeat it (discretize's family 1.05 → 0.65 MiB). New containers: the
-    members' frames are not changed."""
+    """`charts` (chart → frame groups) with each typed array (`{"dtype", "bdata"}`) sent once where the family holds
+    it more than once: in the returned list, named where it occurs `{"ref": n}` — or `{"ref": n, "length": k}`, its
+    first k values, where a one-dimensional array is the start of a longer one of its type. `instrument.js` puts a
+    copy back in each place on arrival (`resolved` is that, in Python). The z-plane and its zoom draw the same traces
+    and members that share a time axis repeat it (discretize's family 1.05 → 0.65 MiB); a training cut at each
+    member's step draws the start of the longest run's curves (LRU stability's loss and paths). New containers:
+    the members' frames are not changed."""
     count: dict[tuple, int] = {}
     for frame in _frames(charts):
         for trace in frame["data"]:
@@ -81,18 +84,56 @@ def shared_arrays(charts: dict[str, list[dict]]) -> tuple[dict[str, list[dict]],
                 if _typed(value):
                     key = _array_key(value)
                     count[key] = count.get(key, 0) + 1
-    index = {key: n for n, key in enumerate(key for key, times in count.items() if times > 1)}
-    if not index:
+    starts = _starts(list(count))
+    rooted = {root for root, _ in starts.values()}
+    roots = [key for key, times in count.items() if (times > 1 and key not in starts) or key in rooted]
+    index = {key: n for n, key in enumerate(roots)}
+    if not index and not starts:
         return charts, []
 
     def swapped(value):
-        return {"ref": index[_array_key(value)]} if _typed(value) and _array_key(value) in index else value
+        if not _typed(value):
+            return value
+        key = _array_key(value)
+        if key in index:
+            return {"ref": index[key]}
+        if key in starts:
+            root, length = starts[key]
+            return {"ref": index[root], "length": length}
+        return value
     out = {chart: [{**group, "frames": [{**frame, "data": [{key: swapped(value) for key, value in trace.items()}
                                                           for trace in frame["data"]]} for frame in group["frames"]]}
                    for group in groups] for chart, groups in charts.items()}
     arrays = [{"dtype": dtype, "bdata": bdata, **({"shape": shape} if shape is not None else {})}
-              for dtype, bdata, shape in index]
+              for dtype, bdata, shape in roots]
     return out, arrays
+
+
+PREFIX_TYPES = {"f8": 8, "f4": 4, "i4": 4, "u4": 4, "i2": 2, "u2": 2, "i1": 1, "u1": 1}   # instrument.js: TYPED
+PREFIX_BYTES = 8        # arrays that start alike in these many bytes are compared whole
+
+
+def _starts(keys: list[tuple]) -> dict[tuple, tuple[tuple, int]]:
+    """Each one-dimensional array (by `_array_key`) that is the start of a longer one of its type → (the longest
+    such array, its own length in values)."""
+    candidates: dict[tuple, list[tuple[bytes, tuple]]] = {}
+    for key in keys:
+        dtype, bdata, shape = key
+        if shape is None and dtype in PREFIX_TYPES:
+            raw = base64.b64decode(bdata)
+            if len(raw) >= PREFIX_BYTES:
+                candidates.setdefault((dtype, raw[:PREFIX_BYTES]), []).append((raw, key))
+    found = {}
+    for (dtype, _), alike in candidates.items():
+        alike.sort(key=lambda item: -len(item[0]))
+        longest: list[tuple[bytes, tuple]] = []            # arrays that start no longer one
+        for raw, key in alike:
+            root = next((k for r, k in longest if len(r) > len(raw) and r.startswith(raw)), None)
+            if root is None:
+                longest.append((raw, key))
+            else:
+                found[key] = (root, len(raw) // PREFIX_TYPES[dtype])
+    return found
 
 
 def resolved(text: str) -> dict:
@@ -102,8 +143,14 @@ def resolved(text: str) -> dict:
     for frame in _frames(family["charts"]):
         for trace in frame["data"]:
             for key, value in trace.items():
-                if isinstance(value, dict) and list(value) == ["ref"]:
-                    trace[key] = dict(arrays[value["ref"]])
+                if isinstance(value, dict) and "ref" in value and set(value) <= {"ref", "length"}:
+                    whole = arrays[value["ref"]]
+                    if "length" in value:
+                        size = PREFIX_TYPES[whole["dtype"]] * value["length"]
+                        start = base64.b64decode(whole["bdata"])[:size]
+                        trace[key] = {"dtype": whole["dtype"], "bdata": base64.b64encode(start).decode("ascii")}
+                    else:
+                        trace[key] = dict(whole)
     return family
 
 

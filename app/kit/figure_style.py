@@ -551,9 +551,10 @@ def hline(y: float, color: str = "#888", dash: str = "solid", width: float = 1, 
                                                                                        width=width))
 
 
-def note(text: str, x, y, *, xref="x", yref="paper", color=RED, xanchor="right", yanchor="top", **kw) -> dict:
+def note(text: str, x, y, *, xref="x", yref="paper", color=RED, xanchor="right", yanchor="top",
+         bgcolor="rgba(255,255,255,0.85)", **kw) -> dict:
     return dict(text=text, x=x, y=y, xref=xref, yref=yref, showarrow=False, xanchor=xanchor, yanchor=yanchor,
-                font=dict(color=color), bgcolor="rgba(255,255,255,0.85)", **kw)
+                font=dict(color=color), bgcolor=bgcolor, **kw)
 
 
 def divergence_marks(x: float | None, label: str, xref: str = "x", yref: str = "paper", *, text: str | None = None,

@@ -70,16 +70,35 @@ function katexReady(vendor) {
 // --- the family ---------------------------------------------------------------------------------------
 // The family as it arrives (family.shared_arrays): an array that occurs in more than one frame came once, in
 // `arrays`, and is named {ref: n} where it occurs; each place gets its own copy back (plotly decodes in place).
+// {ref: n, length: k} names the first k values of array n (a training cut at each member's step): that place
+// gets a typed array of them, which plotly takes as it takes a decoded one.
+const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
+                u2: Uint16Array, i1: Int8Array, u1: Uint8Array };
+
+function bytesOf(spec) {
+  const text = atob(spec.bdata);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes.buffer;
+}
+
 function withArrays(family) {
   const arrays = family.arrays || [];
+  const buffers = new Map();
+  const start = (ref, length) => {
+    const whole = arrays[ref], Type = TYPED[whole.dtype];
+    if (!buffers.has(ref)) buffers.set(ref, bytesOf(whole));
+    return new Type(buffers.get(ref).slice(0, length * Type.BYTES_PER_ELEMENT));
+  };
   for (const groups of Object.values(family.charts || {})) {
     for (const group of groups) {
       for (const frame of group.frames) {
         for (const trace of frame.data) {
           for (const [key, value] of Object.entries(trace)) {
-            if (value && typeof value === "object" && value.ref !== undefined && Object.keys(value).length === 1) {
-              trace[key] = Object.assign({}, arrays[value.ref]);
-            }
+            if (!value || typeof value !== "object" || value.ref === undefined) continue;
+            const names = Object.keys(value);
+            if (names.length === 1) trace[key] = Object.assign({}, arrays[value.ref]);
+            else if (names.length === 2 && value.length !== undefined) trace[key] = start(value.ref, value.length);
           }
         }
       }

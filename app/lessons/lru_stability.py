@@ -9,6 +9,7 @@ slider only cuts the stored runs (`StabilityStudy.up_to`).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import plotly.graph_objects as go
@@ -17,6 +18,7 @@ from app.kit.cache import cached
 from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, note, scatter, subplot_grid
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
+from app.kit.sweep import Refiller
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.lru_stability import (
     StabilityRun,
@@ -135,55 +137,81 @@ def _clip(z: np.ndarray) -> np.ndarray:
     return np.where(r > DISPLAY_RADIUS, z / np.maximum(r, 1e-300) * DISPLAY_RADIUS, z)
 
 
-TRAIL_POINTS = 31      # points per eigenvalue's path: every member of the drag preview draws its paths, 15 members
+def trail_steps(last: int) -> list[int]:
+    """The steps a path is drawn through: every step to 20 (a large learning rate moves λ most in the first few),
+    then every 5th, and the last. The same steps for every run, so a shorter run's path is the start of a longer
+    one's: the preview family sends the longest path once and each member as a cut of it (`app.kit.family`)."""
+    return sorted({*range(0, min(last, 20) + 1), *range(20, last + 1, 5), last})
 
 
-def _trails(eigs: np.ndarray) -> np.ndarray:
-    """Every eigenvalue's path as one complex line, paths separated by NaN gaps, through at most TRAIL_POINTS of
-    its steps (the first and the last always): the preview's family carries the paths of every member."""
-    keep = np.unique(np.linspace(0, len(eigs) - 1, min(TRAIL_POINTS, len(eigs))).round().astype(int))
-    z = _clip(eigs[keep])                                        # (kept steps, n)
-    return np.concatenate([np.append(z[:, j], np.nan) for j in range(z.shape[1])])
+def _trail(eigs: np.ndarray) -> np.ndarray:
+    """Every eigenvalue at each of `trail_steps`, step after step (all of step 0's, then all of step 1's, …): drawn
+    as dots, so no line joins one eigenvalue to the next, and a shorter run's dots are the first of a longer one's."""
+    return _clip(eigs[trail_steps(len(eigs) - 1)]).ravel()
+
+
+def eigen_values(runs: dict[str, StabilityRun]) -> list[dict | None]:
+    """The eigenvalue chart's traces' values (`eigen_trajectory_figure`'s order): the unit circles (None: they never
+    move), each parameterization's path so far, λ at the last step run."""
+    paths = [dict(zip("xy", _xy(_trail(run.eigenvalues)))) for run in runs.values()]
+    now = [dict(zip("xy", _xy(_clip(run.eigenvalues[-1])))) for run in runs.values()]
+    return [None] * len(runs) + paths + now
+
+
+def _xy(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.ascontiguousarray(z.real), np.ascontiguousarray(z.imag)
+
+
+def eigen_frame(runs: dict[str, StabilityRun]) -> dict:
+    """The eigenvalue chart's title and layout: a square disk per parameterization, its name above it."""
+    axes, titles, _ = subplot_grid(1, len(runs), [f"{n} parameterization" for n in runs])
+    lim = [-DISPLAY_RADIUS - 0.05, DISPLAY_RADIUS + 0.05]
+    for col in range(1, len(runs) + 1):
+        suffix = "" if col == 1 else str(col)
+        axes[f"xaxis{suffix}"].update(range=lim, title=dict(text="Re λ"), constrain="domain")
+        axes[f"yaxis{suffix}"].update(range=lim, title=dict(text="Im λ" if col == 1 else ""),  # the second title
+                                      scaleanchor=f"x{suffix}")                  # would sit on the first disk
+    steps = max(len(run.eigenvalues) for run in runs.values()) - 1
+    return dict(title=f"Eigenvalues after {steps} steps (beyond |λ| = {DISPLAY_RADIUS} drawn on that circle)",
+                height=420, legend=False, margin_top=70, annotations=titles, **axes)
 
 
 def eigen_trajectory_figure(runs: dict[str, StabilityRun]) -> go.Figure:
-    """One panel per parameterization: the unit circle, each λ's path so far (faint) and λ at the last step run.
-    Dragging "gradient steps" plays the training: every member of the preview is the runs cut at its step."""
+    """One panel per parameterization: the unit circle, each λ's path so far (faint dots: every step to 20, then
+    every 5th) and λ at the last step run. Dragging "gradient steps" plays the training: every member of the
+    preview is the runs cut at its step."""
     names = list(runs)
-    axes, titles, cell = subplot_grid(1, len(names), [f"{n} parameterization" for n in names])
+    _, _, cell = subplot_grid(1, len(names), names)
     cx, cy = circle()
+    values = eigen_values(runs)
     circles, trails, points = [], [], []
-    for col, (name, run) in enumerate(runs.items(), 1):
+    for col, name in enumerate(names, 1):
         xa, ya = cell(1, col)
         circles.append(scatter(x=cx, y=cy, mode="lines", line=dict(color="black", width=1.5), hoverinfo="skip",
                                showlegend=False, xaxis=xa, yaxis=ya))
-        z = _trails(run.eigenvalues)
-        trails.append(scatter(x=z.real, y=z.imag, mode="lines", line=dict(color=COLORS[name], width=1.5),
-                              opacity=0.6, hoverinfo="skip", showlegend=False, xaxis=xa, yaxis=ya))
-        z = _clip(run.eigenvalues[-1])
-        points.append(scatter(x=z.real.tolist(), y=z.imag.tolist(), mode="markers", name=f"λ ({name})",
+        trails.append(scatter(**values[len(names) + col - 1], mode="markers", opacity=0.45, hoverinfo="skip",
+                              showlegend=False, xaxis=xa, yaxis=ya, marker=dict(color=COLORS[name], size=4)))
+        points.append(scatter(**values[2 * len(names) + col - 1], mode="markers", name=f"λ ({name})",
                               xaxis=xa, yaxis=ya,
                               marker=dict(size=9, color=COLORS[name], line=dict(color="black", width=1))))
-        lim = [-DISPLAY_RADIUS - 0.05, DISPLAY_RADIUS + 0.05]
-        axes[xa.replace("x", "xaxis", 1)].update(range=lim, title=dict(text="Re λ"), constrain="domain")
-        axes[ya.replace("y", "yaxis", 1)].update(range=lim, title=dict(text="Im λ" if col == 1 else ""),  # the
-                                                 scaleanchor=xa)            # second title would sit on the first disk
-    steps = max(len(run.eigenvalues) for run in runs.values()) - 1
-    return build(circles + trails + points,
-                 f"Eigenvalues after {steps} steps (beyond |λ| = {DISPLAY_RADIUS} drawn on that circle)",
-                 height=420, legend=False, margin_top=70, annotations=titles, **axes)
+    return build(circles + trails + points, **eigen_frame(runs))
 
 
-def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
-    """Normalized loss per step (log axis) and the largest |λ|, with the step each run diverged."""
-    axes, titles, _ = subplot_grid(1, 2, ["loss (normalized MSE)", "largest |λ|"])
-    traces, notes = [], list(titles)
-    for name, run in runs.items():
-        # a diverged step may hold 1e30, inf or NaN: drawn at the divergence bound
+def loss_values(runs: dict[str, StabilityRun]) -> list[dict]:
+    """The training chart's traces' values (`loss_figure`'s order): per run its loss (a diverged step may hold 1e30,
+    inf or NaN: drawn at the divergence bound) and its largest |λ|, per step."""
+    values = []
+    for run in runs.values():
         loss = np.minimum(log_safe(np.nan_to_num(run.loss, nan=DIVERGENCE_BOUND)), DIVERGENCE_BOUND)
-        traces.append(scatter(x=np.arange(len(loss)), y=loss, name=name, line=dict(color=COLORS[name])))
-        traces.append(scatter(x=np.arange(len(run.eigenvalues)), y=np.abs(run.eigenvalues).max(axis=1),
-                              name=name, showlegend=False, line=dict(color=COLORS[name]), xaxis="x2", yaxis="y2"))
+        values += [dict(x=np.arange(len(loss)), y=loss),
+                   dict(x=np.arange(len(run.eigenvalues)), y=np.abs(run.eigenvalues).max(axis=1))]
+    return values
+
+
+def loss_frame(runs: dict[str, StabilityRun]) -> dict:
+    """The training chart's title and layout: the step each run diverged, and the steps not run shaded."""
+    axes, titles, _ = subplot_grid(1, 2, ["loss (normalized MSE)", "largest |λ|"])
+    notes = list(titles)
     diverged = [(run.diverged_step, name) for name, run in runs.items() if run.diverged_step is not None]
     shapes = [hline(1.0, "black", "dash", xref="x2 domain", yref="y2")]
     for n, (step, name) in enumerate(diverged):      # one line per run, one note for all of them
@@ -194,18 +222,43 @@ def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
         notes += words if n == 0 else []
     # The step axes span the slider's whole range: while "gradient steps" is dragged the curves grow along a
     # fixed axis (the preview keeps a family's axes still), and at rest the steps not run are shaded and named
-    # rather than left as an unexplained empty stretch (a 60-step run on an axis to 150).
+    # rather than left as an unexplained empty stretch (a 60-step run on an axis to 150). The name stands upright
+    # in the shaded band, where no curve is: written across the panel it hid the curve it lay on.
     last, high = max(run.config.steps for run in runs.values()), SETTINGS["steps"].high
     if last < high:
         for xref, yref in (("x", "y domain"), ("x2", "y2 domain")):
             shapes.append(dict(type="rect", xref=xref, yref=yref, x0=last, x1=high, y0=0, y1=1, layer="below",
                                fillcolor="rgba(0,0,0,0.06)", line=dict(width=0)))
-        notes.append(note(f"steps {last + 1}–{high}: not run", high, 0.02, xref="x2", yref="y2 domain",
-                          color="#666", yanchor="bottom"))
+            notes.append(note("not run", (last + high) / 2, 0.5, xref=xref, yref=yref, color="#555",
+                              xanchor="center", yanchor="middle", textangle=-90, bgcolor="#f0f0f0",   # the band's
+                              # own grey (6 % black on white): a line across the band passes behind the words
+                              hovertext=f"steps {last + 1}–{high}: not run"))
     axes["yaxis"].update(type="log", exponentformat="power")
     axes["xaxis"].update(title=dict(text="step"), range=[0, high])
     axes["xaxis2"].update(title=dict(text="step"), range=[0, high])
-    return build(traces, "Training", height=330, annotations=notes, shapes=shapes, **axes)
+    return dict(title="Training", height=330, annotations=notes, shapes=shapes, **axes)
+
+
+def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
+    """Normalized loss per step (log axis) and the largest |λ|, with the step each run diverged."""
+    traces = []
+    for (name, _), loss, radius in zip(runs.items(), *[iter(loss_values(runs))] * 2):
+        traces.append(scatter(**loss, name=name, line=dict(color=COLORS[name])))
+        traces.append(scatter(**radius, name=name, showlegend=False, line=dict(color=COLORS[name]),
+                              xaxis="x2", yaxis="y2"))
+    return build(traces, **loss_frame(runs))
+
+
+_REFILL = Refiller()                    # the first chart of each kind drawn, refilled for every later member
+
+
+def preview_figures(v: dict, study: StabilityStudy) -> dict:
+    """`figures` as the preview family keeps them (`Sweep.figures`), without plotly objects: each chart is the first
+    of its kind drawn, refilled with this member's values under its own layout (`Refiller`). The same JSON
+    (tests/app/test_preview_figures.py)."""
+    return {chart: _REFILL(chart, partial(draw, study.runs), values, frame) for chart, draw, values, frame in (
+        ("eigenvalues", eigen_trajectory_figure, eigen_values(study.runs), eigen_frame(study.runs)),
+        ("loss", loss_figure, loss_values(study.runs), loss_frame(study.runs)))}
 
 
 LESSON = Lesson(
@@ -217,7 +270,7 @@ LESSON = Lesson(
     # "gradient steps", not the learning rate: a family over lr trains 7 runs (seconds each on a 2-core CPU) on
     # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150):
     # dragging it plays the training in both charts
-    sweep=Sweep("steps", "loss", points=15, compute_many=compute_family),
+    sweep=Sweep("steps", "loss", points=15, compute_many=compute_family, figures=preview_figures),
     caption="Task: match a fixed long-memory LRU (|λ| ∈ [0.97, 0.995]) on random input, normalized MSE, Adam. "
             "Both students start from the same ring; their gradients are written out by hand and checked against "
             "torch autograd through the EOS scan.",

@@ -88,3 +88,15 @@ def test_an_array_in_more_than_one_frame_is_sent_once():
 ])
 def test_the_links_text_is_encoded_as_plotly_encodes(value):
     assert encoded(value) == json.dumps(value, cls=PlotlyJSONEncoder, separators=(",", ":"))
+
+
+def test_a_training_cut_at_each_member_is_sent_as_the_start_of_the_longest_run():
+    members, family = family_at("lru_stability")            # every member is the one training cut at its step
+    sent = json.loads(family.link["family"])
+    cuts = [value for groups in sent["charts"].values() for group in groups for frame in group["frames"]
+            for trace in frame["data"] for value in trace.values() if isinstance(value, dict) and "length" in value]
+    assert len(cuts) >= 13 * 6                              # loss, |λ| and both paths of all but the longest
+    whole = resolved(family.link["family"])
+    longest = whole["charts"]["loss"][0]["frames"][-1]["data"][0]["y"]
+    assert whole["charts"]["loss"][0]["frames"][3]["data"][0]["y"]["bdata"] != longest["bdata"]
+    assert len(family.link["family"]) < 72 * 1024            # the eigenvalue paths of 15 members, equations too

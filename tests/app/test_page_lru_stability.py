@@ -153,9 +153,10 @@ def test_the_step_axes_span_the_slider_and_say_which_steps_were_not_run(steps):
     high = page.SETTINGS["steps"].high
     assert list(fig.layout.xaxis.range) == list(fig.layout.xaxis2.range) == [0, high]
     shaded = [s for s in fig.layout.shapes if s.type == "rect"]
-    words = [a.text for a in fig.layout.annotations if "not run" in (a.text or "")]
+    words = [(a.text, a.hovertext, a.xref, a.x) for a in fig.layout.annotations if "not run" in (a.text or "")]
     if steps < high:
         assert {(s.xref, s.x0, s.x1) for s in shaded} == {("x", steps, high), ("x2", steps, high)}
-        assert words == [f"steps {steps + 1}–{high}: not run"]
+        assert words == [("not run", f"steps {steps + 1}–{high}: not run", xref, (steps + high) / 2)
+                         for xref in ("x", "x2")]                 # upright in each band, where no curve is
     else:
         assert not shaded and not words

@@ -25,11 +25,20 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 READ = """() => {
   const root = document.querySelector('.lcsm-instrument');
   if (!root) return {member: null, pending: true};             // Streamlit mounting it afresh
+  const TYPED = {f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
+                 u2: Uint16Array, i1: Int8Array, u1: Uint8Array};
+  const values = (y) => {                                      // plotly keeps a typed-array spec as it was given
+    if (!y || !y.bdata) return y;
+    const text = atob(y.bdata), bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    return new TYPED[y.dtype](bytes.buffer);
+  };
   const charts = {};
   for (const fig of root.querySelectorAll('figure.lcsm-chart')) {
     const gd = fig.querySelector('.js-plotly-plot');
-    charts[fig.dataset.chart] = gd ? gd.data.map(t => t.y ? Array.from(t.y).slice(0, 40).map(v => v === null ? null
-      : Math.round(Number(v) * 1e6) / 1e6) : null) : null;
+    charts[fig.dataset.chart] = gd ? gd.data.map(t => t.y ? Array.from(values(t.y)) : null).map(y => y && [y.length,
+      ...y.filter((_, i) => i < 20 || i % 17 === 0).map(v => v === null ? null : Math.round(Number(v) * 1e5) / 1e5)])
+      : null;
   }
   return {member: root.dataset.member, drawn: root.dataset.drawn, pending: root.classList.contains('lcsm-pending'),
           metrics: [...root.querySelectorAll('.lcsm-metric-value')].map(e => e.textContent),
