@@ -205,7 +205,7 @@ def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.F
 
 def z_plane_traces(cmp: DiscretizationComparison) -> list:
     grid, _, exact, *poles = z_plane_values(cmp)
-    traces = [grid_trace(grid, "grid mapped by exp(sΔ)"), unit_circle_trace(color="black"),
+    traces = [grid_trace(grid, "grid → exp(sΔ)"), unit_circle_trace(color="black"),
               scatter(**exact, mode="markers", name="exact exp(pΔ)",
                       marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
     for method, values in zip(cmp.methods, poles):
