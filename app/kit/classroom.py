@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from .figure_style import AXIS_KEY
 from .literal import literal
 from .settings import Settings
 
@@ -169,6 +170,9 @@ def presenter_figure(fig: dict) -> dict:
     if ((layout.get("meta") or {}).get("lcsm") or {}).get("ranges") and (layout.get("margin") or {}).get("l"):
         margin = dict(layout["margin"])          # a drag changes its axis ranges: room for 18-px "−0.5×10⁶" ticks
         layout["margin"] = {**margin, "l": max(margin["l"], PRESENTER_RANGED_MARGIN)}
+    for key, spec in list(layout.items()):  # 18-px tick labels are wider than the margin the page's fonts left: the
+        if AXIS_KEY.match(key) and isinstance(spec, dict):      # axis titles lay on them (propagation's ‖Δ state‖)
+            layout[key] = {**spec, "automargin": True}
     data = []
     for trace in fig.get("data", []):
         trace = dict(trace)
