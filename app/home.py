@@ -7,7 +7,7 @@ import streamlit as st
 import lcsm_core
 from app.kit.cache import cached
 from app.kit.lesson_view import every_lesson_progress
-from app.kit.progress import progress_table, score_line
+from app.kit.progress import new_learner_markdown, progress_table, score_keeper, score_line
 
 
 @cached(store="small")
@@ -68,15 +68,22 @@ def where_the_core_runs() -> None:
 
 
 def progress_section() -> None:
-    """This session's exercises and challenges solved, per lesson and in all."""
+    """The learner's exercises and challenges solved, per lesson and in all."""
     rows = every_lesson_progress()
-    st.subheader("Your progress in this tab")
+    keeper = score_keeper()
+    st.subheader(f"Your progress in {keeper}")
     st.markdown(score_line(rows))
     narrow = {"lesson": st.column_config.TextColumn(width="medium"),    # a phone shows every count
               "challenges": st.column_config.TextColumn(width="small"),
               "exercises": st.column_config.TextColumn(width="small")}
     st.dataframe(pd.DataFrame(progress_table(rows)), hide_index=True, width="stretch", key="home.progress",
                  column_config=narrow)
-    st.caption("Solve a lesson's exercises and challenges with their Check buttons. Your score belongs to this "
-               "tab's link (its `learner=` part): a reload, or the link opened again later, keeps it; a new tab "
-               "opened from the bare address starts a new score.")
+    if keeper == "this browser":
+        new_learner = new_learner_markdown("/")
+        st.caption("Solve a lesson's exercises and challenges with their Check buttons. Your score belongs to this "
+                   "browser: another tab, a reload or your class's link opened again keeps it. On a computer "
+                   f"learners share: {new_learner}.")
+    else:
+        st.caption("Solve a lesson's exercises and challenges with their Check buttons. Your score belongs to this "
+                   "tab's link (its `learner=` part): a reload, or the link opened again later, keeps it; a new tab "
+                   "opened from the bare address starts a new score.")

@@ -2,8 +2,9 @@
 
 Streamlit finds the `st.App` below and serves app/streamlit_app.py through it, with
 app/kit/host_guard.py's middleware in front of every HTTP request and websocket: a request for a
-host outside LCSM_ALLOWED_HOSTS, or from another origin, gets 403. Running app/streamlit_app.py
-directly still works, without the guard.
+host outside LCSM_ALLOWED_HOSTS, or from another origin, gets 403; and with app/kit/browser_identity.py's, which
+gives each browser its identity cookie. Running app/streamlit_app.py directly still works, without either (tabs
+then keep per-tab tokens).
 """
 import sys
 from pathlib import Path
@@ -15,12 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # so `app.kit` imports when Streamlit imports this file as `serve`
     sys.path.insert(0, str(ROOT))
 
-from app.kit import web_process  # noqa: E402
+from app.kit import browser_identity, vendor, web_process  # noqa: E402
+from app.kit.browser_identity import BrowserIdentity  # noqa: E402
 from app.kit.host_guard import HostGuard  # noqa: E402
-from app.kit.vendor import routes  # noqa: E402
 
 # One BLAS/OpenMP/torch thread, every page's module imported and the heap frozen, before any session connects:
 # 2-10x less CPU per move on a busy server (app/kit/web_process.py says why and what was measured).
 web_process.prepare()
 
-app = st.App("streamlit_app.py", routes=routes(), middleware=[Middleware(HostGuard)])
+app = st.App("streamlit_app.py", routes=vendor.routes() + browser_identity.routes(),
+             middleware=[Middleware(HostGuard), Middleware(BrowserIdentity)])

@@ -3,8 +3,10 @@ a link cannot choose one (issue 24, item 3: any 32 hex characters were accepted,
 learner a token someone else knows — session fixation).
 
 A token is 32 random hex digits followed by the first 32 hex digits of HMAC-SHA256(key, "<purpose>:<random>"):
-64 lower-case hex digits, URL-safe as the old ones were. `purpose` ("owner", "learner") keeps one kind from
-passing for the other. The key is 32 random bytes in `token.key` beside the run store (the data directory:
+64 lower-case hex digits, URL-safe as the old ones were. `purpose` ("owner", "learner", "browser") keeps one kind
+from passing for the other. A browser that carries a "browser" token (the server's HttpOnly cookie) gets its owner
+and learner tokens derived from it (`of_browser`): a valid signature then proves the server minted a token, and
+the match with the browser's own proves this browser holds it. The key is 32 random bytes in `token.key` beside the run store (the data directory:
 $LCSM_DATA_DIR, see `default_db_path`), made with mode 0600 on first use and then read by every web process and
 the trainer service sharing that folder; two processes making it at once agree (the first link wins). Deleting
 the key file voids every token issued (tabs get fresh ones; their old runs can only be read). The store keeps
@@ -25,7 +27,7 @@ KEY_NAME = "token.key"
 KEY_BYTES = 32
 NONCE_HEX = SIGNATURE_HEX = 32
 TOKEN_SHAPE = re.compile(rf"[0-9a-f]{{{NONCE_HEX + SIGNATURE_HEX}}}")
-PURPOSES = ("owner", "learner")
+PURPOSES = ("owner", "learner", "browser")
 _KEYS: dict[str, bytes] = {}                    # key file path → its bytes, read once per process
 
 
@@ -82,6 +84,17 @@ def verify(token: object, purpose: str, data_dir: str | os.PathLike | None = Non
         return False
     nonce, signature = token[:NONCE_HEX], token[NONCE_HEX:]
     return hmac.compare_digest(signature, _signature(purpose, nonce, signing_key(data_dir)))
+
+
+def of_browser(purpose: str, browser: str, data_dir: str | os.PathLike | None = None) -> str:
+    """The `purpose` token of one browser: signed as `mint`'s are (`verify` accepts it), its random part derived
+    from the browser's own token (`purpose` "browser", kept in an HttpOnly cookie: app/kit/browser_identity.py), so
+    every tab, reload and web process of that browser gets the same one, and no other browser can be given it."""
+    if purpose == "browser":
+        raise ValueError("a browser's token is minted, not derived")
+    key = signing_key(data_dir)
+    nonce = hmac.new(key, f"{purpose} of browser:{browser}".encode(), hashlib.sha256).hexdigest()[:NONCE_HEX]
+    return nonce + _signature(purpose, nonce, key)
 
 
 def _signature(purpose: str, nonce: str, key: bytes) -> str:

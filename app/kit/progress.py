@@ -1,10 +1,11 @@
-"""A tab's score: which exercises and challenges the learner solved, per lesson and across lessons.
+"""A learner's score: which exercises and challenges the learner solved, per lesson and across lessons.
 
-What was solved belongs to the tab's learner token (`?learner=` in the URL, made and signed by the server on the
-tab's first page, as Train live's `?owner=`): each right answer is written to the run store's file
-(`lcsm_core.progress_store`) and read back when a session starts, so a reload, a typed link carrying the token
-or a reconnect to another web process finds the score again. A teacher's link carries no token: whoever opens
-it gets a fresh one (its own score). `?class=CODE` joins the tab to a teacher's class (`app.kit.class_join`).
+What was solved belongs to the learner token (`?learner=` in the URL, as Train live's `?owner=`): in a browser with
+its identity cookie the token is that browser's (app/kit/browser_identity.py: every tab, reload and reopened link
+of the browser is one learner, counted once in a class), else the tab's, made and signed by the server on its first
+page. Each right answer is written to the run store's file (`lcsm_core.progress_store`) and read back when a session
+starts, so a reload or a reconnect to another web process finds the score again. A teacher's link carries no token:
+whoever opens it keeps their own score. `?class=CODE` joins the tab to a teacher's class (`app.kit.class_join`).
 The counts are against the lesson files as they are now: an exercise a teacher removed no longer counts.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from lcsm_core.tokens import TOKEN_SHAPE
 from lcsm_core.training.store import default_db_path
 from lcsm_core.training.store_faults import log_store_fault
 
+from . import browser_identity
 from .class_join import CLASS_KEY, keep_class
 from .lesson_text import LessonText
 from .owner import issued_token
@@ -47,6 +49,19 @@ def learner_token() -> str:
     except (sqlite3.Error, OSError):                     # no store file: the tab keeps its score alone
         pass
     return token
+
+
+def score_keeper() -> str:
+    """Whose score the page shows: "this browser" (its identity cookie) or "this tab" (none)."""
+    return "this browser" if browser_identity.browser_token() is not None else "this tab"
+
+
+def new_learner_markdown(page_path: str) -> str | None:
+    """A markdown link to start as a new learner on a shared computer (None without a browser identity)."""
+    if browser_identity.browser_token() is None:
+        return None
+    link = browser_identity.new_learner_link(page_path, st.session_state.get(CLASS_KEY))
+    return f"[🧑‍🎓 New learner on this computer]({link})"
 
 
 class SolvedTitles(set):

@@ -41,7 +41,7 @@ from .lesson_view import (
 from .live_lesson import render_live
 from .page_text import page_text, stacked
 from .preview import await_family, family_first, inline_family, page_preview, pool, waited_preview
-from .progress import score_line
+from .progress import new_learner_markdown, score_keeper, score_line
 from .reading_order import draw_steps, folded_notes, folded_story, next_lesson, steps_by_chart, story
 from .snippet import snippet_filename, snippet_script
 from .url_state import load_settings, save_settings
@@ -125,17 +125,19 @@ def render_lesson(lesson: Lesson) -> None:
 
 
 def show_score(slot, text, present: bool, stamp: int | None = None) -> None:
-    """This tab's score across lessons (drawn last, so a Check pressed in this run counts)."""
+    """The learner's score across lessons (drawn last, so a Check pressed in this run counts), and on a browser with
+    its identity, the way to start as a new learner on a shared computer."""
     rows = every_lesson_progress(stamp)
     here = next((r for r in rows if r.page == text.page), None)
     if present:
         slot.caption(score_line(rows))
         return
-    lines = [f"**Your score in this tab**  \n{score_line(rows)}"]
+    lines = [f"**Your score in {score_keeper()}**  \n{score_line(rows)}"]
     if here is not None and here.readable:
         lines.append(f"This lesson: {here.challenges_solved} of {here.challenges} challenges · "
                      f"{here.exercises_solved} of {here.exercises} exercises")
-    slot.markdown("  \n".join(lines))
+    new_learner = new_learner_markdown(f"/{text.page}")
+    slot.markdown("  \n".join(lines + ([new_learner] if new_learner else [])))
 
 
 def snippet_panel(lesson: Lesson, values: dict) -> None:

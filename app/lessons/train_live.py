@@ -184,7 +184,7 @@ def share(v: dict, c: Control) -> list:
     run = shown(v, c)
     if run is None:
         return []
-    return [Text(("Your run: only this tab drives it (a reload keeps it yours). " if run.owned_by(c.owner) else
+    return [Text(("Your run: only you drive it (a reload keeps it yours). " if run.owned_by(c.owner) else
                   "👀 Someone else's run, shown read-only: ▶ Play and ⏭ Step start a run of your own. ")
                  + "Share it read-only with this link:", "caption"),
             Text(f"{c.page_url}?run={run.id}", "code")]
