@@ -16,15 +16,18 @@ from app.kit import lesson_text
 from app.kit.class_counts import count_rows, summary_line
 from app.kit.class_course import CourseFormatError, load_course
 from app.kit.classroom import presenter_style
+from app.kit.lesson_text import LessonText
 from app.kit.lesson_view import files_stamp, read_lesson
 from app.kit.literal import literal
 from app.kit.progress import store_file
 from app.kit.visitor import visitor_key
 from app.lessons import PAGES
 from lcsm_core.class_store import TEACHER_SECRET, ClassStore
+from lcsm_core.training.store_faults import log_store_fault
 
 TEACHER_PARAM, TEACHER_KEY, STEP_PARAM, STEP_KEY = "teacher", "class_view.teacher", "step", "class_view.step"
 POLL_S = 1.0
+STORE_FAULT = "The server's store could not be read or written just now; try again in a moment."
 
 
 def render_class_view() -> None:
@@ -63,7 +66,7 @@ def teacher_class() -> str | None:
     try:
         code = ClassStore(store_file()).class_of_teacher(secret) if TEACHER_SECRET.fullmatch(secret) else None
     except (sqlite3.Error, OSError) as why:
-        st.error(f"The class store could not be read: {why}", icon="💾")
+        st.error(f"The class store could not be read. {store_words(why)}", icon="💾")
         return None
     if code is None:
         st.error("This link's teacher secret opens no class on this server. Create a class below, or use the "
@@ -88,12 +91,20 @@ def create_class_panel() -> None:
 def create_class() -> None:
     try:
         code, secret = ClassStore(store_file()).create_class(visitor=visitor_key())
-    except (sqlite3.Error, OSError, RuntimeError, ValueError) as why:
+    except (sqlite3.Error, OSError) as why:
+        st.session_state["class_view.create_error"] = store_words(why)
+        return
+    except (RuntimeError, ValueError) as why:            # the store's own refusals (a visitor's quota), in words
         st.session_state["class_view.create_error"] = str(why)
         return
     st.session_state[TEACHER_KEY] = secret
     st.query_params[TEACHER_PARAM] = secret
     st.toast(f"Class {code} created: bookmark this page's address to come back to it.", icon="👥")
+
+
+def store_words(why: BaseException) -> str:
+    """A store fault in words for the page, never SQLite's text or the server's path (the log keeps them, once)."""
+    return log_store_fault(why, "class view") or STORE_FAULT
 
 
 def app_root() -> str:
@@ -157,16 +168,13 @@ def live_counts(code: str, present: bool) -> None:
     (the step is what the class is doing); every lesson follows folded (not on the projector)."""
     try:
         results = ClassStore(store_file()).results(code)
-    except sqlite3.Error as why:
-        st.warning(f"The class's answers could not be read just now: {why}", icon="💾")
+    except (sqlite3.Error, OSError) as why:
+        st.warning(f"The class's answers could not be read just now. {store_words(why)}", icon="💾")
         return
     st.markdown(summary_line(results))
-    lessons, stamp = [], files_stamp()
-    for page in PAGES:
-        try:
-            lessons.append(read_lesson(page, stamp))
-        except (lesson_text.LessonFormatError, FileNotFoundError):
-            continue                                     # a lesson file with a mistake: its page says so
+    lessons, unreadable = class_lessons()
+    for why in unreadable:
+        st.error(f"A lesson file could not be read, so its answers are not counted here: {why}", icon="📄")
     page = step_page()
     here = count_rows(results, lessons, (page,)) if page is not None else []
     if here:
@@ -178,6 +186,20 @@ def live_counts(code: str, present: bool) -> None:
     if rows:
         with st.expander("Every lesson", expanded=not here):
             st.table(pd.DataFrame(rows).set_index("lesson"))
+
+
+def class_lessons() -> tuple[list[LessonText], list[str]]:
+    """Every lesson's text, and in words each lesson file that cannot be read (not UTF-8, a folder, a mistake):
+    its answers are left out of the counts and the rest of the view goes on (its own page says the same)."""
+    lessons, unreadable, stamp = [], [], files_stamp()
+    for page in PAGES:
+        try:
+            lessons.append(read_lesson(page, stamp))
+        except FileNotFoundError:                        # its message holds the server's folder: not for a page
+            unreadable.append(f"no file in lessons/ says 'page: {page}'")
+        except (lesson_text.LessonFormatError, OSError, UnicodeError) as why:
+            unreadable.append(str(why))
+    return lessons, unreadable
 
 
 def step_page() -> str | None:

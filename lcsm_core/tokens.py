@@ -6,11 +6,13 @@ A token is 32 random hex digits followed by the first 32 hex digits of HMAC-SHA2
 64 lower-case hex digits, URL-safe as the old ones were. `purpose` ("owner", "learner", "browser") keeps one kind
 from passing for the other. A browser that carries a "browser" token (the server's HttpOnly cookie) gets its owner
 and learner tokens derived from it (`of_browser`): a valid signature then proves the server minted a token, and
-the match with the browser's own proves this browser holds it. The key is 32 random bytes in `token.key` beside the run store (the data directory:
-$LCSM_DATA_DIR, see `default_db_path`), made with mode 0600 on first use and then read by every web process and
-the trainer service sharing that folder; two processes making it at once agree (the first link wins). Deleting
-the key file voids every token issued (tabs get fresh ones; their old runs can only be read). The store keeps
-only a token's SHA-256 (`owner_hash`). Pure: no streamlit.
+the match with the browser's own proves this browser holds it.
+
+The key is 32 random bytes in `token.key` beside the run store (the data directory: $LCSM_DATA_DIR, see
+`default_db_path`; a backup of that folder keeps it with the store), made with mode 0600 on first use and then read
+by every web process and the trainer service sharing that folder; two processes making it at once agree (the first
+link wins). Deleting the key file voids every token issued (tabs get fresh ones; their old runs can only be read).
+The store keeps only a token's SHA-256 (`owner_hash`). Pure: no streamlit.
 """
 from __future__ import annotations
 

@@ -127,8 +127,9 @@ def new_learner_link(page_path: str, class_code: str | None = None) -> str:
 FORM = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>New learner on this computer</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{{font:18px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}}
-button{{font:inherit;padding:.6rem 1.2rem;min-height:44px;border-radius:.5rem;border:2px solid #1f4e9c;background:#1f4e9c;
-color:#fff;cursor:pointer}}button:focus-visible{{outline:3px solid #111;outline-offset:3px}}a{{color:#1f4e9c}}</style>
+button{{font:inherit;padding:.6rem 1.2rem;min-height:44px;border-radius:.5rem;border:2px solid #1f4e9c;
+background:#1f4e9c;color:#fff;cursor:pointer}}
+button:focus-visible{{outline:3px solid #111;outline-offset:3px}}a{{color:#1f4e9c}}</style>
 </head><body><main><h1>A new learner on this computer</h1>
 <p>This browser will start again as a new learner: no score, no runs of its own, as if opened for the first time.
 The score so far stays with the learner who earned it (their teacher's class view still counts it), but this

@@ -11,7 +11,9 @@
 
 Every step is checked against the page's declaration (a page that is not a lesson, a setting it does not have,
 a value outside its range, a challenge it does not have): a mistake is a CourseFormatError naming the line, and
-the class view shows it instead of the path.
+the class view shows it instead of the path. A step's challenge is checked against its lesson file only when that
+file can be read: one that cannot (not UTF-8, a folder) is that lesson's mistake, not the course's, so the path
+still opens and the class view names the file.
 """
 from __future__ import annotations
 
@@ -62,8 +64,18 @@ def course_path(directory: Path | None = None) -> Path:
 
 
 def load_course(directory: Path | None = None) -> Course:
-    """The course file of `directory` (default: lessons/); FileNotFoundError when there is none."""
-    return parse_course(course_path(directory).read_text(encoding="utf-8"), directory)
+    """The course file of `directory` (default: lessons/); FileNotFoundError when there is none,
+    CourseFormatError when it is not UTF-8 text or not a file."""
+    path = course_path(directory)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as why:
+        line = why.object[:why.start].count(b"\n") + 1
+        raise CourseFormatError(f"it is not UTF-8 text (byte 0x{why.object[why.start]:02x} on line {line}): save "
+                                "it as UTF-8 in the editor") from None
+    except IsADirectoryError:
+        raise CourseFormatError("it is a folder, not the course file: rename or remove it") from None
+    return parse_course(text, directory)
 
 
 def parse_course(text: str, directory: Path | None = None) -> Course:
@@ -123,8 +135,19 @@ def _values(page: str, where: int, text: str) -> dict:
 
 
 def _challenge(page: str, directory: Path | None, where: int, text: str) -> int:
-    count = len(load_lesson(page, directory).challenges)
-    if not re.fullmatch(r"[1-9][0-9]?", text) or int(text) > count:
-        raise CourseFormatError(f"line {where}: challenge {text!r} is not a challenge of {page} "
-                                f"(a number from 1 to {count})" if count else f"line {where}: {page} has no challenges")
-    return int(text) - 1
+    count = _challenge_count(page, directory)
+    number = int(text) if re.fullmatch(r"[1-9][0-9]?", text) else None
+    if number is not None and (count is None or number <= count):     # None: checked once its file can be read
+        return number - 1
+    if count is None:
+        raise CourseFormatError(f"line {where}: challenge {text!r} is not a challenge number (1 to 99)")
+    raise CourseFormatError(f"line {where}: challenge {text!r} is not a challenge of {page} "
+                            f"(a number from 1 to {count})" if count else f"line {where}: {page} has no challenges")
+
+
+def _challenge_count(page: str, directory: Path | None) -> int | None:
+    """How many challenges the page's lesson file has; None when the file cannot be read (its page says why)."""
+    try:
+        return len(load_lesson(page, directory).challenges)
+    except (lesson_text.LessonFormatError, OSError):
+        return None

@@ -13,6 +13,7 @@ import streamlit as st
 
 from lcsm_core.class_store import CLASS_CODE, ClassStore
 from lcsm_core.progress_store import ProgressStore, StoreFile
+from lcsm_core.training.store_faults import log_store_fault
 
 from .literal import literal
 
@@ -38,8 +39,9 @@ def _join(token: str, file: StoreFile, raw: str | None) -> str | None:
         if CLASS_CODE.fullmatch(code) and ClassStore(file).exists(code):
             ProgressStore(file).join_class(token, code)
             return code
-    except sqlite3.Error as why:
-        st.warning(f"The class {literal(code)} could not be joined: {why}. Your answers count in this tab only.",
+    except (sqlite3.Error, OSError) as why:             # in words: never SQLite's text or the server's path
+        st.warning(f"The class {literal(code)} could not be joined, so your answers count in this tab only. "
+                   + (log_store_fault(why, "class join") or "The server's store could not be read just now."),
                    icon="👥")
         return None
     st.warning(f"This link's class code {literal(raw)} is not a class on this server: your answers count in "

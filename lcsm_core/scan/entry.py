@@ -49,8 +49,9 @@ def eos_scan(i, e, o, s, *, psi="elementwise", form="recurrent", chunk_size=64,
     Refused with a ValueError (never a NaN output or an allocator failure): NaN or inf in any state or
     initial_state (named; unless nonfinite="propagate"); T = 0 (a scan has at least one step); an
     initial_state whose dtype the memory cannot hold without loss (complex with real states, float64 with
-    float32 states); form="parallel" when its (..., T, T, k|1, d|1) decays would pass
-    `parallel.PARALLEL_MAX_BYTES`, 1 GiB (use form="chunked").
+    float32 states); form="parallel" when its (..., T, T, k|1, d|1) decays (one without a d axis counted as
+    spread over k, as its scores build it: `parallel.parallel_bytes`) would pass `parallel.PARALLEL_MAX_BYTES`,
+    1 GiB (use form="chunked").
     Outputs of finite inputs can still grow to inf when |o| > 1: that is the recurrence's own growth.
     """
     if form not in FORMS:

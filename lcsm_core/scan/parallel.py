@@ -18,23 +18,45 @@ def common_dtype(inp: ScanInputs):
     return inp.i.to(dt), inp.e.to(dt), inp.o.to(dt), inp.s.to(dt)
 
 
-# The parallel form's (..., T, T, ko, do) decays (and the cumulative product building them, and the scores) are
-# refused beyond this many bytes: B=1, T=2048, k=d=64 asked for 64 GiB and died in the allocator.
+# The parallel form's (..., T, T) decays (and the cumulative product building them, and the scores) are refused
+# beyond this many bytes: B=1, T=2048, k=d=64 asked for 64 GiB and died in the allocator.
 PARALLEL_MAX_BYTES = 2 ** 30
 PARALLEL_COPIES = 3
 
 
-def check_parallel_size(inp: ScanInputs) -> None:
-    """ValueError naming the sizes when the parallel form's decays would pass PARALLEL_MAX_BYTES."""
+def decay_width(inp: ScanInputs) -> int:
+    """Numbers per (t, s) pair in the widest (..., T, T, ·) tensor the form builds: ko × do, except that a decay
+    without a d axis is used at width k (block_outputs' einsum broadcasts a scalar decay over the k it sums), so
+    a scalar decay per step costs as much as a k-vector one."""
     ko, do = inp.o.shape[-2], inp.o.shape[-1]
+    return inp.k if do == 1 else ko * do
+
+
+def parallel_bytes(inp: ScanInputs) -> int:
+    """The bytes the parallel form holds at its peak, from above: PARALLEL_COPIES (T × T) tensors of decay_width
+    (decay_matrix's where, cumprod and mask; the scores), plus what grows with T alone (the states, a decay along
+    d times e iᵀ in block_final_expand and carried_outputs, the memory)."""
+    ko, do = inp.o.shape[-2], inp.o.shape[-1]
+    T, k, d = inp.T, inp.k, inp.d
     sequences = math.prod(inp.batch)
     item = torch.empty((), dtype=inp.state_dtype).element_size()
-    need = PARALLEL_COPIES * sequences * inp.T * inp.T * ko * do * item
-    if need > PARALLEL_MAX_BYTES:
-        raise ValueError(
-            f"form='parallel' would build decays of {sequences} sequence(s) × T × T × {ko} × {do} with T = {inp.T}: "
-            f"about {need / 2 ** 30:.1f} GiB, over the parallel form's {PARALLEL_MAX_BYTES / 2 ** 30:.0f} GiB; "
-            f"use form='chunked' (the same outputs, linear in T) or a shorter sequence")
+    pairs = PARALLEL_COPIES * T * T * decay_width(inp)
+    per_step = T * (k + d + ko * do + (k * d if do > 1 else 0)) + k * d
+    return sequences * (pairs + per_step) * item
+
+
+def check_parallel_size(inp: ScanInputs) -> None:
+    """ValueError naming the sizes when the parallel form would hold more than PARALLEL_MAX_BYTES."""
+    need = parallel_bytes(inp)
+    if need <= PARALLEL_MAX_BYTES:
+        return
+    ko, do = inp.o.shape[-2], inp.o.shape[-1]
+    spread = f" (spread over k = {inp.k} in the scores)" if decay_width(inp) != ko * do else ""
+    raise ValueError(
+        f"form='parallel' would build decays of {math.prod(inp.batch)} sequence(s) × T × T × {ko} × {do}{spread} "
+        f"with T = {inp.T}: about {need / 2 ** 30:.1f} GiB, over the parallel form's "
+        f"{PARALLEL_MAX_BYTES / 2 ** 30:.0f} GiB; use form='chunked' (the same outputs, linear in T) or a shorter "
+        "sequence")
 
 
 def scan_parallel(inp: ScanInputs, m0):

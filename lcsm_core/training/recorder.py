@@ -13,6 +13,7 @@ from .config import RunConfig
 from .control import RunControl
 from .loop import Trainer, TrainRecord
 from .store import RunStore
+from .store_faults import run_fault_reason
 
 MAX_EIGENVALUES_PER_LAYER = 256
 
@@ -33,7 +34,7 @@ def record_run(store: RunStore, run_id: int, config: RunConfig, control: RunCont
         store.start_run(run_id, device=str(trainer.device), status="paused" if trainer.control.paused else "running")
         return _drain(store, run_id, trainer.records(), flush_s, on_record)
     except Exception as err:  # noqa: BLE001 — the run must end with a readable status, whatever failed
-        store.set_status(run_id, "failed", f"{type(err).__name__}: {err}")
+        store.set_status(run_id, "failed", run_fault_reason(err) or f"{type(err).__name__}: {err}")
         traceback.print_exc()
         return None
 

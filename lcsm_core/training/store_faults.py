@@ -66,18 +66,39 @@ MESSAGES = {
     "full": ("The server's disk is full: the run store cannot take new rows. Nothing stored so far is lost; runs "
              "are saved again once the operator frees space (a run that could not be saved ends as failed)."),
     "unopenable": "The server cannot open its run store file (check that LCSM_DATA_DIR exists and is writable).",
-    "damaged": ("The server's run store file is damaged (not a readable SQLite database). The operator can move "
+    "damaged": ("The server's run store file is damaged (it cannot be read as a database). The operator can move "
                 "it aside; the app then starts a fresh one."),
     "busy": "The run store is busy with another writer for too long; try again in a moment.",
+    "other": ("The server's run store could not be read or written just now; try again in a moment (the server's "
+              "log says why)."),
+}
+
+# What a run's row says when the store could not save it: in words, never SQLite's own text (the log keeps that)
+RUN_REASONS = {
+    "moved": "its run store file was deleted or replaced while the server was running",
+    "unwritable": "the server cannot write its run store",
+    "full": "the server's disk is full",
+    "unopenable": "the server cannot open its run store file",
+    "damaged": "the run store file is damaged",
+    "busy": "the run store was busy with another writer for too long",
+    "other": "the run store could not be written",
 }
 
 
 def store_fault_message(exc: BaseException) -> str | None:
-    """What went wrong with the store, for a learner and an operator; None when `exc` is not a store fault."""
+    """What went wrong with the store, for a learner and an operator; None when `exc` is not a store fault. Never
+    SQLite's own text or the file's path: a page shows it to anyone (log_store_fault keeps them for the operator)."""
+    kind = fault_kind(exc)
+    return None if kind is None else MESSAGES[kind]
+
+
+def run_fault_reason(exc: BaseException) -> str | None:
+    """Why a run the store could not save ended, for its row (the page shows it); None when `exc` is not a store
+    fault."""
     kind = fault_kind(exc)
     if kind is None:
         return None
-    return MESSAGES.get(kind) or f"The run store could not be read or written ({exc})."
+    return f"the run store could not save it: {RUN_REASONS[kind]}; the steps saved before are kept"
 
 
 def log_store_fault(exc: BaseException, where: str = "", now: float | None = None) -> str | None:

@@ -25,9 +25,12 @@ import time
 from lcsm_core.spawning import connected_ray, main_hidden_from_workers
 
 from .control import COMMANDS, RemoteControl, RunControl
-from .store_faults import fault_kind, log_store_fault
+from .store_faults import fault_kind, log_store_fault, run_fault_reason
 
-PARENT_CHECK_S = 1.0
+PARENT_CHECK_S = 0.5                      # how often a worker looks for its server
+PARENT_GONE_GRACE_S = 1.0                 # then how long its run may take to end itself (its step, its last evaluation)
+PARENT_GONE_MARK_S = 1.5                  # and how long marking the run "interrupted" may take before the worker exits
+ORPHAN_REASON = "its server process stopped before it finished"
 RETRY_WRITE_S = 1.0                       # how often a run the store could not save retries writing its end
 NOT_COMING_BACK = ("moved", "damaged")    # store faults that waiting does not cure
 
@@ -91,6 +94,11 @@ class WorkerProcess:
 
 def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pid: int, nice: int = 0) -> None:
     """The worker process: run jobs from `inbox` until None (or until its server is gone)."""
+    jobs: queue.Queue = queue.Queue()
+    current: dict = {}
+    ended = threading.Event()
+    # Watched from the start: a server killed while this worker still imports torch must not leave it behind.
+    threading.Thread(target=_watch_parent, args=(parent_pid, jobs, current, db_path, ended), daemon=True).start()
     if nice:
         os.nice(nice)
     import torch
@@ -99,10 +107,7 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
     from .store import RunStore
     torch.set_num_threads(threads)
     torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))])       # pay the optimiser's lazy import now
-    jobs: queue.Queue = queue.Queue()
-    current: dict = {}
     threading.Thread(target=_read_inbox, args=(inbox, jobs, current), daemon=True).start()
-    threading.Thread(target=_watch_parent, args=(parent_pid, jobs, current), daemon=True).start()
     store = RunStore(db_path)
     try:
         while (job := jobs.get()) is not None:
@@ -111,7 +116,7 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
             try:
                 record_run(store, run_id, RunConfig.from_dict(config), control)
                 if os.getppid() != parent_pid:
-                    store.set_status(run_id, "interrupted", "its server process stopped before it finished")
+                    store.set_status(run_id, "interrupted", ORPHAN_REASON)
             except sqlite3.Error as fault:           # a full disk mid-run: the worker lives, the run ends in words
                 end_when_writable(store, run_id, fault, lambda: os.getppid() == parent_pid)
             current.clear()
@@ -119,6 +124,7 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
             events.put((index, run_id, "ended"))
     finally:
         store.close()
+        ended.set()
 
 
 def end_when_writable(store, run_id: int, fault: sqlite3.Error, server_alive, retry_s: float = RETRY_WRITE_S) -> bool:
@@ -126,7 +132,7 @@ def end_when_writable(store, run_id: int, fault: sqlite3.Error, server_alive, re
     soon as the store takes a write again (tried every `retry_s` while `server_alive()`), so the page shows why
     it ended instead of "running", then "lost". The steps saved before stay. A fault waiting does not cure (the
     file deleted, replaced or damaged) is logged and left. True once the end is written."""
-    reason = f"the run store could not save it ({fault}); the steps saved before are kept"
+    reason = run_fault_reason(fault)
     log_store_fault(fault, f"run {run_id}")
     while fault_kind(fault) not in NOT_COMING_BACK and server_alive():
         try:
@@ -159,14 +165,36 @@ def _read_inbox(inbox, jobs: queue.Queue, current: dict) -> None:
                 getattr(current["control"], name)(*args)
 
 
-def _watch_parent(parent_pid: int, jobs: queue.Queue, current: dict) -> None:
-    """The server died (kill -9): stop the run (the main loop marks it interrupted) and exit after it."""
+def _watch_parent(parent_pid: int, jobs: queue.Queue, current: dict, db_path: str, ended: threading.Event) -> None:
+    """The server died (kill -9): stop the run and exit within a few seconds whatever it is doing. The run ends
+    itself ("interrupted", its last rows saved) when its step and last evaluation finish within
+    PARENT_GONE_GRACE_S; a niced grid worker on a busy machine takes far longer (12–19 s were seen), so past that
+    this thread marks the run and ends the process (the steps saved before are kept)."""
     while os.getppid() == parent_pid:
         time.sleep(PARENT_CHECK_S)
     control = current.get("control")
     if control is not None:
         control.stop("its server process stopped")
     jobs.put(None)
+    run_id = None if ended.wait(PARENT_GONE_GRACE_S) else current.get("run_id")   # read once: the main loop clears it
+    if run_id is not None:
+        marking = threading.Thread(target=_mark_orphaned, args=(db_path, run_id), daemon=True)
+        marking.start()
+        marking.join(PARENT_GONE_MARK_S)     # a store busy for longer: the next reader marks the run instead
+    os._exit(0)
+
+
+def _mark_orphaned(db_path: str, run_id: int) -> None:
+    """Mark the run "interrupted" on a connection of its own (the main thread may hold the worker's)."""
+    from .store import RunStore
+    try:
+        store = RunStore(db_path)
+        try:
+            store.set_status(run_id, "interrupted", ORPHAN_REASON)
+        finally:
+            store.close()
+    except (sqlite3.Error, OSError) as fault:
+        log_store_fault(fault, f"run {run_id}")
 
 
 def _give_memory_back() -> None:

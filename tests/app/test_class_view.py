@@ -134,3 +134,48 @@ def test_the_summary_line_counts_in_words():
     assert one == "**Class ABC123** · 1 learner has joined · 1 right answer so far"
     many = summary_line(ClassResults("ABC123", 3, {("spring", "exercise", "a"): 2, ("rings", "challenge", "b"): 1}))
     assert many == "**Class ABC123** · 3 learners have joined · 3 right answers so far"
+
+
+@pytest.fixture
+def broken_spring(data_dir, tmp_path, monkeypatch):
+    """The lessons folder with 01-spring.md (the class path's first step) no longer UTF-8: one byte 0xff."""
+    from app.kit import lesson_text
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    for path in list(lesson_text.lesson_files()) + [lesson_text.LESSONS_DIR / "course.md"]:
+        (lessons / path.name).write_bytes(path.read_bytes())
+    spring = lessons / "01-spring.md"
+    spring.write_bytes(spring.read_bytes() + b"\ncaf\xff\n")
+    monkeypatch.setattr(lesson_text, "LESSONS_DIR", lessons)
+    return lessons
+
+
+def said_about_spring(at) -> list[str]:
+    return [e.value for e in at.error if "01-spring.md" in e.value and "not UTF-8" in e.value]
+
+
+def test_a_lesson_file_that_is_not_utf8_is_named_and_the_class_view_goes_on(broken_spring):
+    at = class_view()
+    code, secret = create(at)                                        # created: no traceback
+    assert said_about_spring(at) and "0 learners have joined" in text_of(at), [e.value for e in at.error]
+    for query in ({}, {"present": "1"}, {"step": "3"}):
+        view = class_view({"teacher": secret, **query})
+        assert not view.exception, (query, [e.value for e in view.exception])
+        assert said_about_spring(view), (query, [e.value for e in view.error])
+        assert not any("Traceback" in e.value or "LessonFormatError" in e.value for e in view.error), query
+        assert f"**Class {code}**" in text_of(view), query                  # the live counts still show
+        counts = [t.value.reset_index() for t in view.table]
+        assert counts and not any(rows.astype(str).apply(lambda c: c.str.contains("spring–mass")).any().any()
+                                  for rows in counts), query               # the unreadable lesson counts nothing
+    third = class_view({"teacher": secret, "step": "3"})
+    assert url_value(third, "step") == "3" and "/rings?" in third.get("link_button")[0].proto.url
+
+
+def test_a_course_file_that_is_not_utf8_is_named_and_the_counts_still_show(broken_spring):
+    course = broken_spring / "course.md"
+    course.write_bytes(course.read_bytes() + b"\n\xff\n")
+    at = class_view()
+    create(at)
+    assert any("lessons/course.md could not be read: it is not UTF-8 text (byte 0xff" in e.value for e in at.error), \
+        [e.value for e in at.error]
+    assert "0 learners have joined" in text_of(at) and said_about_spring(at)

@@ -1,8 +1,7 @@
-"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's and rings' charts refilled into the
-first ones drawn (`Refiller`), LRU stability's too, and discretize's zoom from the z-plane's traces, propagation's heat maps drawn once per
-family with only the ★ moved)
-draws every member's charts as the page's own `figures` does: the same JSON, chart by chart, at every value of the
-family, for held settings in a row."""
+"""A page's `Sweep.figures` made from shared parts (`PlainFigure`: discretize's, rings' and LRU stability's charts
+refilled into the first ones drawn (`Refiller`), discretize's zoom from the z-plane's traces, propagation's heat
+maps drawn once per family with only the ★ moved) draws every member's charts as the page's own `figures` does: the
+same JSON, chart by chart, at every value of the family, for held settings in a row."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,7 +24,8 @@ HELD = {"discretize": [{}, {"c": 0.5, "input": "sine"}, {"c": 0.0}, {"m": 0.1, "
                   {"n": 1024, "r_min": 0.999}],
         # lru_stability: the defaults, a run that leaves the disk and diverges, no γ, a ring at the circle
         "lru_stability": [{}, {"lr": 0.3}, {"lr": 0.03, "gamma": False}, {"r_max": 0.9999, "seed": 7}]}
-SHARED = {"discretize": 5, "propagation": 2, "rings": 3, "lru_stability": 2}   # charts made from shared parts or refilled (PlainFigure)
+# charts made from shared parts or refilled (PlainFigure)
+SHARED = {"discretize": 5, "propagation": 2, "rings": 3, "lru_stability": 2}
 
 
 @pytest.mark.parametrize("page", list(HELD))

@@ -1,9 +1,15 @@
 """Issue 24, items 6 and 7 on the pages: each run-store fault shows its words on Train live and Paper lab (and a
-lesson's score), never a traceback. The faults themselves: tests/training/test_store_faults.py."""
+lesson's score, the class view and a class link), never a traceback, SQLite's own text or the server's path. The
+faults themselves: tests/training/test_store_faults.py."""
 import os
+import sqlite3
+from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
+from lcsm_core.class_store import ClassStore
+from lcsm_core.progress_store import ProgressStore
 from lcsm_core.training import RunStore, client
 from tests.app.pages import open_page
 
@@ -68,3 +74,66 @@ def test_a_store_deleted_while_the_server_runs_is_said_and_not_recreated_by_trai
         service = client._SERVICES.pop((tmp_path / "runs.sqlite").resolve(), None)
         if service is not None:
             service.stop()
+
+
+# --- the class view: the class store lives in the same file --------------------------------------------------
+CLASS_VIEW = """
+from app.class_view import render_class_view
+render_class_view()
+"""
+
+
+def class_view(query: dict | None = None) -> AppTest:
+    at = AppTest.from_string(CLASS_VIEW, default_timeout=120)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def assert_in_words(said: list[str], store: Path) -> None:
+    """No SQLite text, no exception name, no server path: what a visitor may read."""
+    for text in said:
+        assert "sqlite" not in text.lower() and "Error" not in text, text
+        assert str(store) not in text and str(store.parent) not in text, text
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_broken_store_is_said_in_words_on_the_class_view(tmp_path, monkeypatch, fault):
+    data_dir, words = FAULTS[fault](tmp_path)
+    monkeypatch.setenv("LCSM_DATA_DIR", str(data_dir))
+    create = class_view()
+    create.button(key="class_view.create").click().run()               # a teacher creates a class: refused
+    teacher = class_view({"teacher": "f" * 32})                          # a teacher comes back: cannot be read
+    for at in (create, teacher):
+        assert not at.exception, [e.value for e in at.exception]
+        assert any(words in s for s in shown(at)), shown(at)
+        assert_in_words(shown(at), data_dir / "runs.sqlite")
+
+
+def test_a_class_s_answers_that_cannot_be_read_are_said_in_words(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    at = class_view()
+    at.button(key="class_view.create").click().run()
+    assert not at.exception and "teacher" in at.query_params
+
+    def failing(self, code):
+        raise sqlite3.OperationalError(f"disk I/O error reading {tmp_path / 'runs.sqlite'}")
+    monkeypatch.setattr(ClassStore, "results", failing)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [w.value for w in at.warning if "answers could not be read" in w.value]
+    assert said and "damaged" in said[0], shown(at)
+    assert_in_words(shown(at), tmp_path / "runs.sqlite")
+
+
+def test_joining_a_class_on_a_broken_store_is_said_in_words(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
+    code, _ = ClassStore(None).create_class(visitor="203.0.113.7")
+
+    def failing(self, token, code):
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(ProgressStore, "join_class", failing)
+    tab = open_page("spring", {"class": code})
+    assert not tab.exception, [e.value for e in tab.exception]
+    said = [w.value for w in tab.warning if "could not be joined" in w.value]
+    assert said and "disk is full" in said[0] and "database or disk" not in said[0], shown(tab)

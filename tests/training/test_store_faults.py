@@ -11,7 +11,13 @@ import pytest
 
 from lcsm_core.progress_store import ProgressStore, StoreFile
 from lcsm_core.training import RunStore, record_run, store_faults
-from lcsm_core.training.store_faults import StoreMoved, fault_kind, log_store_fault, store_fault_message
+from lcsm_core.training.store_faults import (
+    StoreMoved,
+    fault_kind,
+    log_store_fault,
+    run_fault_reason,
+    store_fault_message,
+)
 from lcsm_core.training.worker import end_when_writable
 from tests.training.tiny import tiny_config
 
@@ -163,8 +169,39 @@ def test_a_run_whose_disk_filled_ends_failed_with_the_reason_once_space_returns(
     assert end_when_writable(filling, run_id, sqlite3.OperationalError("database or disk is full"),
                              server_alive=lambda: True, retry_s=0.05)
     row = store.get_run(run_id)
-    assert row.status == "failed" and "database or disk is full" in row.reason and "kept" in row.reason
+    assert row.status == "failed" and "the server's disk is full" in row.reason and "kept" in row.reason
+    assert "database or disk" not in row.reason and "Error" not in row.reason            # in words, not SQLite's
     assert 0 < len(store.metrics(run_id)["step"]) <= 31 and filling.refused >= 2
+
+
+class FullForRows(FillingStore):
+    """A full disk that refuses the recorder's rows but still takes the small update ending the run."""
+
+    def __getattr__(self, name):
+        if name != "write":
+            return getattr(self.store, name)
+        return super().__getattr__(name)
+
+
+def test_a_run_whose_rows_the_full_disk_refused_ends_with_the_reason_in_words(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    config = tiny_config(max_steps=4000, eval_every=4, snapshot_every=4)
+    run_id = store.create_run(config.to_dict(), label="tiny")
+    filling = FullForRows(store)
+
+    def on_record(record):
+        if record.step == 30:
+            filling.full.set()
+    assert record_run(filling, run_id, config, flush_s=0.0, on_record=on_record) is None
+    row = store.get_run(run_id)
+    assert row.status == "failed" and row.reason == ("the run store could not save it: the server's disk is full; "
+                                                     "the steps saved before are kept")
+
+
+def test_a_fault_of_no_known_kind_is_said_without_sqlite_s_text(tmp_path):
+    odd = sqlite3.OperationalError(f"no such table: runs in {tmp_path / 'runs.sqlite'}")
+    for words in (store_fault_message(odd), run_fault_reason(odd)):
+        assert "no such table" not in words and str(tmp_path) not in words and "could not be" in words
 
 
 def test_a_store_that_cannot_come_back_is_not_retried(tmp_path):
