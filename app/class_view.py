@@ -8,6 +8,7 @@ hash): it is in the teacher's own address only, never in a link this page builds
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pandas as pd
 import streamlit as st
@@ -22,7 +23,7 @@ from app.kit.literal import literal
 from app.kit.progress import store_file
 from app.kit.visitor import visitor_key
 from app.lessons import PAGES
-from lcsm_core.class_store import TEACHER_SECRET, ClassStore
+from lcsm_core.class_store import DEFAULT_SEATS, MAX_SEATS, TEACHER_SECRET, ClassStore
 from lcsm_core.training.store_faults import log_store_fault
 
 TEACHER_PARAM, TEACHER_KEY, STEP_PARAM, STEP_KEY = "teacher", "class_view.teacher", "step", "class_view.step"
@@ -81,8 +82,10 @@ def teacher_class() -> str | None:
 
 def create_class_panel() -> None:
     st.markdown("Create a class to get a **class code** for your learners' links and a **teacher address** for "
-                "this view. Each learner's tab then counts here, anonymously, as it solves exercises and "
-                "challenges.")
+                "this view. Each learner who joins takes one of its seats and counts here, anonymously, as they "
+                "solve exercises and challenges.")
+    st.number_input("Seats (learners who may join; fixed once the class is made)", min_value=1, max_value=MAX_SEATS,
+                    value=DEFAULT_SEATS, step=1, key="class_view.seats")
     st.button("Create a class", key="class_view.create", on_click=create_class, type="primary")
     if "class_view.create_error" in st.session_state:
         st.error(f"The class could not be created: {st.session_state.pop('class_view.create_error')}", icon="💾")
@@ -90,7 +93,8 @@ def create_class_panel() -> None:
 
 def create_class() -> None:
     try:
-        code, secret = ClassStore(store_file()).create_class(visitor=visitor_key())
+        seats = int(st.session_state.get("class_view.seats", DEFAULT_SEATS))
+        code, secret = ClassStore(store_file()).create_class(visitor=visitor_key(), seats=seats)
     except (sqlite3.Error, OSError) as why:
         st.session_state["class_view.create_error"] = store_words(why)
         return
@@ -172,6 +176,8 @@ def live_counts(code: str, present: bool) -> None:
         st.warning(f"The class's answers could not be read just now. {store_words(why)}", icon="💾")
         return
     st.markdown(summary_line(results))
+    if not present:
+        seats_panel(code)
     lessons, unreadable = class_lessons()
     for why in unreadable:
         st.error(f"A lesson file could not be read, so its answers are not counted here: {why}", icon="📄")
@@ -186,6 +192,35 @@ def live_counts(code: str, present: bool) -> None:
     if rows:
         with st.expander("Every lesson", expanded=not here):
             st.table(pd.DataFrame(rows).set_index("lesson"))
+
+
+def seats_panel(code: str) -> None:
+    """The class's seats, anonymous (a learner is a number in the order they joined, with what they solved), each
+    with a button that frees it for another learner."""
+    if "class_view.free_error" in st.session_state:
+        st.error(f"The seat could not be freed: {st.session_state.pop('class_view.free_error')}", icon="💾")
+    try:
+        store = ClassStore(store_file())
+        seats, count = store.seats(code), store.seat_count(code)
+    except (sqlite3.Error, OSError) as why:
+        st.warning(f"The class's seats could not be read just now. {store_words(why)}", icon="💾")
+        return
+    with st.expander(f"🪑 Seats: {len(seats)} of {count} taken"):
+        st.caption("A learner keeps their seat on every visit. Free one for a learner who left: their answers stay "
+                   "theirs and leave this class's counts.")
+        for n, seat in enumerate(seats, 1):
+            left, right = st.columns([4, 1], vertical_alignment="center")
+            joined = time.strftime("%d %b %H:%M", time.localtime(seat.joined_at))
+            left.markdown(f"Learner {n} · joined {joined} · {seat.solved} solved")
+            right.button("Free", key=f"class_view.free.{seat.learner[:16]}", on_click=free_seat,
+                         args=(code, seat.learner), help=f"Free learner {n}'s seat")
+
+
+def free_seat(code: str, learner: str) -> None:
+    try:
+        ClassStore(store_file()).free_seat(code, learner)
+    except (sqlite3.Error, OSError) as why:
+        st.session_state["class_view.free_error"] = store_words(why)
 
 
 def class_lessons() -> tuple[list[LessonText], list[str]]:

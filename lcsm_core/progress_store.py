@@ -31,6 +31,12 @@ CREATE TABLE IF NOT EXISTS learners (
     joined_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS learners_class ON learners(class_code);
+CREATE TABLE IF NOT EXISTS class_joins (
+    class_code TEXT NOT NULL,
+    visitor TEXT,
+    joined_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS class_joins_by ON class_joins(class_code, visitor, joined_at);
 CREATE TABLE IF NOT EXISTS classes (
     code TEXT PRIMARY KEY,
     teacher TEXT NOT NULL UNIQUE,
@@ -51,7 +57,8 @@ class StoreFile:
         with self.lock:
             self.db.executescript(SCHEMA)
             with Transaction(self.db):               # one check-and-add: two processes opening it add it once
-                add_missing_columns(self.db, "classes", {"visitor": "TEXT"})   # (before the class quota)
+                add_missing_columns(self.db, "classes", {"visitor": "TEXT",      # (before the class quota)
+                                                         "seats": "INTEGER"})    # (before seats: the default)
 
     def close(self) -> None:
         with self.lock.unchecked:

@@ -1,8 +1,9 @@
 """A learner joins a teacher's class through the link: `?class=CODE`.
 
 The code is read once per session, checked against the store (a code no class has is noted once, and the tab
-goes on alone), remembered with the tab's learner token (`ProgressStore.join_class`: the class view counts this
-tab's answers from then on) and kept in the URL on every page run, as the learner token is.
+goes on alone), remembered with the learner token (`ClassStore.join`: a seat, if one is free and the address has
+not joined too often; the class view counts the learner's answers from then on) and kept in the URL on every page
+run, as the learner token is.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from lcsm_core.class_store import CLASS_CODE, ClassStore
+from lcsm_core.class_store import CLASS_CODE, ClassFull, ClassStore, JoinsLimited
 from lcsm_core.progress_store import ProgressStore, StoreFile
 from lcsm_core.training.store_faults import log_store_fault
 
@@ -34,11 +35,16 @@ def keep_class(token: str, store_file: Callable[[], StoreFile]) -> str | None:
 def _join(token: str, file: StoreFile, raw: str | None) -> str | None:
     if raw is None:
         return _remembered(token, file)
+    from .visitor import client_address  # here: visitor.py reads this module's CLASS_KEY
     code = raw.strip().upper()
     try:
         if CLASS_CODE.fullmatch(code) and ClassStore(file).exists(code):
-            ProgressStore(file).join_class(token, code)
+            ClassStore(file).join(token, code, client_address())
             return code
+    except (ClassFull, JoinsLimited) as why:
+        st.warning(f"You could not join this class: {why}. Your answers count for you, not in the class.", icon="👥")
+        st.query_params.pop(CLASS_PARAM, None)
+        return None
     except (sqlite3.Error, OSError) as why:             # in words: never SQLite's text or the server's path
         st.warning(f"The class {literal(code)} could not be joined, so your answers count in this tab only. "
                    + (log_store_fault(why, "class join") or "The server's store could not be read just now."),

@@ -24,16 +24,22 @@ from .progress import LEARNER_KEY  # the session key of the tab's learner token
 def visitor_key() -> str:
     """The visitor's address as the server sees it; "local" when Streamlit does not know it (AppTest, scripts); a
     class learner's key (class, learner token, address) when this tab joined a class."""
-    try:
-        address = st.context.ip_address
-    except Exception:                     # outside a script run (AppTest without a websocket)
-        address = None
-    if not isinstance(address, str) or not address:      # AppTest's context answers a mock
-        address = "local"
+    address = client_address()
     try:
         code, token = st.session_state.get(CLASS_KEY), st.session_state.get(LEARNER_KEY)
     except Exception:                     # no session (a bare script)
         code = token = None
     if code and token:
         return class_visitor_key(address, code, token)
+    return address
+
+
+def client_address() -> str:
+    """The client's address as the server sees it; "local" when Streamlit does not know it (AppTest, scripts)."""
+    try:
+        address = st.context.ip_address
+    except Exception:                     # outside a script run (AppTest without a websocket)
+        address = None
+    if not isinstance(address, str) or not address:      # AppTest's context answers a mock
+        address = "local"
     return address

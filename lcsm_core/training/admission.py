@@ -23,6 +23,12 @@ stores the work (store.submit_job, store.admit_grid), so two web processes canno
   of work and `class_budget_s` CPU-seconds per window. Learner tokens are free to mint, so the class's allowance
   is what bounds a class; classes are bounded per address (`visitor_max_classes` a day), so an address's
   classes are too. A visitor with no class keeps the per-address quota.
+- **A class's seats bound it** (lcsm_core.class_store: fixed when the class is made): its learners may hold at
+  most seats × `visitor_max_active` pieces of work (and never more than `class_max_active`).
+- **A share of the queue:** the runs waiting for a training slot from one class, or from one visitor outside a
+  class, are at most `queue_share(max_queue)` (a quarter of the queue): a class, however many learners it seats,
+  cannot fill the queue for every other class and visitor. The trainer service's queue is fair between classes and
+  unclassed visitors (a class is one party there: manager.py).
 - **Large grids** (estimated over `large_grid_s`) are refused from a page unless the operator allows them
   (LCSM_ALLOW_LARGE_GRIDS=1); the CLI is the operator and is never refused for size.
 
@@ -210,11 +216,12 @@ def active_count(charges: Iterable[Charge]) -> int:
 
 def refusal(policy: AdmissionPolicy, cost_s: float, visitor: str | None, charges: list[Charge],
             server_backlog_s: float, now: float, what: str = "this run",
-            class_charges: list[Charge] | None = None) -> str | None:
+            class_charges: list[Charge] | None = None, class_seats: int | None = None) -> str | None:
     """Why `what` (costing `cost_s`) may not start now, in words; None when it may. `charges`: the visitor's
     stored work (active, or admitted within the window); `server_backlog_s`: estimated CPU-seconds still to run
     on the server. `visitor` None is the operator: only the server's budget applies. `class_charges` (a class
-    learner): the stored work of the learner's whole class, held to the class's allowance."""
+    learner): the stored work of the learner's whole class, held to the class's allowance (`class_seats`: its
+    seats, when known, bound it too)."""
     if visitor is not None:
         held = active_count(charges)
         if held >= policy.visitor_max_active:
@@ -224,15 +231,27 @@ def refusal(policy: AdmissionPolicy, cost_s: float, visitor: str | None, charges
         if spent + cost_s > policy.visitor_budget_s:
             return budget_message(spent, cost_s, policy, _wait_s(recent, spent, cost_s, policy, now), what)
     if visitor is not None and class_charges is not None:
-        held = active_count(class_charges)
-        if held >= policy.class_max_active:
-            return class_quota_message(held, policy.class_max_active)
+        held, most = active_count(class_charges), class_max_active(policy, class_seats)
+        if held >= most:
+            return class_quota_message(held, most)
         spent = sum(c.charged_s for c in class_charges if c.active or c.created_at > now - policy.window_s)
         if spent + cost_s > policy.class_budget_s:
             return class_budget_message(spent, cost_s, policy, what)
     if server_backlog_s + cost_s > policy.server_budget_s:
         return server_budget_message(server_backlog_s, cost_s, policy, what)
     return None
+
+
+def class_max_active(policy: AdmissionPolicy, seats: int | None) -> int:
+    """The pieces of work a class may hold at once: its seats' quotas, at most the server's class limit."""
+    if seats is None:
+        return policy.class_max_active
+    return max(1, min(policy.class_max_active, seats * policy.visitor_max_active))
+
+
+def queue_share(max_queue: int) -> int:
+    """The places of the queue one class, or one visitor outside a class, may wait in at once."""
+    return max(1, max_queue // 4)
 
 
 def _wait_s(charges: list[Charge], spent: float, cost_s: float, policy: AdmissionPolicy, now: float) -> float | None:
@@ -280,6 +299,12 @@ def class_budget_message(spent: float, cost_s: float, policy: AdmissionPolicy, w
     return (f"{what} needs about {_amount(cost_s)} of CPU, and your class has used {_amount(spent)} of its "
             f"{_amount(policy.class_budget_s)} per {_amount(policy.window_s)} on this server; ask your teacher, or "
             "try again later")
+
+
+def queue_share_message(waiting: int, share: int, in_class: bool) -> str:
+    who = "your class" if in_class else "your address"
+    return (f"{who} already has {waiting} run(s) waiting for a training slot, its share of this server's queue "
+            f"({share}); wait until one of them starts, then try again")
 
 
 def server_budget_message(backlog: float, cost_s: float, policy: AdmissionPolicy, what: str) -> str:

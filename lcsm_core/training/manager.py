@@ -8,8 +8,10 @@
   in one FIFO queue (at most `max_queue`) with a visible position.
 - One queued-or-running run per session: a session holds at most one place, whatever it clicks.
 - The queue is FIFO per visitor and fair between visitors (the address a run's job was submitted from,
-  admission.py): a visitor's n-th waiting run goes after every other visitor's earlier ones, counting the runs
-  it already holds slots with, and between equals the visitor served longest ago goes first. Fresh tokens from
+  admission.py; the learners of one class are one visitor here, `RunStore.queued_jobs`, so a class's many fresh
+  learners do not each rank as never served): a visitor's n-th waiting run goes after every other visitor's
+  earlier ones, counting the runs it already holds slots with, and between equals the visitor served longest ago
+  goes first. Fresh tokens from
   one address therefore cannot chain their paused runs through the slot ahead of another visitor: that visitor
   waits at most one pause-hold period (issue 24).
 - A paused run holding a slot gives it up to a waiting run after `pause_hold_s` seconds paused in total

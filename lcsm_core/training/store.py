@@ -33,7 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .admission import AdmissionPolicy, AdmissionRefused, Charge, refusal, visitor_class, visitor_hash
+from .admission import (
+    AdmissionPolicy,
+    AdmissionRefused,
+    Charge,
+    queue_share,
+    queue_share_message,
+    refusal,
+    visitor_class,
+    visitor_hash,
+)
 from .store_faults import SameFileLock, fault_kind, log_store_fault
 
 DATA_DIR_ENV = "LCSM_DATA_DIR"
@@ -289,6 +298,7 @@ class RunStore:
                 "FROM runs WHERE job=1 AND status IN (?,?,?)", ACTIVE).fetchone()
             if unplaced - max(max_concurrent - holding, 0) >= max_queue:
                 raise QueueFull(f"{max_queue} runs wait")
+            self._check_queue_share(who, klass, max_queue)
             cur = self._db.execute(
                 "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, job, "
                 "start_paused, visitor, cost_s, class_code) VALUES (?, ?, 'queued', ?, ?, ?, ?, 1, ?, ?, ?, ?)",
@@ -296,11 +306,13 @@ class RunStore:
             return int(cur.lastrowid)
 
     def queued_jobs(self, after_id: int = 0) -> list[tuple[int, dict, str, bool, str | None]]:
-        """Queued jobs with id > after_id, oldest first: (run id, config, owner hash, start paused, visitor
-        hash — None for the operator)."""
+        """Queued jobs with id > after_id, oldest first: (run id, config, owner hash, start paused, the party the
+        queue is fair between — "class:<code>" for a class's learners, all of them one party, else the visitor
+        hash; None for the operator)."""
         with self._lock:
-            rows = self._db.execute("SELECT id, config, session, start_paused, visitor FROM runs WHERE job=1 AND "
-                                    "status='queued' AND id>? ORDER BY id", (after_id,)).fetchall()
+            rows = self._db.execute("SELECT id, config, session, start_paused, COALESCE('class:' || class_code, "
+                                    "visitor) FROM runs WHERE job=1 AND status='queued' AND id>? ORDER BY id",
+                                    (after_id,)).fetchall()
         return [(r[0], json.loads(r[1]), r[2], bool(r[3]), r[4]) for r in rows]
 
     def queued_grid_cells(self, after_id: int = 0) -> list[tuple[int, dict, str | None, str | None]]:
@@ -326,16 +338,41 @@ class RunStore:
         inside the caller's transaction: what it reads cannot change before the work is stored."""
         if policy is None:
             return
-        charges, class_charges = [], None
+        charges, class_charges, seats = [], None, None
         if visitor is not None:
             charges = self._charges("visitor", visitor, now - policy.window_s)
             if klass is not None:
                 class_charges = self._charges("class_code", klass, now - policy.window_s)
+                seats = self._class_seats(klass)
         backlog = self._db.execute("SELECT COALESCE(SUM(MAX(COALESCE(cost_s, 0) - wall_s, 0)), 0) FROM runs "
                                    "WHERE status IN (?,?,?) AND stop_requested IS NULL", ACTIVE).fetchone()[0]
-        reason = refusal(policy, cost_s, visitor, charges, float(backlog), now, what, class_charges)
+        reason = refusal(policy, cost_s, visitor, charges, float(backlog), now, what, class_charges, seats)
         if reason is not None:
             raise AdmissionRefused(reason)
+
+    def _check_queue_share(self, visitor: str | None, klass: str | None, max_queue: int) -> None:
+        """AdmissionRefused when the class `klass` (else the visitor; the operator: never) already waits in its
+        share of the queue (admission.queue_share): runs queued and not yet placed in a slot."""
+        column, key = ("class_code", klass) if klass is not None else ("visitor", visitor)
+        if key is None:
+            return
+        waiting = self._db.execute(
+            f"SELECT COUNT(*) FROM runs WHERE job=1 AND status='queued' AND {column}=? AND "
+            "(queue_position IS NULL OR queue_position>0)", (key,)).fetchone()[0]
+        share = queue_share(max_queue)
+        if waiting >= share:
+            raise AdmissionRefused(queue_share_message(waiting, share, klass is not None))
+
+    def _class_seats(self, klass: str) -> int | None:
+        """The seats of class `klass` (lcsm_core.class_store), or None where this file holds no classes."""
+        try:
+            row = self._db.execute("SELECT seats FROM classes WHERE code=?", (klass,)).fetchone()
+        except sqlite3.OperationalError:                   # a run store without the class tables
+            return None
+        if row is None:
+            return None
+        from lcsm_core.class_store import DEFAULT_SEATS
+        return DEFAULT_SEATS if row[0] is None else int(row[0])
 
     def _charges(self, column: str, key: str, since: float) -> list[Charge]:
         """The work stored under `column` (visitor or class_code) = `key`: active, or admitted after `since`."""

@@ -179,3 +179,22 @@ def test_a_course_file_that_is_not_utf8_is_named_and_the_counts_still_show(broke
     assert any("lessons/course.md could not be read: it is not UTF-8 text (byte 0xff" in e.value for e in at.error), \
         [e.value for e in at.error]
     assert "0 learners have joined" in text_of(at) and said_about_spring(at)
+
+
+def test_a_class_made_with_its_seats_lists_them_and_frees_one_for_another_learner(data_dir):
+    at = class_view()
+    at.number_input(key="class_view.seats").set_value(2).run()
+    code, secret = create(at)
+    assert ClassStore(None).seat_count(code) == 2
+    for _ in range(2):
+        assert not open_page("spring", {"class": code}).warning                        # a seat each
+    full = open_page("spring", {"class": code})
+    assert any("is full (2 of 2 seats taken)" in w.value for w in full.warning)
+    assert "class" not in full.query_params                                            # they go on alone
+    teacher = class_view({"teacher": secret})
+    assert any("Seats: 2 of 2 taken" in e.label for e in teacher.expander)
+    assert [m.value.split(" · ")[0] for m in teacher.markdown if m.value.startswith("Learner ")] == \
+        ["Learner 1", "Learner 2"]
+    [button for button in teacher.button if button.key.startswith("class_view.free.")][0].click().run()
+    assert any("Seats: 1 of 2 taken" in e.label for e in teacher.expander)
+    assert url_value(open_page("spring", {"class": code}), "class") == code            # the freed seat is taken

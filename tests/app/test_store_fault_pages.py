@@ -9,7 +9,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lcsm_core.class_store import ClassStore
-from lcsm_core.progress_store import ProgressStore
 from lcsm_core.training import RunStore, client
 from tests.app.pages import open_page
 
@@ -130,9 +129,9 @@ def test_joining_a_class_on_a_broken_store_is_said_in_words(tmp_path, monkeypatc
     monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
     code, _ = ClassStore(None).create_class(visitor="203.0.113.7")
 
-    def failing(self, token, code):
+    def failing(self, token, code, visitor=None, now=None):
         raise sqlite3.OperationalError("database or disk is full")
-    monkeypatch.setattr(ProgressStore, "join_class", failing)
+    monkeypatch.setattr(ClassStore, "join", failing)
     tab = open_page("spring", {"class": code})
     assert not tab.exception, [e.value for e in tab.exception]
     said = [w.value for w in tab.warning if "could not be joined" in w.value]

@@ -43,10 +43,11 @@ def test_a_class_learner_is_keyed_by_class_and_learner_and_keeps_the_address_it_
 
 def test_thirty_learners_of_a_class_on_one_address_each_play_a_visitor_without_a_class_cannot(tmp_path):
     store, policy = RunStore(tmp_path / "runs.sqlite"), AdmissionPolicy()
-    learners = [submit(store, f"tab-{i}", class_visitor_key(SCHOOL, CLASS, f"learner-{i}"), policy) for i in range(30)]
+    learners = [submit(store, f"tab-{i}", class_visitor_key(SCHOOL, CLASS, f"learner-{i}"), policy, max_queue=200)
+                for i in range(30)]                      # (a queue of 200: the class's share of it is 50)
     assert len(set(learners)) == 30
     with pytest.raises(PlaceTaken):                                                      # still one place a tab
-        submit(store, "tab-0", class_visitor_key(SCHOOL, CLASS, "learner-0"), policy)
+        submit(store, "tab-0", class_visitor_key(SCHOOL, CLASS, "learner-0"), policy, max_queue=200)
     submit(store, "solo-1", SCHOOL, policy)
     submit(store, "solo-2", SCHOOL, policy)
     with pytest.raises(AdmissionRefused, match="your address already has 2"):            # the address's own quota
