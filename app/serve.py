@@ -1,10 +1,10 @@
 """The app behind the host guard: `python -m streamlit run app/serve.py` (what scripts/app.sh runs).
 
-Streamlit finds the `st.App` below and serves app/streamlit_app.py through it, with
-app/kit/host_guard.py's middleware in front of every HTTP request and websocket: a request for a
-host outside LCSM_ALLOWED_HOSTS, or from another origin, gets 403; and with app/kit/browser_identity.py's, which
-gives each browser its identity cookie. Running app/streamlit_app.py directly still works, without either (tabs
-then keep per-tab tokens).
+Streamlit finds the `st.App` below and serves app/streamlit_app.py through it, with app/kit/host_guard.py's
+middleware in front of every HTTP request and websocket: a request for a host outside LCSM_ALLOWED_HOSTS, or from
+another origin, gets 403; and with app/kit/browser_identity.py's, which gives each browser its identity cookie; and
+with app/kit/fair_share.py's, which caps the tabs one visitor holds. Running app/streamlit_app.py directly still
+works, without either (tabs then keep per-tab tokens).
 """
 import sys
 from pathlib import Path
@@ -18,6 +18,7 @@ if str(ROOT) not in sys.path:  # so `app.kit` imports when Streamlit imports thi
 
 from app.kit import browser_identity, vendor, web_process  # noqa: E402
 from app.kit.browser_identity import BrowserIdentity  # noqa: E402
+from app.kit.fair_share import FairShare  # noqa: E402
 from app.kit.host_guard import HostGuard  # noqa: E402
 
 # One BLAS/OpenMP/torch thread, every page's module imported and the heap frozen, before any session connects:
@@ -25,4 +26,4 @@ from app.kit.host_guard import HostGuard  # noqa: E402
 web_process.prepare()
 
 app = st.App("streamlit_app.py", routes=vendor.routes() + browser_identity.routes(),
-             middleware=[Middleware(HostGuard), Middleware(BrowserIdentity)])
+             middleware=[Middleware(HostGuard), Middleware(BrowserIdentity), Middleware(FairShare)])

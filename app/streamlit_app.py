@@ -15,6 +15,7 @@ if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from a
 
 from app.class_view import render_class_view  # noqa: E402
 from app.home import render_home  # noqa: E402
+from app.kit.fair_share import pace  # noqa: E402
 from app.kit.layout import layout_style  # noqa: E402
 from app.kit.preview import warm_once  # noqa: E402
 from app.kit.reconnect import rerun_on_reconnect  # noqa: E402
@@ -36,6 +37,7 @@ def home_page(lessons: dict[st.Page, object]) -> st.Page:
 
 st.set_page_config(page_title="LCSM Explorer", page_icon="🌀", layout="wide")
 layout_style()
+pace()                   # a visitor's page runs at its share of the server (app/kit/fair_share.py)
 rerun_on_reconnect()     # first, while the page has few containers: a fragment call deep-copies their cursors
 lessons = {lesson_page(lesson): lesson for lesson in all_lessons()}
 warm_once(lessons.values())                                 # the defaults' and presets' previews, at low priority
