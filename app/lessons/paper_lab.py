@@ -10,6 +10,7 @@ ones) and what it draws (heatmap, verdict, runs); the kit polls it every two sec
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -40,6 +41,7 @@ from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
 from lcsm_core.paper_lab.results import lr_note
 from lcsm_core.paper_lab.spread import SEPARATION
 from lcsm_core.training import RunStore
+from lcsm_core.training.admission import AdmissionPolicy
 
 CELL_KEY = "paper_lab.cell"
 DEFAULT = default_spec("data_dependence")           # the grid the page opens with: its results are shipped
@@ -171,7 +173,19 @@ def lead(v: dict, c: Control) -> list:
     spec, active = grid_spec(v), shared_grid_runner().active_grid
     return ([Text(f"{spec.cell_count} runs of {spec.steps} steps ({spec.examples_per_run:,} examples each) on "
                   f"{shared_grid_runner().where}.", "caption")]
-            + ([Callout(f"Grid **{active}** is running on this server.", "info", "⏳")] if active else []))
+            + ([Callout(busy_words(active), "info", "⏳")] if active else []))
+
+
+def busy_words(active: str) -> str:
+    """The grid running now, and when the lab is free again at the latest (a visitor's grid is stopped at the
+    ceiling; the operator's runs on)."""
+    ceiling = AdmissionPolicy.from_env().grid_ceiling_s
+    free_by = shared_grid_runner().lab_free_by(active, ceiling)
+    if free_by is None:
+        return f"Grid **{active}** is running on this server."
+    return (f"Grid **{active}** is running on this server: the lab is free again by "
+            f"{time.strftime('%H:%M', time.localtime(free_by))} at the latest (a visitor's grid holds it "
+            f"{ceiling / 60:.0f} min at most). Your grid can start then.")
 
 
 def moving(v: dict, c: Control) -> bool:

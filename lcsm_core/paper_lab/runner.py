@@ -128,6 +128,15 @@ class GridRunner:
             self._ensure_service()
         return self._ledger().active_grid()
 
+    def lab_free_by(self, grid_id: str, ceiling_s: float) -> float | None:
+        """When a visitor's grid `grid_id` leaves the lab at the latest (time.time(): its admission plus the
+        ceiling, admission.grid_ceiling_s); None for the operator's grid (not held to it) or no such grid."""
+        ledger = self._ledger()
+        if ledger.grid_visitor(grid_id) is None:
+            return None
+        admitted = ledger.grid_admitted_at(grid_id)
+        return None if admitted is None else admitted + ceiling_s
+
     def _ensure_service(self) -> None:
         """A page's grid needs a live trainer service: in one web process, the client starts one in a thread
         (after a restart too, so queued cells go on); with LCSM_TRAINER=external the separate one is expected."""

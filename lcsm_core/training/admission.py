@@ -29,6 +29,10 @@ stores the work (store.submit_job, store.admit_grid), so two web processes canno
   class, are at most `queue_share(max_queue)` (a quarter of the queue): a class, however many learners it seats,
   cannot fill the queue for every other class and visitor. The trainer service's queue is fair between classes and
   unclassed visitors (a class is one party there: manager.py).
+- **A grid holds the paper lab for `grid_ceiling_s` at most** (wall time from its admission, default 30 min): the
+  trainer service stops what is left of a visitor's grid past it (the cells done are kept; the operator's grids,
+  from the command line, are not held to it). The cost model's estimate can be far off on a loaded server (a grid
+  estimated under the CPU budget ran for hours), so the ceiling is on the clock, not on the estimate.
 - **Large grids** (estimated over `large_grid_s`) are refused from a page unless the operator allows them
   (LCSM_ALLOW_LARGE_GRIDS=1); the CLI is the operator and is never refused for size.
 
@@ -59,6 +63,7 @@ ENV_ALLOW_LARGE_GRIDS = "LCSM_ALLOW_LARGE_GRIDS"
 ENV_MAX_CLASSES = "LCSM_VISITOR_MAX_CLASSES"
 ENV_CLASS_MAX_ACTIVE = "LCSM_CLASS_MAX_ACTIVE"
 ENV_CLASS_BUDGET = "LCSM_CLASS_BUDGET_CPU_S"
+ENV_GRID_CEILING = "LCSM_GRID_CEILING_S"
 # A class learner's visitor key: "class:<class code>:<32 hex of the learner token's hash>@<address>"
 CLASS_VISITOR = re.compile(r"class:([A-Z2-9]{6}):([0-9a-f]{32})@(.*)", re.DOTALL)
 CLASS_WINDOW_S = 24 * 3600                # a visitor's classes are counted over a day
@@ -84,12 +89,13 @@ class AdmissionPolicy:
     visitor_max_classes: int = 5          # classes a visitor may create in CLASS_WINDOW_S (lcsm_core.class_store)
     class_max_active: int = 40            # runs and grids a class's learners may hold at once, all together
     class_budget_s: float = 4 * 3600.0    # CPU-seconds a class's learners may be charged per window, all together
+    grid_ceiling_s: float = 1800.0        # wall seconds a visitor's grid may hold the paper lab (service.py)
 
     @classmethod
     def from_env(cls, environ=None) -> AdmissionPolicy:
         """The defaults, overridden by LCSM_VISITOR_MAX_ACTIVE, LCSM_VISITOR_BUDGET_CPU_S,
         LCSM_VISITOR_BUDGET_WINDOW_S, LCSM_SERVER_BUDGET_CPU_S, LCSM_LARGE_GRID_CPU_S, LCSM_VISITOR_MAX_CLASSES,
-        LCSM_CLASS_MAX_ACTIVE, LCSM_CLASS_BUDGET_CPU_S and LCSM_ALLOW_LARGE_GRIDS=1.
+        LCSM_CLASS_MAX_ACTIVE, LCSM_CLASS_BUDGET_CPU_S, LCSM_GRID_CEILING_S and LCSM_ALLOW_LARGE_GRIDS=1.
         A value that is not a positive number is a ValueError naming the setting."""
         env = os.environ if environ is None else environ
         base = cls()
@@ -101,7 +107,8 @@ class AdmissionPolicy:
                    allow_large_grids=env.get(ENV_ALLOW_LARGE_GRIDS, "").strip() in ("1", "true", "yes"),
                    visitor_max_classes=int(_setting(env, ENV_MAX_CLASSES, base.visitor_max_classes)),
                    class_max_active=int(_setting(env, ENV_CLASS_MAX_ACTIVE, base.class_max_active)),
-                   class_budget_s=_setting(env, ENV_CLASS_BUDGET, base.class_budget_s))
+                   class_budget_s=_setting(env, ENV_CLASS_BUDGET, base.class_budget_s),
+                   grid_ceiling_s=_setting(env, ENV_GRID_CEILING, base.grid_ceiling_s))
 
 
 def _setting(env, name: str, default: float) -> float:
@@ -277,6 +284,11 @@ def large_grid_refusal(policy: AdmissionPolicy, cost_s: float, cells: int, steps
 
 
 # --- the words ---------------------------------------------------------------------
+def grid_ceiling_message(ceiling_s: float) -> str:
+    return (f"stopped at the paper lab's limit for one visitor's grid ({_amount(ceiling_s)} on the clock), so that "
+            "others can use the lab: the cells done are kept; run the rest later, or from the command line")
+
+
 def quota_message(held: int, limit: int) -> str:
     return (f"your address already has {held} run(s) or grid(s) queued, training or paused on this server, the "
             f"most one visitor may hold at once ({limit}); stop one or let it finish, then try again")

@@ -49,6 +49,7 @@ import time
 import traceback
 from pathlib import Path
 
+from .admission import AdmissionPolicy, grid_ceiling_message
 from .config import RunConfig, SizeLimits
 from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, RunManager
 from .store import RunStore, default_db_path
@@ -67,8 +68,11 @@ class ServiceBusy(RuntimeError):
 class TrainerService:
     """Drives the runs of one store file: jobs and commands in, RunManager's policy, positions out."""
 
-    def __init__(self, db_path: str | os.PathLike | None = None, **manager_options):
-        """`manager_options`: RunManager's (max_concurrent, max_queue, pause_hold_s, max_pause_s, limits, ...)."""
+    def __init__(self, db_path: str | os.PathLike | None = None, admission: AdmissionPolicy | None = None,
+                 **manager_options):
+        """`manager_options`: RunManager's (max_concurrent, max_queue, pause_hold_s, max_pause_s, limits, ...);
+        `admission`: the policy whose grid ceiling the service keeps (default: the environment's)."""
+        self.admission = admission or AdmissionPolicy.from_env()
         self.db_path = Path(db_path) if db_path else default_db_path()
         self.store = RunStore(self.db_path)
         self.manager: RunManager | None = None
@@ -116,6 +120,7 @@ class TrainerService:
                 return False
             self._last_heartbeat = now
         self._admit_jobs()
+        self._end_grid_past_ceiling()
         self._admit_cells()
         self._apply_commands()
         self._write_positions()
@@ -128,6 +133,17 @@ class TrainerService:
                 self.manager.adopt(run_id, RunConfig.from_dict(config), owner, start_paused, visitor)
             except Exception as err:  # noqa: BLE001 — a refused job ends with its reason, the service goes on
                 self.store.set_status(run_id, "failed", f"refused by the trainer service: {err}")
+
+    def _end_grid_past_ceiling(self) -> None:
+        """Stop what is left of a visitor's grid that has held the lab past the ceiling (admission.py); the
+        operator's grids (no visitor) run on."""
+        grid = self.store.active_grid()
+        if grid is None or self.store.grid_visitor(grid) is None:
+            return
+        ceiling = self.admission.grid_ceiling_s
+        admitted = self.store.grid_admitted_at(grid)
+        if admitted is not None and time.time() - admitted > ceiling:
+            self.store.request_grid_stop(grid, grid_ceiling_message(ceiling))
 
     def _admit_cells(self) -> None:
         """New grid cells into the grid lane (a cell already asked to stop ends here); then the stops asked of

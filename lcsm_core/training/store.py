@@ -418,6 +418,12 @@ class RunStore:
         with self._lock:
             return self._active_grid()
 
+    def grid_admitted_at(self, grid_id: str) -> float | None:
+        """When the grid's first cell was admitted (time.time()), or None for no such grid."""
+        with self._lock:
+            row = self._db.execute("SELECT MIN(created_at) FROM runs WHERE grid=?", (grid_id,)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
     def grid_visitor(self, grid_id: str) -> str | None:
         """The visitor_hash of whoever launched the grid's newest cells (None: the operator, or no such grid)."""
         with self._lock:
