@@ -20,6 +20,9 @@ probe starts from them. Each prints PASS or FAIL with what it saw; the exit stat
   fills the disk; the store's polls must still read, the worker live, the fault be logged once, and the run end
   "failed" with the reason soon after the filler is deleted, with the rows written before kept.
 
+- who and what share (benchmarks/hostile_shares.py): the identity cookie, fixation with a server-issued owner
+  token (N2), a reopened link, the tabs one browser may hold (N5), a self-made class's seats (N1).
+
 The lesson-file probe of item 5 edits lessons/ and so runs on a temporary copy in tests/app/test_lesson_isolation.py.
 Light: a few page opens; safe on a loaded machine.
 """
@@ -40,6 +43,7 @@ from urllib.parse import parse_qs
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.app_process import AppServer  # noqa: E402
+from benchmarks.hostile_shares import probe_class_seats, probe_identity, probe_sessions  # noqa: E402
 from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
 
 FRAMING = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
@@ -253,7 +257,10 @@ def main() -> int:
     try:
         probe_framing(url)
         asyncio.run(probe_tokens(url))
+        asyncio.run(probe_identity(url, verdict))
+        asyncio.run(probe_sessions(url, verdict))
         if data_dir is not None:
+            asyncio.run(probe_class_seats(url, data_dir, verdict))
             asyncio.run(probe_grids(url, data_dir, server.pid if server is not None else None))
             asyncio.run(probe_store_faults(url, data_dir))
         else:

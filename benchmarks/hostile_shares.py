@@ -1,0 +1,110 @@
+"""Probes of who a visitor is and what share of the server they get (run by benchmarks/hostile_probes.py):
+
+- identity: a page sets the `lcsm_browser` cookie HttpOnly and SameSite=Lax;
+- N2, fixation with a server-issued token: browser B opening a link with browser A's `?owner=` drives with its own
+  token, and the page says the link's was another browser's;
+- a reopened link: two sessions of one browser are one learner (the same `?learner=`), another browser another;
+- N5, sessions: one browser holds at most LCSM_MAX_SESSIONS open tabs (the next websocket is closed before it
+  opens, a page asked past it is a 429 page that says why), and a tab closed frees its place;
+- N1, a self-made class (needs the data directory): a class of 3 seats seats 3 browsers, the 4th is told it is full.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from benchmarks.streamlit_client import StreamlitSession
+
+COOKIE = "lcsm_browser"
+
+
+def browser_cookie(url: str, page: str = "spring") -> tuple[str | None, str]:
+    """(the identity cookie a fresh browser gets from a page, the Set-Cookie header as sent)."""
+    request = urllib.request.Request(f"{url}/{page}", headers={"Accept": "text/html"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        header = next((v for k, v in response.headers.items() if k.lower() == "set-cookie" and v.startswith(COOKIE)),
+                      "")
+    found = re.match(rf"{COOKIE}=([0-9a-f]+)", header)
+    return (found.group(1) if found else None), header
+
+
+async def token_seen(url: str, cookie: str | None, page: str, param: str, query: str = "") -> tuple[str | None, list]:
+    async with StreamlitSession(url, timeout_s=120, cookie=f"{COOKIE}={cookie}" if cookie else None) as tab:
+        await tab.open_page(page, query)
+        return parse_qs(tab.query).get(param, [None])[0], tab.texts()
+
+
+async def probe_identity(url: str, verdict: Callable) -> None:
+    first, header = browser_cookie(url)
+    flags = {part.strip().split("=")[0] for part in header.split(";")}
+    verdict(first is not None and {"HttpOnly", "SameSite"} <= flags and "SameSite=Lax" in header,
+            "identity: a page sets the browser's cookie, HttpOnly and SameSite=Lax", header)
+    second, _ = browser_cookie(url)
+    if first is None or second is None:
+        return
+    owner_a, _ = await token_seen(url, first, "train_live", "owner")
+    owner_b, texts = await token_seen(url, second, "train_live", "owner", f"owner={owner_a}")
+    verdict(owner_a is not None and owner_b not in (None, owner_a)
+            and any("another browser's owner token" in t for t in texts),
+            "N2: a link with another browser's owner token is not taken, and the page says so", (owner_a, owner_b))
+    learner_1, _ = await token_seen(url, first, "spring", "learner")
+    learner_2, _ = await token_seen(url, first, "spring", "learner")
+    learner_3, _ = await token_seen(url, second, "spring", "learner")
+    verdict(learner_1 is not None and learner_1 == learner_2 != learner_3,
+            "reopened link: two sessions of one browser are one learner, another browser another",
+            (learner_1, learner_2, learner_3))
+
+
+async def probe_sessions(url: str, verdict: Callable, most: int = 8) -> None:
+    cookie, _ = browser_cookie(url)
+    tabs = [StreamlitSession(url, timeout_s=60, cookie=f"{COOKIE}={cookie}") for _ in range(most)]
+    try:
+        for tab in tabs:
+            await tab.__aenter__()
+        extra = StreamlitSession(url, timeout_s=30, cookie=f"{COOKIE}={cookie}")
+        refused = False
+        try:
+            await extra.__aenter__()
+            await extra.open_page("spring")
+        except Exception:                                   # closed before it opened (1013)
+            refused = True
+        finally:
+            await extra.close()
+        verdict(refused, f"N5: one browser's tab past {most} is refused before it opens")
+        request = urllib.request.Request(f"{url}/spring", headers={"Accept": "text/html",
+                                                                  "Cookie": f"{COOKIE}={cookie}"})
+        try:
+            urllib.request.urlopen(request, timeout=30)
+            status, body = 200, ""
+        except urllib.error.HTTPError as err:
+            status, body = err.code, err.read().decode("utf-8", "replace")
+        verdict(status == 429 and "Too many open tabs" in body, "N5: a page past the cap says why (429)", status)
+        await tabs[0].close()
+        await asyncio.sleep(0.5)
+        again = StreamlitSession(url, timeout_s=60, cookie=f"{COOKIE}={cookie}")
+        try:
+            await again.__aenter__()
+            result = await again.open_page("spring")
+            verdict(not result.exceptions, "N5: a tab closed frees its place")
+        finally:
+            await again.close()
+    finally:
+        for tab in tabs:
+            await tab.close()
+
+
+async def probe_class_seats(url: str, data_dir: Path, verdict: Callable) -> None:
+    from lcsm_core.class_store import ClassStore
+    code, _ = ClassStore(data_dir / "runs.sqlite").create_class(visitor="203.0.113.77", seats=3)
+    said = []
+    for _ in range(4):
+        cookie, _ = browser_cookie(url)
+        joined, texts = await token_seen(url, cookie, "spring", "class", f"class={code}")
+        said.append((joined, any("is full (3 of 3 seats taken)" in t for t in texts)))
+    verdict([s[0] for s in said[:3]] == [code] * 3 and said[3] == (None, True),
+            "N1: a class of 3 seats seats 3 browsers and tells the 4th it is full", said)
