@@ -28,6 +28,7 @@ from .owner import issued_token
 KINDS = ("exercise", "challenge")
 LEARNER_PARAM, LEARNER_KEY, LOADED_KEY = "learner", "progress.learner", "progress.loaded"
 LEARNER_TOKEN = TOKEN_SHAPE
+STORE_UNREADABLE = "The server's store could not be read or written just now (its log says why)."   # never a path
 _FILES: dict[str, StoreFile] = {}                       # one connection per store file per process
 
 
@@ -80,7 +81,7 @@ class SolvedTitles(set):
             ProgressStore(store_file()).record_solved(learner_token(), self.page, self.kind, title)
         except (sqlite3.Error, OSError) as why:
             st.warning("Your answer counts in this tab, but could not be saved for a reload. "
-                       + (log_store_fault(why, "progress") or str(why)), icon="💾")
+                       + (log_store_fault(why, "progress") or STORE_UNREADABLE), icon="💾")
 
 
 def solved_titles(page: str, kind: str) -> set:
@@ -104,8 +105,8 @@ def stored_solved() -> dict[tuple[str, str], set[str]]:
         try:
             st.session_state[LOADED_KEY] = ProgressStore(store_file()).solved(learner_token())
         except (sqlite3.Error, OSError) as why:
-            st.warning("Your earlier answers could not be read. " + (log_store_fault(why, "progress") or str(why)),
-                       icon="💾")
+            said = log_store_fault(why, "progress") or STORE_UNREADABLE
+            st.warning(f"Your earlier answers could not be read. {said}", icon="💾")
             st.session_state[LOADED_KEY] = {}
     return st.session_state[LOADED_KEY]
 
