@@ -57,6 +57,7 @@ ENV_TRAINER = "LCSM_TRAINER"                      # "external": the web processe
 # (it connects from loopback and replaces any client-sent header); one process with nothing in front: nobody,
 # unless the operator names their own proxy in FORWARDED_ALLOW_IPS.
 ENV_FORWARDED_ALLOW = "FORWARDED_ALLOW_IPS"
+ENV_HARNESS_PORT = "LCSM_HARNESS_PORT"      # tests and load runs: a loopback frontend naming the client address
 PROXY_PEER = "127.0.0.1"
 # Streamlit signs its cookies with this secret; every replica must share it (its own config docs say so).
 ENV_COOKIE_SECRET = "STREAMLIT_SERVER_COOKIE_SECRET"
@@ -150,8 +151,24 @@ def server_lines(backends: list[tuple[str, int]]) -> str:
     return "\n".join(f"    server {name} 127.0.0.1:{port} check cookie {name}" for name, port in backends)
 
 
+HARNESS = """frontend harness
+    # Tests and load runs only (LCSM_HARNESS_PORT; loopback, never public): a request's X-Harness-Client names
+    # the client address the web processes see, so a load run can give a hostile client an address of its own
+    # (loopback is the operator, never held back). HAProxy's own address is added after it, as on the public side.
+    bind 127.0.0.1:${port}
+    http-request del-header X-Forwarded-For
+    http-request set-header X-Forwarded-For %[req.hdr(X-Harness-Client)] if { req.hdr(X-Harness-Client) -m found }
+    default_backend web
+"""
+
+
+def harness_frontend(port: int | None) -> str:
+    """The harness frontend's lines (none without a port)."""
+    return "" if port is None else string.Template(HARNESS).substitute(port=port)
+
+
 def haproxy_config(address: str, port: int, backends: list[tuple[str, int]], stats_socket: str | Path,
-                   maxconn: int = 2000, template: str | None = None) -> str:
+                   maxconn: int = 2000, template: str | None = None, harness_port: int | None = None) -> str:
     """scripts/haproxy.cfg.in with its fields filled in.
 
     Parameters
@@ -159,12 +176,14 @@ def haproxy_config(address: str, port: int, backends: list[tuple[str, int]], sta
     address, port : where the public frontend listens.
     backends : [(name, loopback port)] of the web processes, e.g. [("web1", 41231), ("web2", 41232)].
     stats_socket : HAProxy's operator socket (a path in the run directory).
+    harness_port : a loopback port for the test harness's frontend (`harness_frontend`), or None.
     """
     if not backends:
         raise TierError("the web tier needs at least one web process")
     template = TEMPLATE.read_text(encoding="utf-8") if template is None else template
     return string.Template(template).substitute(bind=bind_spec(address, port), servers=server_lines(backends),
-                                                stats_socket=str(stats_socket), maxconn=maxconn)
+                                                stats_socket=str(stats_socket), maxconn=maxconn,
+                                                harness=harness_frontend(harness_port))
 
 
 def free_loopback_ports(count: int) -> list[int]:
@@ -272,8 +291,11 @@ class Tier:
                     for i, p in enumerate(ports)]
         self.service = Child("trainer service", service_command(), env) if SERVICE_FILE.exists() else None
         self.config_path = run_dir / "haproxy.cfg"
+        harness = environ.get(ENV_HARNESS_PORT, "").strip()
+        self.harness_port = port_from(harness) if harness else None
         self.config_path.write_text(haproxy_config(address, port, [(c.name, c.port) for c in self.web],
-                                                   run_dir / "haproxy.sock"), encoding="utf-8")
+                                                   run_dir / "haproxy.sock", harness_port=self.harness_port),
+                                    encoding="utf-8")
         self.haproxy = Child("haproxy", [haproxy_path() or "haproxy", "-f", str(self.config_path), "-db"],
                              env)
 
@@ -344,6 +366,7 @@ class Tier:
         state = {"public_url": self.public_url, "launcher": os.getpid(), "haproxy": self.haproxy.pid,
                  "service": self.service.pid if self.service else None,
                  "stats_socket": str(self.run_dir / "haproxy.sock"),
+                 "harness_url": f"http://127.0.0.1:{self.harness_port}" if self.harness_port else None,
                  "web": [{"name": c.name, "port": c.port, "pid": c.pid} for c in self.web]}
         tmp = self.run_dir / f"{STATE_FILE}.tmp"
         tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")

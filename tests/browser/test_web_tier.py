@@ -561,3 +561,53 @@ def test_a_phone_tab_keeps_its_first_move_on_the_copy_with_the_chart_after_its_p
         wait_for(lambda: sidebar.input_value() == "1.55", 30, "the sidebar's widget to follow (one value)", tab)
     finally:
         tab.close()
+
+
+@needs_haproxy
+def test_the_harness_frontend_names_the_client_address_and_the_public_one_does_not(tmp_path):
+    """LCSM_HARNESS_PORT (tests and load runs, loopback only): X-Harness-Client becomes the address the web
+    processes are told (a hostile client of a load run gets an address of its own: loopback is the operator); the
+    public frontend drops a client's own X-Forwarded-For, harness header or not."""
+    import http.server
+    import threading
+    import urllib.request
+
+    seen = []
+
+    class Echo(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.headers.get_all("X-Forwarded-For") or [])
+            body = b"ok"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+    backend = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    public, harness = web_tier.free_loopback_ports(2)
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(web_tier.haproxy_config("127.0.0.1", public, [("web1", backend.server_address[1])],
+                                            tmp_path / "haproxy.sock", harness_port=harness))
+    assert subprocess.run([HAPROXY, "-c", "-q", "-f", str(path)], capture_output=True).returncode == 0
+    proxy = subprocess.Popen([HAPROXY, "-f", str(path), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def ask(port, **headers):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/x", headers=headers)
+            for _ in range(50):
+                try:
+                    with urllib.request.urlopen(request, timeout=5):
+                        return seen[-1]
+                except OSError:
+                    time.sleep(0.1)
+            raise AssertionError(f"HAProxy did not answer on {port}")
+        named = ask(harness, **{"X-Harness-Client": "198.51.100.9", "X-Forwarded-For": "10.9.9.9"})
+        assert ", ".join(named).split(",")[0].strip() == "198.51.100.9" and "10.9.9.9" not in ", ".join(named)
+        public_seen = ask(public, **{"X-Harness-Client": "198.51.100.9", "X-Forwarded-For": "10.9.9.9"})
+        assert "198.51.100.9" not in ", ".join(public_seen) and "10.9.9.9" not in ", ".join(public_seen)
+    finally:
+        proxy.terminate()
+        proxy.wait(10)
+        backend.shutdown()
