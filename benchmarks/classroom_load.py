@@ -3,7 +3,8 @@ Train live and a 5th waits for a training slot — on one app server on loopback
 
     python3 benchmarks/classroom_load.py [--sessions 30] [--duration-s 180] [--think-s 1 3] [--trainers 4]
                                          [--train-steps 300] [--max-concurrent 4] [--browsers 3] [--web-processes N]
-                                         [--utilization 0.7] [--label TEXT] [--conditions TEXT] [--no-write]
+                                         [--utilization 0.7] [--hostile-sessions 12] [--label TEXT]
+                                         [--conditions TEXT] [--no-write]
 
 Learners speak Streamlit's websocket protocol (benchmarks/streamlit_client.py): each opens a random lesson
 page, moves its sliders a few times (a random slider, a step either way, 1–3 s apart), and opens another.
@@ -13,7 +14,9 @@ script_finished. Errors: exception elements in the delta stream, timeouts and di
 the run's fragment every second as the browser does; the 5th presses ▶ Play once the 4 run and records the
 queue line it sees. A few headless chromium tabs move a slider meanwhile (benchmarks/classroom_browsers.py).
 At the end the store is read: every trainer's run, its status and its metric rows. A warm-up opens every page
-once before the clock starts (those cold opens are reported apart).
+once before the clock starts (those cold opens are reported apart). `--hostile-sessions N` adds one hostile client
+(N sessions that move with no pause, reopen pages with new seeds and press ▶ Play) from an address of its own,
+through the tier's harness frontend (scripts/web_tier.py, LCSM_HARNESS_PORT); its figures are reported apart.
 
 The server is every process of the app (benchmarks/server_usage.py, by role: the web processes, HAProxy and the
 trainer service with `--web-processes N` > 1, the preview pool, the training workers). Every second their CPU
@@ -123,6 +126,38 @@ async def think(tab: StreamlitSession, seconds: float, tally: Tally, page: str) 
     await asyncio.sleep(max(0.0, end - time.monotonic()))
 
 
+HOSTILE_PAGES = ("rings", "spring", "discretize", "propagation")
+
+
+async def hostile(n: int, url: str, address: str, until: float, tally: Tally) -> None:
+    """One session of a hostile client at `address` (through the tier's harness frontend): opens a page with a new
+    seed each time, moves its settings with no pause, and now and then presses ▶ Play on Train live."""
+    rng = random.Random(1000 + n)
+    opened = 0
+    while time.monotonic() < until:
+        try:
+            async with StreamlitSession(url, timeout_s=60, headers={"X-Harness-Client": address}) as tab:
+                while time.monotonic() < until:
+                    opened += 1
+                    if opened % 10 == 0:
+                        tally.add("train page", "train_live", await tab.open_page("train_live"))
+                        tally.add("play", "train_live", await tab.click(tab.widget("play").id))
+                        continue
+                    page = rng.choice(HOSTILE_PAGES)
+                    query = f"seed={opened % 10}" if page == "rings" else ""
+                    if tally.add("page", page, await tab.open_page(page, query)).status != "ok":
+                        break
+                    sliders = tab.movable_settings(page)
+                    for _ in range(10 if sliders else 0):
+                        run, _ = await tab.move_setting(page, rng.choice(sliders), rng.choice((-1, 1)))
+                        if tally.add("slider", page, run).status != "ok" or time.monotonic() >= until:
+                            break
+                        sliders = tab.movable_settings(page) or sliders
+        except Exception as err:  # noqa: BLE001 — a refused or dropped connection: counted, then again
+            tally.errors.append(f"hostile {n}: {type(err).__name__}: {err}"[:300])
+            await asyncio.sleep(0.5)
+
+
 def run_line(tab: StreamlitSession) -> str:
     return next((t for t in tab.texts() if t.startswith("**Run ")), "")
 
@@ -225,6 +260,9 @@ async def load(args, url: str, tree: ProcessTree, db: Path) -> dict:
     sampler = asyncio.create_task(sample_usage(tree, hard_stop, usage))
     learners = [asyncio.create_task(learner(n, url, tuple(args.pages), until, tally, args.think_s))
                 for n in range(args.sessions)]
+    rogue = Tally()
+    hostiles = [asyncio.create_task(hostile(n, args.harness_url, args.hostile_address, until, rogue))
+                for n in range(args.hostile_sessions)]
     lines: dict[int, list[str]] = {n: [] for n in range(args.trainers + 1)}
     go_fifth = asyncio.Event()
     trainers = [asyncio.create_task(trainer(n, url, query, hard_stop, tally, lines[n]))
@@ -234,7 +272,7 @@ async def load(args, url: str, tree: ProcessTree, db: Path) -> dict:
     if not await runs_stored(db, args.trainers, until):    # the 5th presses ▶ Play once the others' runs exist
         tally.errors.append(f"the store did not hold {args.trainers} runs before the learners stopped")
     go_fifth.set()
-    await asyncio.gather(*learners)
+    await asyncio.gather(*learners, *hostiles)
     browsing_s = time.monotonic() - start
     at_end = await asyncio.to_thread(tree.read)
     runs = await asyncio.wait_for(asyncio.gather(*trainers, fifth), max(1.0, hard_stop - time.monotonic() + 60))
@@ -242,7 +280,7 @@ async def load(args, url: str, tree: ProcessTree, db: Path) -> dict:
     if browser_thread is not None:
         browser_thread.join(timeout=max(1.0, hard_stop - time.monotonic() + 60))
     return dict(tally=tally, cold=cold, cold_opens=cold_opens, usage=usage, runs=runs, lines=lines, browsers=browsers,
-                browsing_s=browsing_s, cpu=(at_start, at_end))
+                browsing_s=browsing_s, cpu=(at_start, at_end), hostile=rogue)
 
 
 def stored_runs(db: Path, runs: list[dict]) -> list[dict]:
@@ -313,6 +351,7 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
                                           + (f"; … {len(errors) - 8} more" if len(errors) > 8 else "")),
         *memory_lines(result["usage"]),
         *cpu_lines(result, args),
+        *hostile_lines(result, args),
         f"- **Trainings: {completed} of {args.trainers} completed and stored** (store read after the run)",
         "- **The 5th trainer saw**: " + (" → ".join(f"“{t}”" for t in fifth) if fifth else "nothing"),
         f"- Cold first opens before the clock (s): {cold_lines}",
@@ -321,6 +360,19 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
         "",
         *target_lines(result, args),
     ])
+
+
+def hostile_lines(result: dict, args) -> list[str]:
+    """What the hostile client got (its own tally: the learners' figures above leave it out)."""
+    if not args.hostile_sessions:
+        return []
+    rogue = result["hostile"]
+    moves, opens = rogue.latencies.get("slider", []), rogue.latencies.get("page", [])
+    refused = sum("Cannot start" in e or "refused" in e.lower() for e in rogue.errors)
+    return [f"- **Hostile client** ({args.hostile_sessions} sessions from {args.hostile_address}, no pause): "
+            f"{len(moves)} moves ({len(moves) / max(result['browsing_s'], 1):.1f}/s, p50 "
+            f"{np.median(moves) * 1e3 if moves else 0:.0f} ms), {len(opens)} page opens, {len(rogue.errors)} errors "
+            f"({refused} refusals)"]
 
 
 def mib(n: float) -> str:
@@ -441,12 +493,23 @@ def main() -> None:
                         help="web processes behind HAProxy (benchmarks.app_process.AppServer(web_processes=N))")
     parser.add_argument("--utilization", type=float, default=0.7,
                         help="share of a core the capacity line plans to keep busy (headroom keeps p95 short)")
+    parser.add_argument("--hostile-sessions", type=int, default=0,
+                        help="sessions of one hostile client moving with no pause, from an address of its own "
+                             "(needs --web-processes > 1: the tier's harness frontend names it)")
+    parser.add_argument("--hostile-address", default="198.51.100.66", help="the hostile client's address")
     parser.add_argument("--label", default="", help="appended to the results heading (one section per label)")
     parser.add_argument("--conditions", default="", help="what else ran on the machine (for the results file)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the results file alone")
     args = parser.parse_args()
     data = Path(tempfile.mkdtemp(prefix="lcsm-classroom-"))
     env = {MAX_CONCURRENT_ENV: str(args.max_concurrent)} if args.max_concurrent else {}
+    if args.hostile_sessions:
+        if args.web_processes < 2:
+            parser.error("--hostile-sessions needs --web-processes > 1 (the harness frontend is HAProxy's)")
+        import socket
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            env["LCSM_HARNESS_PORT"] = str(probe.getsockname()[1])
     tier = {}
     if args.web_processes > 1:
         if "web_processes" not in inspect.signature(AppServer).parameters:
@@ -454,6 +517,7 @@ def main() -> None:
                          "which this checkout does not have yet")
         tier = dict(web_processes=args.web_processes)
     server = AppServer(data, data / "server.log", env=env, **tier).start()
+    args.harness_url = f"http://127.0.0.1:{env['LCSM_HARNESS_PORT']}" if args.hostile_sessions else None
     try:
         result = asyncio.run(load(args, server.url, ProcessTree(server.pid), data / "runs.sqlite"))
     finally:

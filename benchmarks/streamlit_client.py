@@ -57,14 +57,17 @@ class RunResult:
 class StreamlitSession:
     """One tab: a websocket to the server and what the last runs drew."""
 
-    def __init__(self, base_url: str, timeout_s: float = 60.0, cookie: str | None = None):
+    def __init__(self, base_url: str, timeout_s: float = 60.0, cookie: str | None = None,
+                 headers: dict[str, str] | None = None):
         """`cookie`: the Cookie header the websocket sends (a browser's identity, app/kit/browser_identity.py);
-        None: a client without cookies (the server then keys it by its address)."""
+        None: a client without cookies (the server then keys it by its address). `headers`: more headers of the
+        websocket's request (a load run's X-Harness-Client, scripts/web_tier.py's harness frontend)."""
         parts = urlsplit(base_url)
         assert parts.hostname in ("127.0.0.1", "localhost", "::1"), "load runs stay on loopback"
         self.url = f"ws://{parts.netloc}/_stcore/stream"
         self.timeout_s = timeout_s
         self.cookie = cookie
+        self.headers = dict(headers or {}, **({"Cookie": cookie} if cookie else {}))
         self.ws = None
         self.page_hashes: dict[str, str] = {}        # url path → page script hash (from the navigation)
         self.page_hash = ""
@@ -79,7 +82,7 @@ class StreamlitSession:
     async def __aenter__(self) -> StreamlitSession:
         self.ws = await connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout_s,
                                 ping_interval=None,
-                                additional_headers={"Cookie": self.cookie} if self.cookie else None)
+                                additional_headers=self.headers or None)
         return self
 
     async def __aexit__(self, *exc) -> None:
