@@ -284,7 +284,8 @@ class Tier:
             env["LCSM_DATA_DIR"] = str(Path(env["LCSM_DATA_DIR"]).resolve())
         env[ENV_ALLOWED_HOSTS] = web_allowed_hosts(environ, address)
         env.setdefault(ENV_COOKIE_SECRET, secrets.token_hex(32))
-        web_env = dict(env, **{ENV_TRAINER: "external", ENV_FORWARDED_ALLOW: PROXY_PEER})
+        web_env = dict(env, **{ENV_TRAINER: "external", ENV_FORWARDED_ALLOW: PROXY_PEER,
+                               "LCSM_TIER_PROCESSES": str(processes)})   # a visitor's share of page runs, split
         ports = free_loopback_ports(processes)
         self.web = [Child(f"web{i + 1}", streamlit_command("127.0.0.1", p, internal=True), web_env,
                           stdout=subprocess.DEVNULL, port=p)    # its stdout only says "open http://…:<internal>"

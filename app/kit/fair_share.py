@@ -7,8 +7,10 @@ and is never held back. Without these, one client opening a dozen sessions that 
 a class: every other learner's move waited behind its page runs.
 
 - **Sessions** (`FairShare`, ASGI middleware in app/serve.py): each visitor holds at most `max_sessions()` open
-  websockets (a tab is one). A browser asking for a page past that gets a short page that says so (HTTP 429, with a
-  link to try again), not a hang; a websocket past it is closed before it opens (a client that skips the page).
+  websockets (a tab is one) over the whole tier (app/kit/session_ledger.py: the count is kept in the store file
+  every web process shares; this process's own count stands when the store cannot be written). A browser asking for
+  a page past that gets a short page that says so (HTTP 429, with a link to try again), not a hang; a websocket past
+  it is closed before it opens (a client that skips the page).
 - **Page runs** (`pace`, called by the router before a page is drawn): each visitor has a token bucket of
   `RUNS_PER_S` runs a second (bursts of `BURST`). A run past it waits for a token, at most `MAX_WAIT_S`; a newer
   move of the same tab meanwhile replaces it (Streamlit stops the waiting run at its next element), so moves are
@@ -18,13 +20,15 @@ LCSM_MAX_SESSIONS (default 8) and LCSM_RUNS_PER_S (default 4) set the two shares
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import ipaddress
 import os
+import sqlite3
 import threading
 import time
 
-from . import browser_identity
+from . import browser_identity, session_ledger
 
 DEFAULT_MAX_SESSIONS = 8
 RUNS_PER_S = 4.0              # a learner's drag commits on release: 1–2 runs a second at the most
@@ -45,10 +49,17 @@ def max_sessions(environ=os.environ) -> int:
 
 
 def runs_per_s(environ=os.environ) -> float:
+    """A visitor's page runs a second in this process: LCSM_RUNS_PER_S over the tier's web processes (a client
+    without the affinity cookie is spread over them; a browser with it sits in one and still gets its share)."""
     try:
-        return max(0.1, float(environ.get("LCSM_RUNS_PER_S", RUNS_PER_S)))
+        rate = max(0.1, float(environ.get("LCSM_RUNS_PER_S", RUNS_PER_S)))
     except ValueError:
-        return RUNS_PER_S
+        rate = RUNS_PER_S
+    try:
+        processes = max(1, int(environ.get("LCSM_TIER_PROCESSES", "1")))
+    except ValueError:
+        processes = 1
+    return rate / processes
 
 
 def visitor_of(cookie: str | None, address: str | None) -> str | None:
@@ -96,21 +107,64 @@ class FairShare:
         if visitor is None:
             await self.app(scope, receive, send)
         elif scope["type"] == "http":
-            if open_sessions(visitor) >= most and _asks_for_a_page(scope):
-                await _too_many(scope, send, open_sessions(visitor), most)
+            held = await _tier_held(visitor) if _asks_for_a_page(scope) else 0
+            if held >= most:
+                await _too_many(scope, send, held, most)
             else:
                 await self.app(scope, receive, send)
         elif scope["path"].endswith(STREAM_PATH):
             if not _take_session(visitor, most):
-                await receive()                                     # websocket.connect
-                await send({"type": "websocket.close", "code": 1013})   # "try again later", before accept
+                await _refuse_stream(receive, send)
+                return
+            in_ledger = await _ledger_take(visitor, most)
+            if in_ledger is False:                              # the tier's other processes hold the rest
+                _drop_session(visitor)
+                await _refuse_stream(receive, send)
                 return
             try:
                 await self.app(scope, receive, send)
             finally:
                 _drop_session(visitor)
+                if in_ledger:
+                    await _ledger_drop(visitor)
         else:
             await self.app(scope, receive, send)
+
+
+async def _refuse_stream(receive, send) -> None:
+    await receive()                                             # websocket.connect
+    await send({"type": "websocket.close", "code": 1013})       # "try again later", before accept
+
+
+async def _tier_held(visitor: str) -> int:
+    """The visitor's open tabs over the tier (the shared ledger), at least this process's own count."""
+    ledger = session_ledger.shared_ledger()
+    if ledger is None:
+        return open_sessions(visitor)
+    try:
+        return max(open_sessions(visitor), await asyncio.to_thread(ledger.held, visitor))
+    except sqlite3.Error:
+        return open_sessions(visitor)
+
+
+async def _ledger_take(visitor: str, most: int) -> bool | None:
+    """True: counted in the tier's ledger; False: the tier holds `most` already; None: no ledger (count here only)."""
+    ledger = session_ledger.shared_ledger()
+    if ledger is None:
+        return None
+    try:
+        return await asyncio.to_thread(ledger.take, visitor, most)
+    except sqlite3.Error:
+        return None
+
+
+async def _ledger_drop(visitor: str) -> None:
+    ledger = session_ledger.shared_ledger()
+    if ledger is not None:
+        try:
+            await asyncio.to_thread(ledger.drop, visitor)
+        except sqlite3.Error:
+            pass
 
 
 def _asks_for_a_page(scope: dict) -> bool:

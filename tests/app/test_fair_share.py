@@ -104,3 +104,16 @@ def test_a_visitor_holds_at_most_its_tabs_and_a_closed_one_frees_its_place():
         await asyncio.gather(*tasks)
         assert fair_share.open_sessions(f"address:{VISITOR}") == 0
     asyncio.run(run())
+
+
+def test_the_tabs_are_counted_over_every_web_process_of_the_tier(tmp_path):
+    from app.kit.session_ledger import STALE_S, SessionLedger
+    first, second = SessionLedger(tmp_path / "runs.sqlite"), SessionLedger(tmp_path / "runs.sqlite")
+    second.process = "another-host:1:1"                          # a second web process on the same store file
+    visitor, now = f"address:{VISITOR}", 1000.0
+    assert first.take(visitor, 3, now) and second.take(visitor, 3, now) and first.take(visitor, 3, now)
+    assert not second.take(visitor, 3, now) and first.held(visitor, now) == 3
+    assert second.take("address:198.51.100.1", 3, now)          # every visitor has their own
+    first.drop(visitor)
+    assert second.take(visitor, 3, now)                         # a closed tab frees its place in the tier
+    assert first.held(visitor, now + STALE_S + 1) == 0          # a killed process's rows age out
