@@ -36,6 +36,7 @@ from lcsm_core.training import RunConfig, RunRow, RunStore, run_config, shared_c
 from lcsm_core.training.compare import differences, runs_csv, runs_json
 from lcsm_core.training.config import run_settings
 from lcsm_core.training.cost import format_bytes
+from lcsm_core.training.loop import WAITING
 from lcsm_core.variants import VARIANTS, variant_table
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
@@ -200,9 +201,7 @@ def run_panel(v: dict, run: RunRow | None, c: Control) -> list:
 
 def shown_run(client, run: RunRow, c: Control) -> list:
     position = client.queue_position(run.id)
-    waiting = f" — waiting, position {position} in the server queue" if position else ""
-    blocks = [Text(f"**Run {run.id}** · {run.label} · status **{run.status}**{waiting}"
-                   + (f" · {run.reason}" if run.reason else ""))]
+    blocks = [Text(f"**Run {run.id}** · {run.label} · status **{run.status}**{status_words(run, position)}")]
     if position or (position == 0 and run.status == "paused"):
         blocks.append(Text(sharing_policy(client.policy), "caption"))
     if run.status == "failed":
@@ -216,6 +215,18 @@ def shown_run(client, run: RunRow, c: Control) -> list:
     eigen = ([Toggle(ZOOM, "zoom in on the eigenvalues"), Chart(figures["eigen"], "train-live-eigenvalues")]
              if "eigen" in figures else [])
     return blocks + [Columns([curves, eigen], widths=(3, 2))]
+
+
+def status_words(run: RunRow, position: int | None) -> str:
+    """What follows a run's status: its place in the queue and its reason. A run waiting for its next turn
+    reads "— waiting, position 2 in the server queue: others' turn, resumes from step 1234"."""
+    reason = run.reason or ""
+    between_turns = run.status == "queued" and reason.startswith(WAITING)
+    waiting = f" — waiting, position {position} in the server queue" if position else (
+        " — waiting" if between_turns else "")
+    if between_turns:
+        return f"{waiting}: {reason.removeprefix(WAITING)}"
+    return waiting + (f" · {reason}" if reason else "")
 
 
 # --- the poll's reads and figures, in the process's byte-bounded cache: a poll reads only new rows, builds only on news
@@ -274,10 +285,13 @@ def sharing_policy(policy) -> str:
     slots = "one training" if policy.max_concurrent == 1 else f"{policy.max_concurrent} trainings"
     memory = (f" Each run may use about {format_bytes(policy.memory_budget_bytes)} of memory per step; bigger "
               "settings are refused before they start." if policy.memory_budget_bytes else "")
+    turns = (f" While others wait, a run takes turns: after {policy.slice_s:g} s of training it gives its slot to "
+             "the next in line and goes on from the step it reached when its turn comes again." if policy.slice_s
+             else "")
     return (f"ℹ️ How this server shares training: one run per browser tab, waiting or training; {slots} at a "
-            f"time, the others wait in line (up to {policy.max_queue}). A paused run gives its slot to a waiting "
-            f"run after {policy.pause_hold_s:g} s paused in total (⏭ Step does not reset that clock), and a run "
-            f"left paused {policy.max_pause_s / 60:g} min without a step stops.{memory}")
+            f"time, the others wait in line (up to {policy.max_queue}).{turns} A paused run gives its slot to a "
+            f"waiting run after {policy.pause_hold_s:g} s paused in total (⏭ Step does not reset that clock), and "
+            f"a run left paused {policy.max_pause_s / 60:g} min without a step stops.{memory}")
 
 
 def past_runs(store: RunStore, c: Control) -> list:

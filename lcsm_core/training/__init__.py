@@ -8,7 +8,8 @@
 - recorder: record_run(): drive a loop into the store, flushed every ≤ 0.5 s
 - cost:     estimate_cost(): peak memory and time of a training step from a config (SizeLimits' budget)
 - worker:   training worker processes (spawned, one torch thread each) driven through RemoteControl
-- manager:  RunManager: worker processes, server-wide cap, queue, one place per session, paused-slot release;
+- checkpoints: where a run between two turns keeps its checkpoint (a file beside the store)
+- manager:  RunManager: worker processes, server-wide cap, queue, one place per session, paused-slot release, turns;
             shared_manager() (one process's own manager: the policy engine the trainer service runs)
 - service:  the trainer service (`python -m lcsm_core.training.service`): jobs and commands from the store
 - client:   TrainerClient / shared_client(): what a web process submits and drives runs with

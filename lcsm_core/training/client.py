@@ -26,6 +26,7 @@ from .manager import (
     PAUSE_HOLD_S,
     SharingPolicy,
     default_max_concurrent,
+    default_slice_s,
     describe,
     place_taken_message,
     queue_full_message,
@@ -148,7 +149,8 @@ def _sharing_policy_of(policy: dict) -> SharingPolicy:
     limits = _limits_of(policy)
     return SharingPolicy(policy.get("max_concurrent") or default_max_concurrent(limits.run_memory_bytes),
                          policy.get("max_queue", DEFAULT_MAX_QUEUE), policy.get("pause_hold_s", PAUSE_HOLD_S),
-                         policy.get("max_pause_s", IDLE_PAUSE_S), limits.run_memory_bytes)
+                         policy.get("max_pause_s", IDLE_PAUSE_S), limits.run_memory_bytes,
+                         policy.get("slice_s", default_slice_s()))
 
 
 _CLIENTS: dict[Path, TrainerClient] = {}

@@ -1,6 +1,10 @@
 """Thread-safe remote control of a running training loop: pause, step, resume,
 stop, and a learning rate that can change while it runs. RemoteControl drives a loop in
-another process (a training worker) through a message channel with the same calls."""
+another process (a training worker) through a message channel with the same calls.
+
+The side that schedules runs (manager.py) also tells a run whether others wait for a slot
+(`set_others_waiting`); a run given a time slice (`slice_s`) then gives its slot back at
+a step boundary once it has trained that long in its turn (`turn_over`)."""
 from __future__ import annotations
 
 import threading
@@ -9,16 +13,19 @@ from collections.abc import Callable
 
 from .config import check_learning_rate
 
-COMMANDS = ("pause", "resume", "step", "stop", "set_lr")    # what may cross to a worker process
+COMMANDS = ("pause", "resume", "step", "stop", "set_lr")    # what a run's owner may send it
+WORKER_COMMANDS = COMMANDS + ("set_others_waiting",)        # what may cross to a worker (the scheduler's too)
 
 
 class RunControl:
     """Shared between the thread that trains and whoever drives it (a page, a test)."""
 
-    def __init__(self, lr: float, start_paused: bool = False, max_pause_s: float | None = None):
+    def __init__(self, lr: float, start_paused: bool = False, max_pause_s: float | None = None,
+                 slice_s: float | None = None):
         """`lr`: the learning rate in effect, from the run's config (its starting value) until set_lr changes
         it; the loop reads it before every step, so it is the one source while the run lives.
-        `max_pause_s`: a run left paused longer than this stops itself (frees a shared server's slot)."""
+        `max_pause_s`: a run left paused longer than this stops itself (frees a shared server's slot).
+        `slice_s`: training seconds per turn on a slot while others wait (None: the run keeps its slot)."""
         self._cond = threading.Condition()
         self._paused = start_paused
         self._paused_at = time.monotonic()
@@ -31,17 +38,22 @@ class RunControl:
         self._has_slot = False
         self._held_s = 0.0
         self._held_since: float | None = None
+        self._slice_s = slice_s
+        self._others_waiting = False
 
     def state(self) -> dict:
         """What a RunControl in another process starts from (RunControl.from_state)."""
         with self._cond:
             return dict(lr=self._lr, paused=self._paused, pending_steps=self._pending_steps,
-                        stop_reason=self._stop_reason, max_pause_s=self._max_pause_s)
+                        stop_reason=self._stop_reason, max_pause_s=self._max_pause_s, slice_s=self._slice_s,
+                        others_waiting=self._others_waiting)
 
     @classmethod
     def from_state(cls, state: dict) -> RunControl:
-        control = cls(lr=state["lr"], start_paused=state["paused"], max_pause_s=state["max_pause_s"])
+        control = cls(lr=state["lr"], start_paused=state["paused"], max_pause_s=state["max_pause_s"],
+                      slice_s=state.get("slice_s"))
         control._pending_steps, control._stop_reason = state["pending_steps"], state["stop_reason"]
+        control._others_waiting = bool(state.get("others_waiting", False))
         return control
 
     # --- slot accounting (the side that schedules runs) --------------------
@@ -50,6 +62,16 @@ class RunControl:
         with self._cond:
             self._has_slot, self._held_s = True, 0.0
             self._held_since = time.monotonic() if self._paused else None
+
+    def leave_slot(self) -> None:
+        """The run gave its slot back and waits again (its turn was over): no slot clock runs while it waits."""
+        with self._cond:
+            self._has_slot, self._held_s, self._held_since = False, 0.0, None
+
+    def set_others_waiting(self, waiting: bool) -> None:
+        """Whether other runs wait for a slot now (the scheduler says so whenever its queue changes)."""
+        with self._cond:
+            self._others_waiting = bool(waiting)
 
     def paused_holding_s(self) -> float:
         """Seconds this run has been paused while holding its slot, in total (Step does not reset it)."""
@@ -110,6 +132,19 @@ class RunControl:
     @property
     def stop_reason(self) -> str | None:
         return self._stop_reason
+
+    @property
+    def slice_s(self) -> float | None:
+        return self._slice_s
+
+    def turn_over(self, trained_s: float) -> bool:
+        """Whether the loop should give its slot back at this step boundary: others wait, and it has trained
+        `trained_s` ≥ slice_s seconds in this turn, running, and at least one step (every turn makes progress,
+        whatever the slice). A paused run is left alone (the pause-hold rule frees its slot), so its pending
+        Steps are never cut between two turns."""
+        with self._cond:
+            return (self._slice_s is not None and self._others_waiting and not self._paused
+                    and self._stop_reason is None and trained_s > 0 and trained_s >= self._slice_s)
 
     def may_step(self, wait_s: float) -> bool:
         """True when the loop may take one step now (consuming a pending single step);
@@ -178,6 +213,19 @@ class RemoteControl(RunControl):
     def _forward(self, name: str, *args) -> None:
         if self._send is not None:
             self._send(name, args)
+
+    def leave_slot(self) -> None:
+        """As RunControl's, and the worker it trained in hears no more of it (another worker may take it up)."""
+        with self._cond:
+            super().leave_slot()
+            self._send = None
+
+    def set_others_waiting(self, waiting: bool) -> None:
+        with self._cond:
+            changed = bool(waiting) != self._others_waiting
+            super().set_others_waiting(waiting)
+            if changed:                      # the scheduler says it at every dispatch: send only the news
+                self._forward("set_others_waiting", bool(waiting))
 
     def pause(self) -> None:
         with self._cond:

@@ -3,9 +3,17 @@ tests all drive this same code.
 
     for record in train(config, control):   # one TrainRecord per optimiser step,
         ...                                  # plus a heartbeat every ~0.5 s while paused
+
+A Trainer's `checkpoint()` is everything the loop carries between two steps (weights, AdamW's moments and step
+counts, the step, the training time, torch's RNG); `Trainer(config, control, checkpoint=...)` goes on from it
+exactly: the resumed run's losses, accuracies, eigenvalues and weights equal an uninterrupted run's to the last
+digit on a CPU. Nothing else needs saving: a batch is a pure function of (seed, step) (`Trainer.batch`), the test
+set and the probe are rebuilt from the config, and the loop draws no numbers from numpy's or Python's global RNG.
 """
 from __future__ import annotations
 
+import io
+import json
 import os
 import threading
 import time
@@ -23,6 +31,9 @@ from .model import SequenceModel
 
 TRAIN_STREAM, TEST_STREAM = 1, 0
 PAUSE_HEARTBEAT_S = 0.5
+PREEMPTED = "preempted"     # a record's status: the run gave its slot back at a step boundary (its turn was over)
+WAITING = "waiting: "       # how the reason of a run that waits for its turn again begins
+CHECKPOINT_FORMAT = 1
 _INIT_LOCK = threading.Lock()  # torch's global RNG seeds the init; runs in threads take turns
 
 
@@ -42,7 +53,12 @@ class TrainRecord:
     test_acc: float | None = None
     eigenvalues: list[torch.Tensor] | None = None
     reason: str | None = None
-    is_heartbeat: bool = False
+    is_heartbeat: bool = False      # no step was taken: a heartbeat while paused, or a PREEMPTED record
+
+
+def preempted_reason(step: int) -> str:
+    """What a run that gave its slot back says while it waits for its turn again."""
+    return f"{WAITING}others' turn, resumes from step {step}"
 
 
 def resolve_device(device: str) -> torch.device:
@@ -79,9 +95,14 @@ def masked_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
 class Trainer:
     """Builds data, model and optimiser from a RunConfig; `records()` trains."""
 
-    def __init__(self, config: RunConfig, control: RunControl | None = None):
+    def __init__(self, config: RunConfig, control: RunControl | None = None, checkpoint: bytes | None = None):
+        """`checkpoint`: a `checkpoint()` of a run of this same config to go on from. The learning rate in effect
+        is `control`'s when one is given (a scheduler's control keeps the one set while the run waited), else
+        the checkpoint's."""
         self.config = config.validate()
-        self.control = control or RunControl(lr=config.optim.lr)   # the lr in effect lives in the control
+        saved = _read_checkpoint(checkpoint, config) if checkpoint is not None else None
+        lr = saved["lr"] if saved is not None else config.optim.lr
+        self.control = control or RunControl(lr=lr)                  # the lr in effect lives in the control
         opt = config.optim
         self.device = check_runnable(config)
         with _INIT_LOCK:
@@ -93,6 +114,30 @@ class Trainer:
         self.probe = self.test_inputs[: min(32, len(self.test_inputs))]   # (≤32, T) for eigenvalue snapshots
         self.step = 0
         self.train_s = 0.0
+        if saved is not None:
+            self._restore(saved)
+
+    def checkpoint(self) -> bytes:
+        """Everything the loop carries between two steps, as bytes (torch.save): weights, AdamW's state (moments,
+        step counts, its groups), the step, the training time, the learning rate in effect, and torch's RNG (the
+        loop draws none after the init today; a layer with dropout would, and would still resume exactly in a
+        process of its own). Take it between two records: the step of the last record is done."""
+        state = dict(format=CHECKPOINT_FORMAT, config=_config_key(self.config), step=self.step, train_s=self.train_s,
+                     lr=self.control.lr, model=self.model.state_dict(), optimizer=self.optimizer.state_dict(),
+                     torch_rng=torch.get_rng_state(),
+                     cuda_rng=torch.cuda.get_rng_state(self.device) if self.device.type == "cuda" else None)
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        return buffer.getvalue()
+
+    def _restore(self, saved: dict) -> None:
+        self.model.load_state_dict(saved["model"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.step, self.train_s = int(saved["step"]), float(saved["train_s"])
+        with _INIT_LOCK:                   # a Trainer built in another thread seeds torch's RNG under this lock
+            torch.set_rng_state(saved["torch_rng"])
+            if saved["cuda_rng"] is not None and self.device.type == "cuda":
+                torch.cuda.set_rng_state(saved["cuda_rng"], self.device)
 
     def batch(self, step: int):
         x, y = self.config.task.build(self.config.optim.batch_size, (self.config.optim.seed, TRAIN_STREAM, step))
@@ -133,6 +178,7 @@ class Trainer:
 
     def records(self) -> Iterator[TrainRecord]:
         opt, ctl = self.config.optim, self.control
+        turn_began_s = self.train_s          # a turn on the slot counts training time from here (resumed: not 0)
         if self.step == 0:
             yield TrainRecord(step=0, status="paused" if ctl.paused else "running", wall_s=0.0, lr=ctl.lr,
                               test_acc=self.test_accuracy(), eigenvalues=self.eigenvalues())
@@ -145,6 +191,10 @@ class Trainer:
                 return
             if self.train_s >= opt.max_seconds:
                 yield self._final("completed", f"reached max seconds {opt.max_seconds:g}")
+                return
+            if ctl.turn_over(self.train_s - turn_began_s):
+                yield TrainRecord(step=self.step, status=PREEMPTED, wall_s=self.train_s, lr=ctl.lr,
+                                  reason=preempted_reason(self.step), is_heartbeat=True)
                 return
             if not ctl.may_step(PAUSE_HEARTBEAT_S):
                 if not ctl.stop_reason:
@@ -180,6 +230,21 @@ class Trainer:
     def _final(self, status: str, reason: str) -> TrainRecord:
         return TrainRecord(step=self.step, status=status, wall_s=self.train_s, lr=self.control.lr,
                            test_acc=self.test_accuracy(), eigenvalues=self.eigenvalues(), reason=reason)
+
+
+def _config_key(config: RunConfig) -> str:
+    """The config as the store keeps it (JSON), so a checkpoint recognises its run's config after a round trip."""
+    return json.dumps(config.to_dict(), sort_keys=True)
+
+
+def _read_checkpoint(checkpoint: bytes, config: RunConfig) -> dict:
+    """A checkpoint's contents; ValueError for another format or another run's config."""
+    saved = torch.load(io.BytesIO(checkpoint), map_location="cpu", weights_only=True)
+    if saved.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"checkpoint format {saved.get('format')!r} is not {CHECKPOINT_FORMAT}: start the run again")
+    if saved["config"] != _config_key(config):
+        raise ValueError("the checkpoint belongs to a run of another configuration")
+    return saved
 
 
 def train(config: RunConfig, control: RunControl | None = None) -> Iterator[TrainRecord]:

@@ -16,6 +16,15 @@
   waits at most one pause-hold period (issue 24).
 - A paused run holding a slot gives it up to a waiting run after `pause_hold_s` seconds paused in total
   (Step does not reset that clock), and any run left paused without a Step for `max_pause_s` stops.
+- Turns: while other runs wait for a slot, a live run that has trained `slice_s` seconds in its turn (training
+  time: pauses, its worker's start and its evaluations before the first step do not count; LCSM_SLICE_S, default
+  SLICE_S; 0: no turns) gives its slot back at its next step boundary: it saves a checkpoint beside the store
+  (checkpoints.py), waits at the back of the queue ("waiting: others' turn, resumes from step N") and re-enters
+  through the same fair order as any waiting run; its next turn goes on from the checkpoint, exactly as if it had
+  never stopped (loop.py). Nobody waits: nobody is interrupted. A paused run is never cut off this way (the
+  pause-hold rule frees its slot), grid cells never are, and a waiting run keeps its controls: pause, Step and the
+  learning rate apply when its turn comes, a stop ends it and removes its checkpoint. The checkpoint is a file,
+  so a run whose worker dies (or trains another run) while it waits loses nothing.
 - A run is driven (paused, stepped, stopped, its learning rate changed) only by the session that submitted it;
   anyone may read it from the store. Sizes and the estimated memory are capped by SizeLimits.
 - A worker that dies (crash, out of memory, kill) fails its run with the reason, and a new one is started for
@@ -47,9 +56,11 @@ import torch
 
 from lcsm_core.spawning import connected_ray
 
+from .checkpoints import remove_checkpoint, remove_checkpoints_except
 from .config import RunConfig, SizeLimits
 from .control import RemoteControl, RunControl
-from .recorder import record_run
+from .loop import PREEMPTED
+from .recorder import record_run, turn_end
 from .store import RunStore, default_db_path
 from .store_faults import log_store_fault
 from .worker import RayWorker, WorkerProcess
@@ -60,6 +71,8 @@ GRID_NICE = 10               # a grid worker's CPU priority: low (a ~10 % share 
                              # live runs and pages go first, yet a worker whose server died still ends in seconds
 TORCH_THREADS_ENV = "LCSM_TORCH_THREADS"
 PAUSE_HOLD_S = 120.0         # paused time (in total, Steps included) a run may hold a slot while others wait
+SLICE_S = 60.0               # training seconds a live run may keep its slot per turn while others wait
+SLICE_ENV = "LCSM_SLICE_S"
 IDLE_PAUSE_S = 600.0         # a run paused this long with no Step stops, waiting runs or not
 MEMORY_GUARD = 2.0           # a worker past this × the budget (+ its own ~1 GiB) is ended: the estimate was wrong
 WORKER_OWN_BYTES = 1024 ** 3
@@ -97,6 +110,22 @@ def default_torch_threads(max_concurrent: int, workers: str = "process") -> int:
     return max(1, ((os.cpu_count() or 2) - 1) // max_concurrent)
 
 
+def default_slice_s() -> float:
+    """LCSM_SLICE_S (seconds ≥ 0; 0: runs keep their slot to the end), else SLICE_S. A minute: a waiting learner
+    starts within about a minute per run ahead, while a turn's overhead (a checkpoint written and read, the
+    model rebuilt, a few megabytes at the largest sizes) stays near a hundredth of it."""
+    value = os.environ.get(SLICE_ENV, "").strip()
+    if not value:
+        return SLICE_S
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError(f"{SLICE_ENV}={value!r} must be a number of seconds ≥ 0") from None
+    if not seconds >= 0:
+        raise ValueError(f"{SLICE_ENV}={value!r} must be a number of seconds ≥ 0")
+    return seconds
+
+
 def default_grid_workers() -> int:
     """LCSM_GRID_WORKERS (≥ 0; 0: this service trains no grid cell), else 1."""
     value = os.environ.get(GRID_WORKERS_ENV, "").strip()
@@ -120,6 +149,7 @@ class SharingPolicy:
     pause_hold_s: float
     max_pause_s: float
     memory_budget_bytes: float | None
+    slice_s: float = 0.0                # training seconds per turn while others wait (0: a run keeps its slot)
 
 
 @dataclass
@@ -132,6 +162,7 @@ class _ManagedRun:
     worker: WorkerProcess | None = None
     visitor: str | None = None          # admission's visitor_hash of who submitted it (None: the operator)
     grid: bool = False                  # a paper-lab grid's cell (the grid lane), not a tab's live run
+    resumes_from: int = 0               # the step its turn begins at (> 0: it gave its slot back before)
 
 
 class RunManager:
@@ -140,8 +171,11 @@ class RunManager:
     def __init__(self, db_path: str | os.PathLike | None = None, max_concurrent: int | None = None,
                  limits: SizeLimits | None = None, max_queue: int = 20, max_pause_s: float = IDLE_PAUSE_S,
                  torch_threads: int | None = None, pause_hold_s: float = PAUSE_HOLD_S, workers: str = "process",
-                 prestart: bool = False, ray_address: str | None = None, grid_workers: int | None = None):
+                 prestart: bool = False, ray_address: str | None = None, grid_workers: int | None = None,
+                 slice_s: float | None = None):
         """`workers`: "process" (default) or "thread" (in this process, as before; for comparisons).
+        `slice_s`: training seconds a live run keeps its slot per turn while others wait (default:
+        default_slice_s(); 0: no turns).
         `grid_workers`: grid cells at once in the grid lane (default: default_grid_workers()).
         `ray_address`: place each run on that Ray cluster (worker.RayWorker) instead of a local process.
         `torch_threads`: torch's CPU threads per training (default: default_torch_threads()). `prestart`: start
@@ -155,6 +189,8 @@ class RunManager:
                                                  os.environ.get(MAX_CONCURRENT_ENV) else
                                                  default_max_concurrent(self.limits.run_memory_bytes))
         self.max_queue, self.max_pause_s, self.pause_hold_s = max_queue, max_pause_s, pause_hold_s
+        self.slice_s = default_slice_s() if slice_s is None else max(0.0, float(slice_s))
+        remove_checkpoints_except(self.db_path, self.store.active_run_ids())   # a killed service's leftovers
         self.workers = workers
         self.ray_address = ray_address
         self.torch_threads = torch_threads or default_torch_threads(self.max_concurrent, workers)
@@ -192,7 +228,7 @@ class RunManager:
     @property
     def policy(self) -> SharingPolicy:
         return SharingPolicy(self.max_concurrent, self.max_queue, self.pause_hold_s, self.max_pause_s,
-                             self.limits.run_memory_bytes)
+                             self.limits.run_memory_bytes, self.slice_s)
 
     # --- submitting --------------------------------------------------------
     def submit(self, config: RunConfig, session: str, start_paused: bool = False, visitor: str | None = None) -> int:
@@ -215,9 +251,12 @@ class RunManager:
         run; the row is untouched."""
         config.validate()
         self.limits.check(config)
+        row = self.store.get_run(run_id)
         with self._lock:
             self._check_place(session)
             self._enqueue(run_id, session, config, start_paused, visitor)
+            # a job that waited between two turns when the last service stopped resumes from its checkpoint
+            self._runs[run_id].resumes_from = row.steps if row is not None else 0
 
     def adopt_cell(self, run_id: int, config: RunConfig, visitor: str | None = None) -> None:
         """Take over a page's grid cell (a GRID_JOB row): checked against the caps, then queued in the grid
@@ -255,7 +294,8 @@ class RunManager:
     def _enqueue(self, run_id: int, session: str, config: RunConfig, start_paused: bool,
                  visitor: str | None = None) -> None:
         control_type = RemoteControl if self.workers == "process" else RunControl
-        control = control_type(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s)
+        control = control_type(lr=config.optim.lr, start_paused=start_paused, max_pause_s=self.max_pause_s,
+                               slice_s=self.slice_s or None)
         self._runs[run_id] = _ManagedRun(run_id, session, config, control, visitor=visitor)
         self._queue.append(run_id)
         self._dispatch()
@@ -309,6 +349,13 @@ class RunManager:
                     run.worker.start(run.run_id, run.config.to_dict(), run.control)
                 else:
                     self._start_thread(run)
+            self._tell_whether_others_wait()
+
+    def _tell_whether_others_wait(self) -> None:
+        """Every live run holding a slot learns whether a run waits: only then does its turn end (slice_s)."""
+        waiting = bool(self._queue)
+        for run_id in self._running:
+            self._runs[run_id].control.set_others_waiting(waiting)
 
     def _start_thread(self, run: _ManagedRun) -> None:
         run.thread = threading.Thread(target=self._work, args=(run,), daemon=True, name=f"lcsm-train-{run.run_id}")
@@ -342,14 +389,18 @@ class RunManager:
     def _work(self, run: _ManagedRun) -> None:
         """A run in a thread of this process (workers="thread")."""
         store = RunStore(self.db_path)
+        end = "ended"
         try:
             if run.control.stop_reason:
                 store.set_status(run.run_id, "stopped", run.control.stop_reason)
             else:
-                record_run(store, run.run_id, run.config, run.control)
+                end = turn_end(record_run(store, run.run_id, run.config, run.control))
         finally:
             store.close()
-            self._finish(run.run_id)
+            if end == PREEMPTED:
+                self._requeue(run.run_id)
+            else:
+                self._finish(run.run_id)
 
     def _finish(self, run_id: int) -> None:
         """Run `run_id` has ended (its thread returned or its worker said so): free its slot, start the next."""
@@ -359,8 +410,39 @@ class RunManager:
             run = self._runs.pop(run_id, None)
             if run is not None and run.worker is not None:
                 run.worker.run_id = None
+            remove_checkpoint(self.db_path, run_id)
             self._ended.notify_all()
             self._dispatch()
+
+    def _requeue(self, run_id: int, worker_index: int | None = None) -> None:
+        """Run `run_id` gave its slot back at a step boundary (its turn was over, its checkpoint saved): it waits
+        at the back of the queue, and the fair order (_dispatch_order) gives it its next turn like any waiting
+        run. Stopped meanwhile, or the server closing: it ends here instead. `worker_index`: the worker that
+        says so (None: a thread of this process); news of a turn already handled changes nothing."""
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is None or run_id not in self._running:
+                return
+            if worker_index is not None and (run.worker is None or run.worker.index != worker_index):
+                return
+            self._running.discard(run_id)
+            if run.worker is not None:
+                run.worker.run_id = None
+                run.worker = None            # its next turn takes whichever worker is idle then
+            run.control.leave_slot()
+            if run.control.stop_reason or self._draining or self._closed:
+                self._end_waiting(run, run.control.stop_reason or "server shutting down")
+            else:
+                run.resumes_from = self.store.own_waiting_run(run_id)
+                self._queue.append(run_id)
+            self._dispatch()
+
+    def _end_waiting(self, run: _ManagedRun, reason: str) -> None:
+        """A run that waits for a slot (never started, or between two turns) ends "stopped" here."""
+        self._runs.pop(run.run_id, None)
+        self.store.set_status(run.run_id, "stopped", reason)
+        remove_checkpoint(self.db_path, run.run_id)
+        self._ended.notify_all()
 
     # --- watching ------------------------------------------------------------
     def _watch(self) -> None:
@@ -374,7 +456,11 @@ class RunManager:
                 threading.Event().wait(TICK_S)
             try:
                 if event is not None:
-                    self._finish(event[1])
+                    worker_index, run_id, end = event
+                    if end == PREEMPTED:
+                        self._requeue(run_id, worker_index)
+                    else:
+                        self._finish(run_id)
                 self._check_workers()
                 self._release_paused_slots()
             except Exception as err:  # noqa: BLE001 — the monitor must outlive any one odd run
@@ -388,6 +474,9 @@ class RunManager:
         guard = self.limits.run_memory_bytes and MEMORY_GUARD * self.limits.run_memory_bytes + WORKER_OWN_BYTES
         for run in running:
             worker = run.worker
+            if not worker.alive and self._gave_its_slot_back(run):
+                self._requeue(run.run_id, worker.index)    # its worker died after saving it, before saying so
+                continue
             if not worker.alive:
                 code = worker.exitcode
                 self._fail(run, f"its worker process ended unexpectedly (exit code {code}); the run is lost")
@@ -397,6 +486,14 @@ class RunManager:
                 worker.kill()
                 self._fail(run, f"it used {used / 1024 ** 3:.1f} GiB, far over this server's budget of "
                                 f"{self.limits.run_memory_bytes / 1024 ** 3:.1f} GiB per run")
+
+    def _gave_its_slot_back(self, run: _ManagedRun) -> bool:
+        """Whether a run that holds a slot here is stored as waiting again, further on than its turn began: its
+        worker saved its checkpoint and stored it "queued" (the recorder does both, in that order) before its news
+        reached the manager. (A worker that dies before its turn's first step fails the run: a crash at every
+        resume must not go round the queue forever.)"""
+        row = self.store.get_run(run.run_id)
+        return not run.grid and row is not None and row.status == "queued" and row.steps > run.resumes_from
 
     def _fail(self, run: _ManagedRun, reason: str) -> None:
         row = self.store.get_run(run.run_id)
@@ -454,11 +551,9 @@ class RunManager:
             run_id = run.run_id
             run.control.stop(reason)
             waiting = self._grid_queue if run.grid else self._queue
-            if run_id in waiting:  # never started: end it here
+            if run_id in waiting:  # not training (never started, or between two turns): end it here
                 waiting.remove(run_id)
-                self._runs.pop(run_id)
-                self.store.set_status(run_id, "stopped", reason)
-                self._ended.notify_all()
+                self._end_waiting(run, reason)
                 self._dispatch()   # a live run that stopped waiting may let a grid cell start
 
     def wait(self, run_id: int, timeout: float | None = None) -> bool:

@@ -9,8 +9,9 @@ stored at all is the admission policy's (admission.py: a per-visitor quota and C
 applied by the web process in the transaction that stores the job. The sharing policy is RunManager's
 (manager.py): one queued-or-training run per owner, at most `max_concurrent` at once, a queue of at most
 `max_queue` (FIFO per visitor, fair between visitors), a paused run gives its slot to a waiting run after
-PAUSE_HOLD_S paused in total and stops after IDLE_PAUSE_S, SizeLimits and the memory guard, a dead worker
-fails its run. It writes each run's queue position into the store, where every web process reads it.
+PAUSE_HOLD_S paused in total and stops after IDLE_PAUSE_S, a run that trained SLICE_S in its turn while others
+wait gives its slot back and resumes from its checkpoint at its next turn, SizeLimits and the memory guard, a
+dead worker fails its run. It writes each run's queue position into the store, where every web process reads it.
 
 A page's paper-lab grid is the service's work too (issue 24): the page admits its cells in one transaction
 (store.admit_grid with job=GRID_JOB; paper_lab/runner.py GridRunner(via_service=True)), and the service takes
@@ -51,7 +52,7 @@ from pathlib import Path
 
 from .admission import AdmissionPolicy, grid_ceiling_message
 from .config import RunConfig, SizeLimits
-from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, RunManager
+from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, SLICE_ENV, SLICE_S, RunManager
 from .store import RunStore, default_db_path
 from .store_faults import log_store_fault
 
@@ -205,7 +206,7 @@ class TrainerService:
 def policy_of(manager: RunManager) -> dict:
     """What web processes read from the service's row: the sharing policy and the caps."""
     return dict(max_concurrent=manager.max_concurrent, max_queue=manager.max_queue,
-                pause_hold_s=manager.pause_hold_s, max_pause_s=manager.max_pause_s,
+                pause_hold_s=manager.pause_hold_s, max_pause_s=manager.max_pause_s, slice_s=manager.slice_s,
                 limits=dataclasses.asdict(manager.limits), grid_workers=manager.grid_workers,
                 ray=bool(manager.ray_address))
 
@@ -228,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pause-hold-s", type=float, default=PAUSE_HOLD_S,
                         help="paused seconds (in total) a run may hold a slot while others wait")
     parser.add_argument("--max-pause-s", type=float, default=IDLE_PAUSE_S, help="a run paused this long stops")
+    parser.add_argument("--slice-s", type=float, default=None,
+                        help="training seconds a run keeps its slot per turn while others wait, then resumes from "
+                             f"a checkpoint at its next turn (default: ${SLICE_ENV}, else {SLICE_S:g}; 0: no turns)")
     parser.add_argument("--grid-workers", type=int, default=None,
                         help="paper-lab grid cells at once, at a low CPU priority (default: $LCSM_GRID_WORKERS, "
                              "else 1; 0: no grid cell runs here)")
@@ -236,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     limits = SizeLimits(**json.loads(args.limits)) if args.limits else None
     service = TrainerService(args.db, max_concurrent=args.max_concurrent, max_queue=args.max_queue,
                              pause_hold_s=args.pause_hold_s, max_pause_s=args.max_pause_s, limits=limits,
-                             grid_workers=args.grid_workers)
+                             grid_workers=args.grid_workers, slice_s=args.slice_s)
     try:
         service.start()
     except ServiceBusy as err:

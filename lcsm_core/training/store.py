@@ -16,9 +16,11 @@ process submits is a "job" row (status queued, `job` = 1) that outlives the web 
 as the SHA-256 of the tab's token in `runs.session` (never the token itself); a tab's pause / resume / step /
 stop / set_lr is a row of `commands`, applied by the service in id order; the `service` row is the single
 service's lease (owner process, heartbeat, sharing policy); `runs.queue_position` is what the service last
-said about a run's place (0 holding a slot, 1.. waiting). A page's paper-lab grid is admitted as job rows too
-(`job` = GRID_JOB, `grid` its id): the service trains its cells in its grid lane (manager.py), so no web process
-runs grid work; the CLI's grids (`job` = 0) run on the CLI's own pool.
+said about a run's place (0 holding a slot, 1.. waiting). A run that gave its slot back between two turns
+(manager.py) is "queued" again, its reason "waiting: others' turn, resumes from step N" until its next turn
+starts. A page's paper-lab grid is admitted as job rows too (`job` = GRID_JOB, `grid` its id): the service trains
+its cells in its grid lane (manager.py), so no web process runs grid work; the CLI's grids (`job` = 0) run on the
+CLI's own pool.
 """
 from __future__ import annotations
 
@@ -523,10 +525,23 @@ class RunStore:
         return dict(owner=row[0], pid=row[1], heartbeat_at=row[2], policy=json.loads(row[3]))
 
     def start_run(self, run_id: int, device: str, status: str = "running") -> None:
+        """The run trains in this process from now on. A run that resumes a turn keeps its first start, and the
+        reason it waited ("waiting: others' turn, ...") goes."""
         now = time.time()
         with self._lock, self._tx():
-            self._db.execute("UPDATE runs SET status=?, device=?, owner=?, started_at=?, heartbeat_at=? WHERE id=?",
+            self._db.execute("UPDATE runs SET status=?, reason=NULL, device=?, owner=?, "
+                             "started_at=COALESCE(started_at, ?), heartbeat_at=? WHERE id=?",
                              (status, device, process_owner(), now, now, run_id))
+
+    def own_waiting_run(self, run_id: int) -> int:
+        """A run that gave its slot back waits in this process's queue: this process is its owner again, so the
+        worker it trained in may end (or die) meanwhile without the run being taken for interrupted. Returns
+        its steps (the step it resumes from)."""
+        with self._lock, self._tx():
+            self._db.execute("UPDATE runs SET owner=?, heartbeat_at=? WHERE id=? AND status='queued'",
+                             (process_owner(), time.time(), run_id))
+            row = self._db.execute("SELECT steps FROM runs WHERE id=?", (run_id,)).fetchone()
+        return int(row[0]) if row else 0
 
     def write(self, run_id: int, metrics: list[tuple], snapshots: list[tuple], status: str,
               steps: int, wall_s: float, test_acc: float | None, reason: str | None = None) -> None:
@@ -597,6 +612,11 @@ class RunStore:
             rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE session=? ORDER BY id",
                                     (owner_hash(session),)).fetchall()
         return [_run_row(r) for r in rows]
+
+    def active_run_ids(self) -> set[int]:
+        """Ids of every run still queued, training or paused."""
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT id FROM runs WHERE status IN (?,?,?)", ACTIVE)}
 
     def get_run(self, run_id: int) -> RunRow | None:
         with self._lock:

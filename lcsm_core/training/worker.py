@@ -6,7 +6,8 @@ stay up between runs (torch imported once). Messages, in order, on one queue per
 
     server → worker:  ("run", run_id, config dict, RunControl.state())  then  ("command", run_id, name, args)
                       ... ; None: exit
-    worker → server:  (worker index, run_id, "ended") on the manager's events queue
+    worker → server:  (worker index, run_id, "ended" | PREEMPTED) on the manager's events queue
+                      (PREEMPTED: the run gave its slot back, its checkpoint saved; it waits for another turn)
 
 The worker writes the run into the SQLite store itself (record_run, as a thread would); the server keeps only
 the controls (RemoteControl). A worker whose server died stops its run and marks it "interrupted".
@@ -24,7 +25,7 @@ import time
 
 from lcsm_core.spawning import connected_ray, main_hidden_from_workers
 
-from .control import COMMANDS, RemoteControl, RunControl
+from .control import WORKER_COMMANDS, RemoteControl, RunControl
 from .store_faults import fault_kind, log_store_fault, run_fault_reason
 
 PARENT_CHECK_S = 0.5                      # how often a worker looks for its server
@@ -103,7 +104,7 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
         os.nice(nice)
     import torch
 
-    from .recorder import record_run
+    from .recorder import record_run, turn_end
     from .store import RunStore
     torch.set_num_threads(threads)
     torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))])       # pay the optimiser's lazy import now
@@ -113,15 +114,16 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
         while (job := jobs.get()) is not None:
             run_id, config, control = job
             from .config import RunConfig
+            end = "ended"
             try:
-                record_run(store, run_id, RunConfig.from_dict(config), control)
+                end = turn_end(record_run(store, run_id, RunConfig.from_dict(config), control))
                 if os.getppid() != parent_pid:
                     store.set_status(run_id, "interrupted", ORPHAN_REASON)
             except sqlite3.Error as fault:           # a full disk mid-run: the worker lives, the run ends in words
                 end_when_writable(store, run_id, fault, lambda: os.getppid() == parent_pid)
             current.clear()
             _give_memory_back()
-            events.put((index, run_id, "ended"))
+            events.put((index, run_id, end))
     finally:
         store.close()
         ended.set()
@@ -161,7 +163,7 @@ def _read_inbox(inbox, jobs: queue.Queue, current: dict) -> None:
             jobs.put((run_id, config, control))
         elif message[0] == "command":
             _, run_id, name, args = message
-            if current.get("run_id") == run_id and name in COMMANDS:
+            if current.get("run_id") == run_id and name in WORKER_COMMANDS:
                 getattr(current["control"], name)(*args)
 
 
@@ -237,10 +239,9 @@ class RayWorker:
                          name=f"lcsm-ray-run-{run_id}").start()
 
     def _wait(self, ray, actor, ref, run_id: int) -> None:
-        """The run's end: tell the manager (as a worker process would), or say how the actor died."""
+        """The run's end (or its turn's): tell the manager (as a worker process would), or say how the actor died."""
         try:
-            ray.get(ref)
-            self.events.put((self.index, run_id, "ended"))
+            self.events.put((self.index, run_id, ray.get(ref)))
         except Exception as err:  # noqa: BLE001 — the manager fails the run with this description
             self.exitcode = f"Ray: {type(err).__name__}"
         finally:
@@ -272,18 +273,19 @@ class RayTrainer:
         self.control: RunControl | None = None
         self.early: list[tuple[str, tuple]] = []     # commands that arrived before train() started
 
-    def train(self, run_id: int, config: dict, state: dict) -> None:
+    def train(self, run_id: int, config: dict, state: dict) -> str:
+        """Train the run; "ended", or PREEMPTED when it gave its slot back (the manager's event)."""
         from .config import RunConfig
-        from .recorder import record_run
+        from .recorder import record_run, turn_end
         control = RunControl.from_state(state)
         with self.lock:
             self.control = control
             for name, args in self.early:
                 getattr(control, name)(*args)
-        record_run(self.store, run_id, RunConfig.from_dict(config), control)
+        return turn_end(record_run(self.store, run_id, RunConfig.from_dict(config), control))
 
     def command(self, run_id: int, name: str, args: tuple) -> None:
-        if name not in COMMANDS:
+        if name not in WORKER_COMMANDS:
             return
         with self.lock:
             if self.control is None:

@@ -1,8 +1,14 @@
 """Train live and the server's sharing policy: the issue's link (code 1-9-1-0 at every cap) is refused with
-the cost and what to lower before any run exists; a run that waits for the slot shows the policy in words."""
+the cost and what to lower before any run exists; a run that waits for the slot shows the policy in words, and a
+run waiting for its next turn says from which step it resumes."""
+import dataclasses
+
 import pytest
 
-from lcsm_core.training import RunStore, run_config, shared_client
+from app.lessons.train_live import sharing_policy, status_words
+from lcsm_core.training import RunRow, RunStore, run_config, shared_client
+from lcsm_core.training.loop import preempted_reason
+from lcsm_core.training.manager import SharingPolicy
 from tests.app.pages import assert_clean, open_page
 from tests.app.test_page_train_live import TINY, rerun_until
 
@@ -71,3 +77,18 @@ def test_the_page_drives_a_run_of_a_separate_trainer_service(store, monkeypatch)
         assert rerun_until(at, lambda: store.get_run(run_id).status == "stopped")
     finally:
         end(service)
+
+
+def test_a_run_between_two_turns_reads_as_waiting_for_its_turn_and_the_policy_says_how_turns_go():
+    run = RunRow(id=7, label="gla", config={}, status="queued", reason=preempted_reason(1234), session=None,
+                 device="cpu", created_at=0.0, started_at=1.0, ended_at=None, steps=1234, wall_s=60.2, test_acc=0.5,
+                 best_test_acc=0.5)
+    assert status_words(run, 2) == " — waiting, position 2 in the server queue: others' turn, resumes from step 1234"
+    assert status_words(run, 0) == " — waiting: others' turn, resumes from step 1234"      # before the service says
+    fresh = dataclasses.replace(run, reason=None, steps=0)
+    assert status_words(fresh, 1) == " — waiting, position 1 in the server queue"
+    stopped = dataclasses.replace(run, status="stopped", reason="reset by the user")
+    assert status_words(stopped, None) == " · reset by the user"
+    policy = SharingPolicy(1, 20, 120.0, 600.0, None, slice_s=60.0)
+    assert "after 60 s of training it gives its slot to the next in line" in sharing_policy(policy)
+    assert "takes turns" not in sharing_policy(dataclasses.replace(policy, slice_s=0.0))
