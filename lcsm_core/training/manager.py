@@ -112,8 +112,8 @@ def default_torch_threads(max_concurrent: int, workers: str = "process") -> int:
 
 def default_slice_s() -> float:
     """LCSM_SLICE_S (seconds ≥ 0; 0: runs keep their slot to the end), else SLICE_S. A minute: a waiting learner
-    starts within about a minute per run ahead, while a turn's overhead (a checkpoint written and read, the
-    model rebuilt, a few megabytes at the largest sizes) stays near a hundredth of it."""
+    starts within about a minute per run ahead, while a turn's overhead stays well under a hundredth of it (d = 128,
+    4 layers: a 7 MB checkpoint written in 0.05 s, the model and test set rebuilt from it in 0.1 s)."""
     value = os.environ.get(SLICE_ENV, "").strip()
     if not value:
         return SLICE_S

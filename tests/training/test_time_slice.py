@@ -182,12 +182,17 @@ def test_a_waiting_run_outlives_the_worker_it_trained_in(manager, tmp_path):
     assert_stored_equal(uninterrupted(tmp_path, a_config, "alone"), stored(manager.store, a))
 
 
-def test_grid_cells_are_not_given_turns(manager):
-    cell = manager.store.create_run(config(5000).to_dict(), label="cell")
-    manager.adopt_cell(cell, config(5000))
-    assert manager.control(cell, "").slice_s is None
-    manager.stop_cell(cell, "done")
-    assert manager.wait(cell, 30)
+def test_grid_cells_are_not_given_turns(tmp_path):
+    """A cell's control has no slice (the grid lane has its own workers; no cell starts here: grid_workers=0)."""
+    m = RunManager(tmp_path / "grid.sqlite", max_concurrent=1, slice_s=SLICE_S, grid_workers=0, workers="thread")
+    try:
+        cell = m.store.create_run(config(5000).to_dict(), label="cell")
+        m.adopt_cell(cell, config(5000))
+        live = m.submit(config(5000), "alice", start_paused=True)
+        assert m.control(cell, "").slice_s is None and m.control(live, "alice").slice_s == SLICE_S
+        assert m.stop_cell(cell, "done") and m.wait(cell, 5)
+    finally:
+        m.shutdown()
 
 
 # --- the trainer service's side -----------------------------------------------------------------------------------
@@ -215,4 +220,5 @@ def test_a_run_waiting_for_its_turn_survives_a_killed_service_and_the_next_one_r
     finally:
         end(service)
     assert_stored_equal(uninterrupted(tmp_path, a_config, "alone"), stored(client.store, a))
+    client.store.mark_interrupted()              # b's orphaned worker may have exited before marking it
     assert client.store.get_run(b).status == "interrupted" and not checkpoint_path(db, a).exists()
