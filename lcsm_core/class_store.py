@@ -21,14 +21,20 @@ import time
 from dataclasses import dataclass
 
 from lcsm_core.progress_store import StoreFile
-from lcsm_core.training.admission import CLASS_WINDOW_S, AdmissionPolicy, visitor_address, visitor_hash
+from lcsm_core.training.admission import (
+    CLASS_DEFAULT_SEATS,
+    CLASS_WINDOW_S,
+    AdmissionPolicy,
+    visitor_address,
+    visitor_hash,
+)
 from lcsm_core.training.store import Transaction, owner_hash
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"      # no 0/O or 1/I: read aloud and typed from a projector
 CODE_LENGTH = 6
 CLASS_CODE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 TEACHER_SECRET = re.compile(r"[0-9a-f]{32}")
-DEFAULT_SEATS = 40
+DEFAULT_SEATS = CLASS_DEFAULT_SEATS
 MAX_SEATS = 300
 JOINS_PER_SEAT = 2            # joins from one address to one class per day, per seat (a freed seat refilled, twice)
 JOIN_WINDOW_S = 24 * 3600

@@ -67,6 +67,7 @@ ENV_GRID_CEILING = "LCSM_GRID_CEILING_S"
 # A class learner's visitor key: "class:<class code>:<32 hex of the learner token's hash>@<address>"
 CLASS_VISITOR = re.compile(r"class:([A-Z2-9]{6}):([0-9a-f]{32})@(.*)", re.DOTALL)
 CLASS_WINDOW_S = 24 * 3600                # a visitor's classes are counted over a day
+CLASS_DEFAULT_SEATS = 40                  # a class's seats unless its teacher asks for others (class_store)
 IPV6_PREFIX = 64                          # one subscriber gets a /64: its addresses are one visitor
 
 

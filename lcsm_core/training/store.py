@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from .admission import (
+    CLASS_DEFAULT_SEATS,
     AdmissionPolicy,
     AdmissionRefused,
     Charge,
@@ -373,8 +374,7 @@ class RunStore:
             return None
         if row is None:
             return None
-        from lcsm_core.class_store import DEFAULT_SEATS
-        return DEFAULT_SEATS if row[0] is None else int(row[0])
+        return CLASS_DEFAULT_SEATS if row[0] is None else int(row[0])
 
     def _charges(self, column: str, key: str, since: float) -> list[Charge]:
         """The work stored under `column` (visitor or class_code) = `key`: active, or admitted after `since`."""
