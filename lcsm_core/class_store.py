@@ -130,9 +130,8 @@ class ClassStore:
     def seat_count(self, code: str) -> int:
         """The class's seats (a class made before seats had `DEFAULT_SEATS`); 0 for no such class."""
         with self.file.lock:
-            row = self.file.db.execute("SELECT COALESCE(seats, ?) FROM classes WHERE code=?",
-                                       (DEFAULT_SEATS, code)).fetchone()
-        return 0 if row is None else int(row[0])
+            seats = _seats(self.file.db, code)
+        return 0 if seats is None else seats
 
     def join(self, token: str, code: str, visitor: str | None = None, now: float | None = None) -> None:
         """Seat learner `token` in class `code` (a learner seated there already keeps their seat), seen at `visitor`
@@ -144,11 +143,9 @@ class ClassStore:
         with self.file.lock:
             db = self.file.db
             with Transaction(db):
-                row = db.execute("SELECT COALESCE(seats, ?) FROM classes WHERE code=?",
-                                 (DEFAULT_SEATS, code)).fetchone()
-                if row is None:
+                seats = _seats(db, code)
+                if seats is None:
                     raise ValueError(f"there is no class {code} on this server")
-                seats = int(row[0])
                 if db.execute("SELECT 1 FROM learners WHERE learner=? AND class_code=?",
                               (learner, code)).fetchone() is not None:
                     return
@@ -181,3 +178,10 @@ class ClassStore:
         with self.file.lock:
             cur = self.file.db.execute("DELETE FROM learners WHERE class_code=? AND learner=?", (code, learner))
         return cur.rowcount > 0
+
+
+def _seats(db, code: str) -> int | None:
+    """Class `code`'s seats (`DEFAULT_SEATS` for a class made before seats), None for no such class; the caller
+    holds the file's lock."""
+    row = db.execute("SELECT COALESCE(seats, ?) FROM classes WHERE code=?", (DEFAULT_SEATS, code)).fetchone()
+    return None if row is None else int(row[0])

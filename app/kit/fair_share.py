@@ -229,11 +229,7 @@ def pace() -> None:
     import streamlit as st
 
     from .visitor import client_address
-    try:
-        cookie = st.context.cookies.get(browser_identity.COOKIE)
-    except Exception:
-        cookie = None
-    visitor = visitor_of(cookie if isinstance(cookie, str) else None, client_address())
+    visitor = visitor_of(browser_identity.browser_token(), client_address())
     if visitor is None:
         return
     deadline = time.monotonic() + MAX_WAIT_S
