@@ -21,7 +21,9 @@ probe starts from them. Each prints PASS or FAIL with what it saw; the exit stat
   "failed" with the reason soon after the filler is deleted, with the rows written before kept.
 
 - who and what share (benchmarks/hostile_shares.py): the identity cookie, fixation with a server-issued owner
-  token (N2), a reopened link, the tabs one browser may hold (N5), a self-made class's seats (N1).
+  token (N2), a reopened link, the tabs one address may hold with a fresh cookie each (N5; the server must trust
+  loopback's X-Forwarded-For, as the one this script starts does), a self-made class's seats (N1), a class behind
+  one address (each seated learner a visitor of their own).
 
 The lesson-file probe of item 5 edits lessons/ and so runs on a temporary copy in tests/app/test_lesson_isolation.py.
 Light: a few page opens; safe on a loaded machine.
@@ -42,8 +44,8 @@ from urllib.parse import parse_qs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import hostile_shares  # noqa: E402
 from benchmarks.app_process import AppServer  # noqa: E402
-from benchmarks.hostile_shares import probe_class_seats, probe_identity, probe_sessions  # noqa: E402
 from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
 
 FRAMING = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
@@ -252,15 +254,17 @@ def main() -> int:
     data_dir = args.data_dir
     if args.url is None:
         data_dir = Path(tempfile.mkdtemp(prefix="lcsm-hostile-"))
-        server = AppServer(data_dir, data_dir / "server.log").start()
+        server = AppServer(data_dir, data_dir / "server.log",          # the tab probes claim an address of their own
+                           env={"FORWARDED_ALLOW_IPS": "127.0.0.1"}).start()
     url = args.url or server.url
     try:
         probe_framing(url)
         asyncio.run(probe_tokens(url))
-        asyncio.run(probe_identity(url, verdict))
-        asyncio.run(probe_sessions(url, verdict))
+        asyncio.run(hostile_shares.probe_identity(url, verdict))
+        asyncio.run(hostile_shares.probe_sessions(url, verdict))
         if data_dir is not None:
-            asyncio.run(probe_class_seats(url, data_dir, verdict))
+            asyncio.run(hostile_shares.probe_class_seats(url, data_dir, verdict))
+            asyncio.run(hostile_shares.probe_class_behind_one_address(url, data_dir, verdict))
             asyncio.run(probe_grids(url, data_dir, server.pid if server is not None else None))
             asyncio.run(probe_store_faults(url, data_dir))
         else:

@@ -4,9 +4,12 @@
 - N2, fixation with a server-issued token: browser B opening a link with browser A's `?owner=` drives with its own
   token, and the page says the link's was another browser's;
 - a reopened link: two sessions of one browser are one learner (the same `?learner=`), another browser another;
-- N5, sessions: one browser holds at most LCSM_MAX_SESSIONS open tabs (the next websocket is closed before it
-  opens, a page asked past it is a 429 page that says why), and a tab closed frees its place;
-- N1, a self-made class (needs the data directory): a class of 3 seats seats 3 browsers, the 4th is told it is full.
+- N5, sessions: one address outside any class holds at most LCSM_MAX_SESSIONS open tabs, a fresh cookie each (the
+  next websocket is closed before it opens, a page asked past it is a 429 page that says why), and a tab closed
+  frees its place;
+- N1, a self-made class (needs the data directory): a class of 3 seats seats 3 browsers, the 4th is told it is full;
+- a class behind one address (needs the data directory): 10 learners seated by the class link of their first page
+  each hold a tab, more than one visitor may.
 """
 from __future__ import annotations
 
@@ -21,11 +24,17 @@ from urllib.parse import parse_qs
 from benchmarks.streamlit_client import StreamlitSession
 
 COOKIE = "lcsm_browser"
+HOSTILE_ADDRESS = "203.0.113.50"      # the address the tab probes claim (the server must trust loopback's header)
 
 
-def browser_cookie(url: str, page: str = "spring") -> tuple[str | None, str]:
-    """(the identity cookie a fresh browser gets from a page, the Set-Cookie header as sent)."""
-    request = urllib.request.Request(f"{url}/{page}", headers={"Accept": "text/html"})
+def forwarded(address: str | None) -> dict:
+    return {"X-Forwarded-For": address} if address else {}
+
+
+def browser_cookie(url: str, page: str = "spring", address: str | None = None) -> tuple[str | None, str]:
+    """(the identity cookie a fresh browser gets from a page, the Set-Cookie header as sent); `address`: the client
+    address the request claims (X-Forwarded-For, for a server that trusts loopback's)."""
+    request = urllib.request.Request(f"{url}/{page}", headers={"Accept": "text/html", **forwarded(address)})
     with urllib.request.urlopen(request, timeout=30) as response:
         header = next((v for k, v in response.headers.items() if k.lower() == "set-cookie" and v.startswith(COOKIE)),
                       "")
@@ -60,13 +69,17 @@ async def probe_identity(url: str, verdict: Callable) -> None:
             (learner_1, learner_2, learner_3))
 
 
-async def probe_sessions(url: str, verdict: Callable, most: int = 8) -> None:
-    cookie, _ = browser_cookie(url)
-    tabs = [StreamlitSession(url, timeout_s=60, cookie=f"{COOKIE}={cookie}") for _ in range(most)]
+async def probe_sessions(url: str, verdict: Callable, most: int = 8, address: str = HOSTILE_ADDRESS) -> None:
+    """N5 from one address outside any class, each tab with a cookie of its own (cookies are free to mint): the
+    address holds `most` tabs; a learner seated in a class from the same address is counted alone."""
+    def session(cookie: str | None, timeout_s: float = 60) -> StreamlitSession:
+        return StreamlitSession(url, timeout_s=timeout_s, cookie=f"{COOKIE}={cookie}" if cookie else None,
+                                headers=forwarded(address))
+    tabs = [session(browser_cookie(url, address=address)[0]) for _ in range(most)]
     try:
         for tab in tabs:
             await tab.__aenter__()
-        extra = StreamlitSession(url, timeout_s=30, cookie=f"{COOKIE}={cookie}")
+        extra = session(tokens_minted_elsewhere(url, address), timeout_s=30)
         refused = False
         try:
             await extra.__aenter__()
@@ -75,9 +88,8 @@ async def probe_sessions(url: str, verdict: Callable, most: int = 8) -> None:
             refused = True
         finally:
             await extra.close()
-        verdict(refused, f"N5: one browser's tab past {most} is refused before it opens")
-        request = urllib.request.Request(f"{url}/spring", headers={"Accept": "text/html",
-                                                                  "Cookie": f"{COOKIE}={cookie}"})
+        verdict(refused, f"N5: one address's tab past {most} is refused before it opens, a fresh cookie each")
+        request = urllib.request.Request(f"{url}/spring", headers={"Accept": "text/html", **forwarded(address)})
         try:
             urllib.request.urlopen(request, timeout=30)
             status, body = 200, ""
@@ -86,7 +98,7 @@ async def probe_sessions(url: str, verdict: Callable, most: int = 8) -> None:
         verdict(status == 429 and "Too many open tabs" in body, "N5: a page past the cap says why (429)", status)
         await tabs[0].close()
         await asyncio.sleep(0.5)
-        again = StreamlitSession(url, timeout_s=60, cookie=f"{COOKIE}={cookie}")
+        again = session(browser_cookie(url, address=address)[0])
         try:
             await again.__aenter__()
             result = await again.open_page("spring")
@@ -96,6 +108,11 @@ async def probe_sessions(url: str, verdict: Callable, most: int = 8) -> None:
     finally:
         for tab in tabs:
             await tab.close()
+
+
+def tokens_minted_elsewhere(url: str, address: str) -> str | None:
+    """A fresh identity cookie for the probe's address, asked for from another address (its own is at its cap)."""
+    return browser_cookie(url, address="198.51.100.99")[0]
 
 
 async def probe_class_seats(url: str, data_dir: Path, verdict: Callable) -> None:
@@ -108,3 +125,26 @@ async def probe_class_seats(url: str, data_dir: Path, verdict: Callable) -> None
         said.append((joined, any("is full (3 of 3 seats taken)" in t for t in texts)))
     verdict([s[0] for s in said[:3]] == [code] * 3 and said[3] == (None, True),
             "N1: a class of 3 seats seats 3 browsers and tells the 4th it is full", said)
+
+
+async def probe_class_behind_one_address(url: str, data_dir: Path, verdict: Callable, learners: int = 10,
+                                         address: str = HOSTILE_ADDRESS) -> None:
+    """A class behind one school address: more learners than one visitor's tabs, each seated by the class link
+    its first page carries, all get a tab (each learner is a visitor of their own)."""
+    from lcsm_core.class_store import ClassStore
+    code, _ = ClassStore(data_dir / "runs.sqlite").create_class(seats=learners + 2)
+    tabs = []
+    try:
+        for _ in range(learners):
+            cookie, _ = browser_cookie(url, f"spring?class={code}", address=address)   # its first page: the link
+            tab = StreamlitSession(url, timeout_s=60, cookie=f"{COOKIE}={cookie}", headers=forwarded(address))
+            tabs.append(tab)
+            await tab.__aenter__()
+            await tab.open_page("spring", f"class={code}")
+        verdict(True, f"N5 inside a class: {learners} learners behind one address each hold a tab")
+    except Exception as why:                                # noqa: BLE001 - a refused tab is the finding
+        verdict(False, f"N5 inside a class: {learners} learners behind one address each hold a tab",
+                f"{len(tabs)} opened, then {type(why).__name__}: {why}")
+    finally:
+        for tab in tabs:
+            await tab.close()

@@ -77,8 +77,19 @@ def _header(scope: dict, wanted: bytes) -> str | None:
     return None
 
 
+FRESH = "lcsm.fresh_browser"          # the scope key of the identity a page's response is about to set
+
+
+def identity_of(scope: dict) -> str | None:
+    """The browser identity a request counts under: its valid cookie, else the fresh one its page's response sets
+    (so the middleware after this one can seat a learner whose first page this is), else None."""
+    cookie = cookie_of(scope)
+    return cookie if valid(cookie) else scope.get(FRESH)
+
+
 class BrowserIdentity:
-    """ASGI middleware: an HTML response to a request without a valid identity cookie sets a fresh one."""
+    """ASGI middleware: an HTML response to a request without a valid identity cookie sets a fresh one (minted
+    before the request goes on, for `identity_of`; set on HTML responses only)."""
 
     def __init__(self, app):
         self.app = app
@@ -87,15 +98,16 @@ class BrowserIdentity:
         if scope["type"] != "http" or valid(cookie_of(scope)):
             await self.app(scope, receive, send)
             return
+        try:
+            token = tokens.mint("browser")
+        except OSError:                                # no key can be kept: no identity, tabs keep their own
+            await self.app(scope, receive, send)
+            return
+        scope = {**scope, FRESH: token}
 
         async def send_with_identity(message):
             if message["type"] == "http.response.start" and _is_html(message):
-                try:
-                    token = tokens.mint("browser")
-                except OSError:                        # no key can be kept: no identity, tabs keep their own
-                    token = None
-                if token is not None:
-                    message = {**message, "headers": [*message.get("headers", []), set_cookie_header(scope, token)]}
+                message = {**message, "headers": [*message.get("headers", []), set_cookie_header(scope, token)]}
             await send(message)
         await self.app(scope, receive, send_with_identity)
 

@@ -1,10 +1,15 @@
 """Fair shares of the web process between visitors: a cap on the live sessions one visitor holds, and a pace for
 the page runs one visitor asks for.
 
-A visitor here is a browser (its identity cookie, app/kit/browser_identity.py), else the client address as the
-server sees it (behind the project's HAProxy, the forwarded one); the machine's own user (loopback) is the operator
-and is never held back. Without these, one client opening a dozen sessions that move with no pause took the CPU of
-a class: every other learner's move waited behind its page runs.
+A visitor here is a learner seated in a class (their browser's identity cookie, app/kit/browser_identity.py,
+whose learner holds a seat: lcsm_core/class_store.py), else the client address as the server sees it (behind the
+project's HAProxy, the forwarded one): a whole class may sit behind one school address, and each of its learners
+gets a share, while a client outside any class cannot multiply its share by minting cookies (they are free; a
+seat is not). A page asked for with a class link seats its browser before its tab opens (`take_seat`: the join
+the page would make, made here first), so a class behind one address is never counted as one visitor. The
+machine's own user (loopback) outside a class is the operator and is never held back. Without these, one client
+opening a dozen sessions that move with no pause took the CPU of a class: every other learner's move waited behind
+its page runs.
 
 - **Sessions** (`FairShare`, ASGI middleware in app/serve.py): each visitor holds at most `max_sessions()` open
   websockets (a tab is one) over the whole tier (app/kit/session_ledger.py: the count is kept in the store file
@@ -62,10 +67,10 @@ def runs_per_s(environ=os.environ) -> float:
     return rate / processes
 
 
-def visitor_of(cookie: str | None, address: str | None) -> str | None:
-    """Who a request or a script run counts under: its browser when the cookie is valid, else its address; None for
-    the operator (no address, loopback)."""
-    if browser_identity.valid(cookie):
+def visitor_of(cookie: str | None, address: str | None, is_seated: bool | None = None) -> str | None:
+    """Who a request or a script run counts under: its browser when the cookie is valid and its learner holds a seat
+    in a class (`is_seated`, else looked up), else its address; None for the operator (no address, loopback)."""
+    if browser_identity.valid(cookie) and (seated(cookie) if is_seated is None else is_seated):
         return "browser:" + hashlib.sha256(cookie.encode()).hexdigest()[:32]
     if not address or address == "local":
         return None
@@ -75,6 +80,85 @@ def visitor_of(cookie: str | None, address: str | None) -> str | None:
     except ValueError:
         pass
     return "address:" + address
+
+
+# --- seats: who counts as a learner of their own ----------------------------------------------------------------
+SEATED_FOR_S, UNSEATED_FOR_S = 60.0, 5.0     # how long an answer is kept (a freed seat counts a minute longer)
+_SEATS: dict[str, tuple[bool, float]] = {}  # browser cookie → (seated, until)
+
+
+def _learner_of(cookie: str) -> str:
+    from lcsm_core import tokens
+    return tokens.of_browser("learner", cookie)     # the learner token the browser's pages use (app/kit/owner.py)
+
+
+def known_seat(cookie: str, now: float | None = None) -> bool | None:
+    """The kept answer of `seated` for this browser, or None when there is none (or it is too old)."""
+    now = time.monotonic() if now is None else now
+    with _LOCK:
+        answer = _SEATS.get(cookie)
+    return answer[0] if answer is not None and answer[1] > now else None
+
+
+def _remember_seat(cookie: str, is_seated: bool) -> None:
+    with _LOCK:
+        if len(_SEATS) > 20_000:
+            _SEATS.clear()
+        _SEATS[cookie] = (is_seated, time.monotonic() + (SEATED_FOR_S if is_seated else UNSEATED_FOR_S))
+
+
+def seated(cookie: str) -> bool:
+    """Whether the browser's learner holds a seat in a class on this server (kept a few seconds; a store that
+    cannot be read: not seated, so the address counts)."""
+    if (answer := known_seat(cookie)) is not None:
+        return answer
+    from lcsm_core.progress_store import ProgressStore
+
+    from .progress import store_file
+    try:
+        answer = ProgressStore(store_file()).class_of(_learner_of(cookie)) is not None
+    except (sqlite3.Error, OSError):
+        answer = False
+    _remember_seat(cookie, answer)
+    return answer
+
+
+def take_seat(cookie: str, code: str, address: str | None) -> bool:
+    """Seat the browser's learner in class `code` as its page would (`ClassStore.join`: a free seat, joins from the
+    address within their daily count); False when it cannot (the page then says why)."""
+    from lcsm_core.class_store import CLASS_CODE, ClassStore
+
+    from .progress import store_file
+    code = code.strip().upper()
+    if not CLASS_CODE.fullmatch(code):
+        return False
+    try:
+        ClassStore(store_file()).join(_learner_of(cookie), code, address)
+    except (ValueError, sqlite3.Error, OSError):       # no such class, full, joined too often, a store fault
+        return False
+    _remember_seat(cookie, True)
+    return True
+
+
+async def visitor_of_request(scope: dict) -> str | None:
+    """`visitor_of` for a request: a page asked for with a class link (`?class=CODE`) first takes its seat; the
+    store is read off the event loop, and only for a browser whose answer is not kept."""
+    cookie, address = browser_identity.identity_of(scope), (scope.get("client") or (None,))[0]
+    if cookie is None:
+        return visitor_of(None, address, False)
+    code = _class_param(scope) if scope["type"] == "http" and _asks_for_a_page(scope) else None
+    if code and known_seat(cookie) is not True:
+        await asyncio.to_thread(take_seat, cookie, code, address)
+    is_seated = known_seat(cookie)
+    if is_seated is None:
+        is_seated = await asyncio.to_thread(seated, cookie)
+    return visitor_of(cookie, address, is_seated)
+
+
+def _class_param(scope: dict) -> str | None:
+    from urllib.parse import parse_qs
+    values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("class")
+    return values[0] if values else None
 
 
 def open_sessions(visitor: str) -> int:
@@ -102,7 +186,7 @@ class FairShare:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        visitor = visitor_of(browser_identity.cookie_of(scope), (scope.get("client") or (None,))[0])
+        visitor = await visitor_of_request(scope)
         most = self.most or max_sessions()
         if visitor is None:
             await self.app(scope, receive, send)

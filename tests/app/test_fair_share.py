@@ -10,6 +10,7 @@ import pytest
 from app.kit import fair_share
 from app.kit.browser_identity import COOKIE
 from app.kit.fair_share import BURST, FairShare, take_token, visitor_of
+from app.kit.progress import store_file
 from lcsm_core import tokens
 
 VISITOR = "203.0.113.9"
@@ -20,13 +21,27 @@ def fresh_counts(tmp_path, monkeypatch):
     monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
     monkeypatch.setattr(fair_share, "_COUNTS", {})
     monkeypatch.setattr(fair_share, "_BUCKETS", {})
+    monkeypatch.setattr(fair_share, "_SEATS", {})
 
 
-def test_a_visitor_is_its_browser_else_its_address_and_loopback_is_the_operator():
-    browser = tokens.mint("browser")
-    assert visitor_of(browser, VISITOR).startswith("browser:") and browser not in visitor_of(browser, VISITOR)
+def seat(browser: str, seats: int = 40) -> str:
+    """A class made by the operator, and the browser's learner seated in it; the class code."""
+    from lcsm_core.class_store import ClassStore
+    store = ClassStore(store_file())
+    code, _ = store.create_class(seats=seats)
+    store.join(tokens.of_browser("learner", browser), code)
+    return code
+
+
+def test_a_visitor_is_a_seated_learner_else_its_address_and_loopback_is_the_operator():
+    browser, seated_browser = tokens.mint("browser"), tokens.mint("browser")
+    seat(seated_browser)
+    assert visitor_of(browser, VISITOR) == f"address:{VISITOR}"       # a cookie is free to mint: the address counts
+    assert visitor_of(seated_browser, VISITOR).startswith("browser:") and seated_browser not in visitor_of(
+        seated_browser, VISITOR)                                      # a seat is not free: its learner counts alone
     assert visitor_of("0" * 64, VISITOR) == f"address:{VISITOR}"                 # a forged cookie: the address
     assert visitor_of(None, "127.0.0.1") is None and visitor_of(None, "::1") is None and visitor_of(None, None) is None
+    assert visitor_of(browser, "127.0.0.1") is None                              # the operator's own browser
 
 
 def test_the_bucket_gives_a_burst_then_runs_at_its_rate():
@@ -38,15 +53,17 @@ def test_the_bucket_gives_a_burst_then_runs_at_its_rate():
     assert take_token("other", now, rate=4.0) == 0                                 # every visitor has their own
 
 
-def scope(kind: str, path: str, address: str = VISITOR, cookie: str | None = None, accept: str = "text/html"):
+def scope(kind: str, path: str, address: str = VISITOR, cookie: str | None = None, accept: str = "text/html",
+          query: str = ""):
     headers = [(b"host", b"testserver"), (b"accept", accept.encode())]
     if cookie:
         headers.append((b"cookie", f"{COOKIE}={cookie}".encode()))
-    return {"type": kind, "path": path, "query_string": b"", "headers": headers, "client": (address, 5000)}
+    return {"type": kind, "path": path, "query_string": query.encode(), "headers": headers, "client": (address, 5000)}
 
 
-async def open_streams(app, count: int, address: str = VISITOR):
-    """Open `count` websockets; each holds until `close` is set. Returns (what each got, the event, the tasks)."""
+async def open_streams(app, count: int, address: str = VISITOR, cookies=None):
+    """Open `count` websockets (the n-th with `cookies[n]`, if given); each holds until `close` is set. Returns
+    (what each got, the event, the tasks)."""
     close, answers, tasks = asyncio.Event(), [], []
 
     async def one(n):
@@ -61,7 +78,7 @@ async def open_streams(app, count: int, address: str = VISITOR):
 
         async def send(message):
             answers.append((n, message["type"], message.get("code")))
-        await app(scope("websocket", "/_stcore/stream", address), receive, send)
+        await app(scope("websocket", "/_stcore/stream", address, cookies[n] if cookies else None), receive, send)
     for n in range(count):
         tasks.append(asyncio.create_task(one(n)))
         await asyncio.sleep(0.01)
@@ -117,3 +134,51 @@ def test_the_tabs_are_counted_over_every_web_process_of_the_tier(tmp_path):
     first.drop(visitor)
     assert second.take(visitor, 3, now)                         # a closed tab frees its place in the tier
     assert first.held(visitor, now + STALE_S + 1) == 0          # a killed process's rows age out
+
+
+def page_asked(app, **kw) -> int:
+    """The status of a page asked for through `app`."""
+    answer = []
+
+    async def send(message):
+        answer.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+    asyncio.run(app(scope("http", "/spring", **kw), receive, send))
+    return answer[0]["status"]
+
+
+def test_fresh_cookies_do_not_multiply_a_clients_tabs_but_a_class_behind_one_address_gets_a_share_each():
+    async def run(app, cookies):
+        answers, close, tasks = await open_streams(app, len(cookies), cookies=cookies)
+        close.set()
+        await asyncio.gather(*tasks)
+        return sorted(n for n, kind, _ in answers if kind == "websocket.close")
+    app = FairShare(streamlit_like, most=2)
+    minted = [tokens.mint("browser") for _ in range(4)]
+    assert asyncio.run(run(app, minted)) == [2, 3]                  # four fresh cookies, one address: still 2 tabs
+    code = seat(tokens.mint("browser"))                              # the teacher's class, made by the operator
+    learners = [tokens.mint("browser") for _ in range(4)]
+    for cookie in learners:                                          # each opens the class link: seated at the door
+        assert page_asked(app, cookie=cookie, query=f"class={code}") == 200
+    assert asyncio.run(run(app, learners)) == []                     # four learners behind one address: a tab each
+    assert asyncio.run(run(app, [learners[0]] * 3)) == [2]           # and each learner holds at most 2
+
+
+def test_a_first_page_with_a_class_link_seats_the_fresh_browser_before_its_tab_opens():
+    from app.kit.browser_identity import BrowserIdentity
+    code = seat(tokens.mint("browser"))
+    set_cookies = []
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            set_cookies.extend(v.decode() for k, v in message["headers"] if k == b"set-cookie")
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+    app = BrowserIdentity(FairShare(streamlit_like, most=2))
+    asyncio.run(app(scope("http", "/spring", query=f"class={code}"), receive, send))
+    fresh = set_cookies[0].split(";")[0].split("=", 1)[1]
+    fair_share._SEATS.clear()                                        # read from the store, not the kept answer
+    assert fair_share.seated(fresh) and visitor_of(fresh, VISITOR).startswith("browser:")
