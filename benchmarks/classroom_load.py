@@ -127,11 +127,13 @@ async def think(tab: StreamlitSession, seconds: float, tally: Tally, page: str) 
 
 
 HOSTILE_PAGES = ("rings", "spring", "discretize", "propagation")
+HOSTILE_GRID = "ablation=parameterization&lengths=32&lrs=0.01&d_model=32&steps=300&seeds=1"   # ~minutes of CPU
 
 
 async def hostile(n: int, url: str, address: str, until: float, tally: Tally) -> None:
     """One session of a hostile client at `address` (through the tier's harness frontend): opens a page with a new
-    seed each time, moves its settings with no pause, and now and then presses ▶ Play on Train live."""
+    seed each time, moves its settings with no pause, and now and then presses ▶ Play on Train live or reruns a
+    paper-lab grid."""
     rng = random.Random(1000 + n)
     opened = 0
     while time.monotonic() < until:
@@ -142,6 +144,11 @@ async def hostile(n: int, url: str, address: str, until: float, tally: Tally) ->
                     if opened % 10 == 0:
                         tally.add("train page", "train_live", await tab.open_page("train_live"))
                         tally.add("play", "train_live", await tab.click(tab.widget("play").id))
+                        continue
+                    if opened % 10 == 5:                 # a grid of its own: the paper lab runs one at a time
+                        tally.add("lab page", "paper_lab", await tab.open_page("paper_lab", HOSTILE_GRID))
+                        if (button := tab.widget("paper_lab.rerun")) is not None:
+                            tally.add("grid", "paper_lab", await tab.click(button.id))
                         continue
                     page = rng.choice(HOSTILE_PAGES)
                     query = f"seed={opened % 10}" if page == "rings" else ""

@@ -4,8 +4,9 @@
                                        [--no-write]
 
 Runs benchmarks/classroom_load.py on the two-process tier (HAProxy, scripts/web_tier.py) alternately without and
-with `--hostile-sessions` sessions of one hostile client (moving with no pause, new seeds, ▶ Play now and then)
-from an address of its own: the tier's harness frontend (LCSM_HARNESS_PORT) tells the web processes the address
+with `--hostile-sessions` sessions of one hostile client (moving with no pause, new seeds, ▶ Play and a
+paper-lab grid now and then) from an address of its own: the tier's harness frontend (LCSM_HARNESS_PORT) tells
+the web processes the address
 the client names, since loopback is the operator and never held back. The learners think 5–10 s and one of them
 trains. Prints, per round, the learners' slider and page-open p95 and the trainings stored, then the ratio of the
 medians: the targets are slider p95 with the hostile client ≤ 1.5× without it and ≤ 1 s, and the class's training

@@ -249,13 +249,15 @@ def main() -> int:
     parser.add_argument("--url", help="probe this server instead of starting one")
     parser.add_argument("--data-dir", type=Path, help="the server's LCSM_DATA_DIR (enables the store probes)")
     parser.add_argument("--full-disk-dir", type=Path, help="an empty small file system for the full-disk probe")
+    parser.add_argument("--slice-s", type=float, default=20.0,
+                        help="LCSM_SLICE_S of the server this script starts (the N7 probe waits ~5 turns)")
     args = parser.parse_args()
     server = None
     data_dir = args.data_dir
     if args.url is None:
         data_dir = Path(tempfile.mkdtemp(prefix="lcsm-hostile-"))
         server = AppServer(data_dir, data_dir / "server.log",          # the tab probes claim an address of their own
-                           env={"FORWARDED_ALLOW_IPS": "127.0.0.1"}).start()
+                           env={"FORWARDED_ALLOW_IPS": "127.0.0.1", "LCSM_SLICE_S": f"{args.slice_s:g}"}).start()
     url = args.url or server.url
     try:
         probe_framing(url)
@@ -265,6 +267,7 @@ def main() -> int:
         if data_dir is not None:
             asyncio.run(hostile_shares.probe_class_seats(url, data_dir, verdict))
             asyncio.run(hostile_shares.probe_class_behind_one_address(url, data_dir, verdict))
+            asyncio.run(hostile_shares.probe_turns(url, data_dir, verdict, args.slice_s))
             asyncio.run(probe_grids(url, data_dir, server.pid if server is not None else None))
             asyncio.run(probe_store_faults(url, data_dir))
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -148,3 +149,41 @@ async def probe_class_behind_one_address(url: str, data_dir: Path, verdict: Call
     finally:
         for tab in tabs:
             await tab.close()
+
+
+async def probe_turns(url: str, data_dir: Path, verdict: Callable, slice_s: float) -> None:
+    """N7: one visitor's run costed at the cap (d = 128, 5,000 steps) holds the only training slot, then 4 class
+    learners press ▶ Play: each must make a step within its turn (the slot is time-sliced while others wait), where
+    before none did while the big run lasted. The server's trainer trains them (Train live opened first starts it)."""
+    from lcsm_core.class_store import ClassStore
+    from lcsm_core.tokens import mint
+    from lcsm_core.training import RunStore, TrainerClient, run_config
+    from lcsm_core.training.admission import class_visitor_key
+    async with StreamlitSession(url, timeout_s=120) as tab:
+        await tab.open_page("train_live")                      # the page's trainer is up
+    db = data_dir / "runs.sqlite"
+    client, store = TrainerClient(db, start_service=False), RunStore(db)
+    code, _ = ClassStore(db).create_class(seats=8)
+    owners = [mint("owner") for _ in range(5)]
+    big = client.submit(run_config(d_model=128, layers=4, max_steps=5000, max_seconds=600.0, target_acc=1.0,
+                                   device="cpu"), owners[0], visitor="203.0.113.51")
+    start = time.monotonic()
+    while store.get_run(big).steps == 0 and time.monotonic() - start < 120:
+        await asyncio.sleep(0.5)
+    learners = [client.submit(run_config(max_steps=1000, target_acc=1.0, seed=n, device="cpu"),
+                              owners[1 + n], visitor=class_visitor_key("198.51.100.7", code, mint("learner")))
+                for n in range(4)]
+    asked, first_step, window = time.monotonic(), {}, 5 * slice_s + 60
+    while len(first_step) < len(learners) and time.monotonic() - asked < window:
+        for run in learners:
+            if run not in first_step and store.get_run(run).steps > 0:
+                first_step[run] = time.monotonic() - asked
+        await asyncio.sleep(0.5)
+    for run, owner in zip([big, *learners], owners):
+        client.stop(run, owner, "the probe is over")
+    stepped = sorted(first_step.values())
+    verdict(len(stepped) == len(learners) and store.get_run(big).steps > 0,
+            f"N7: a run costed at the cap holds the only slot; 4 class trainings each make a step within "
+            f"{window:.0f} s (turns of {slice_s:g} s): first steps after {', '.join(f'{s:.0f}' for s in stepped)} s",
+            f"{len(stepped)} of {len(learners)} stepped")
+    return stepped

@@ -307,13 +307,17 @@ def take_token(visitor: str, now: float | None = None, rate: float | None = None
         return (1.0 - tokens) / rate
 
 
+def current_visitor() -> str | None:
+    """The visitor this script run counts under (`visitor_of` its browser's cookie and its address)."""
+    from .visitor import client_address
+    return visitor_of(browser_identity.browser_token(), client_address())
+
+
 def pace() -> None:
     """Before a page run: wait (no CPU) until the visitor's bucket has a run for it, at most `MAX_WAIT_S`; a newer
     move of this tab stops the waiting run at its next element, so the latest value wins."""
     import streamlit as st
-
-    from .visitor import client_address
-    visitor = visitor_of(browser_identity.browser_token(), client_address())
+    visitor = current_visitor()
     if visitor is None:
         return
     deadline = time.monotonic() + MAX_WAIT_S

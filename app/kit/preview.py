@@ -53,6 +53,7 @@ from . import family as families
 from .cache import STORES, cached
 from .chart_element import ChartSpec
 from .classroom import presenter_figure
+from .fair_share import current_visitor
 from .family import Family
 from .lesson import Lesson
 from .preview_pool import WARM, PreviewPool, worker_count
@@ -175,7 +176,7 @@ def family_first(lesson: Lesson, frozen: tuple) -> None:
     if queue is None or wait_s == 0:
         return
     key = family_key(lesson, frozen)
-    if key in FAMILIES or queue.request(key) is None:
+    if key in FAMILIES or queue.request(key, visitor=current_visitor()) is None:
         return
     _RUN.deadline = (key, time.monotonic() + wait_s)
     queue.wait(key, wait_s)
@@ -189,7 +190,7 @@ def waited_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview 
     if queue is None or wait_s == 0:
         return None
     key = family_key(lesson, frozen)
-    if queue.request(key) is None:
+    if queue.request(key, visitor=current_visitor()) is None:
         return None
     waited = getattr(_RUN, "deadline", None)
     if waited is not None and waited[0] == key:
@@ -210,7 +211,7 @@ def await_family(lesson: Lesson, frozen: tuple) -> None:
     """The instrument drawn without its family: ask the pool for it and poll for it (a fragment that reruns the page
     once it is cached), or say that the server sheds previews now."""
     key = family_key(lesson, frozen)
-    if pool().request(key) is None:
+    if pool().request(key, visitor=current_visitor()) is None:
         st.caption(PAUSED)
         return
     poll_family(key)

@@ -7,10 +7,13 @@ process's own work always comes first) and returns at once; `app.kit.preview` pu
 byte-bounded cache, where every session of the process finds it.
 
 - Deduplicated: a family queued or running is not queued again (thirty learners on the same defaults: one job).
-- Ordered: a learner's request goes before the warm-up jobs (defaults and presets, `warm`), the newest first
-  (a learner who moved on wants the family of where they are now).
-- Shed: with more than `MAX_QUEUED` requests waiting, or the machine's load above `max_load()`, a new family is
-  refused (`request` returns None) and the page says the preview is paused; previews come back when quiet.
+- Fair: each visitor (app/kit/fair_share.py: a seated learner, else an address) has a line of their own, and the
+  worker serves the lines in turn, the newest request of each first (a learner who moved on wants the family of
+  where they are now); a visitor keeps at most `PER_VISITOR` families waiting, a newer one replacing their oldest
+  (coalesced, never a burst ahead of everyone). So one client's burst waits behind one family of each learner,
+  not thirty learners behind it. Warm-up jobs (defaults and presets, `warm`) wait for every line.
+- Shed: with `MAX_QUEUED` requests waiting, or the machine's load above `max_load()`, a new family is refused
+  (`request` returns None) and the page says the preview is paused; previews come back when quiet.
 - Never outlives the server: each worker watches its parent and exits when it is gone (kill -9 included).
 
 A worker keeps a quarter of the web process's cache budget (`LCSM_CACHE_MB`; at least 16 MiB, or
@@ -23,18 +26,18 @@ new families are shed (default: 2 × the core count).
 """
 from __future__ import annotations
 
-import heapq
-import itertools
 import os
 import pickle
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
 MAX_QUEUED = 6            # learners' families waiting beyond this: shed new ones
+PER_VISITOR = 2           # families one visitor may have waiting; a newer one replaces their oldest
 REQUEST, WARM = 0, 1      # priorities: a learner's family before a warm-up one
 
 
@@ -143,10 +146,11 @@ class PreviewPool:
         self.workers, self.on_done = workers, on_done
         self._lock = threading.Lock()
         self._finished_one = threading.Condition(self._lock)   # a family left the queue (stored, or failed)
-        self._waiting: list = []                           # heap of (priority, -order, key)
+        self._lines: dict[object, list] = {}               # visitor → their waiting families, oldest first
+        self._turns: deque = deque()                       # visitors with a family waiting, next served first
+        self._warm: list = []                              # warm-up families, oldest first
         self._queued: set = set()                          # keys waiting or running
         self._running = 0
-        self._order = itertools.count()
         self._executor: ProcessPoolExecutor | None = None
 
     def pending(self, key: tuple) -> bool:
@@ -161,28 +165,55 @@ class PreviewPool:
 
     def backlog(self) -> int:
         with self._lock:
-            return sum(1 for priority, _, _ in self._waiting if priority == REQUEST)
+            return sum(len(line) for line in self._lines.values())
 
-    def request(self, key: tuple, priority: int = REQUEST) -> bool | None:
-        """Queue the family `key` = (page, held settings); True when queued or already on its way, None when
-        shed (the server is busy: no new family now)."""
-        with self._lock:
+    def request(self, key: tuple, priority: int = REQUEST, visitor: object = None) -> bool | None:
+        """Queue the family `key` = (page, held settings) in `visitor`'s line; True when queued or already on its
+        way, None when shed (the server is busy: no new family now)."""
+        with self._finished_one:
             if key in self._queued:
                 return True
-            waiting = sum(1 for p, _, _ in self._waiting if p == REQUEST)
-            if priority == REQUEST and (waiting >= MAX_QUEUED or machine_busy()):
-                return None
+            if priority == WARM:
+                self._warm.append(key)
+            else:
+                line = self._lines.get(visitor, [])
+                replaced = line.pop(0) if len(line) >= PER_VISITOR else None   # coalesced: the latest wins
+                waiting = sum(len(other) for other in self._lines.values()) - (replaced is not None)
+                if replaced is None and (waiting >= MAX_QUEUED or machine_busy()):
+                    return None
+                if replaced is not None:
+                    self._queued.discard(replaced)
+                    self._finished_one.notify_all()        # whoever waited for it draws the plain page
+                line.append(key)
+                if visitor not in self._lines:
+                    self._lines[visitor] = line
+                    self._turns.append(visitor)
             self._queued.add(key)
-            heapq.heappush(self._waiting, (priority, -next(self._order), key))
         self._dispatch()
         return True
+
+    def _next(self) -> tuple | None:
+        """The family to start next (the caller holds the lock): the newest of the next visitor's line, in turn;
+        else the newest warm-up family."""
+        if self._turns:
+            visitor = self._turns.popleft()
+            line = self._lines[visitor]
+            key = line.pop()
+            if line:
+                self._turns.append(visitor)
+            else:
+                del self._lines[visitor]
+            return key
+        return self._warm.pop() if self._warm else None
 
     def _dispatch(self) -> None:
         while True:
             with self._lock:
-                if self._running >= self.workers or not self._waiting:
+                if self._running >= self.workers:
                     return
-                _, _, key = heapq.heappop(self._waiting)
+                key = self._next()
+                if key is None:
+                    return
                 self._running += 1
             try:
                 future = self._pool().submit(compute_family, *key)

@@ -120,3 +120,27 @@ def test_a_waiter_wakes_when_its_family_is_stored_not_after_its_timeout(monkeypa
     assert pool.wait(key, 180) and stored == [key]          # on_done ran before the waiter was woken
     assert not pool.pending(key)
     assert pool.wait(key, 0)                                # nothing queued: true with no time to wait at all
+
+
+def test_one_visitors_burst_waits_behind_one_family_of_each_learner(monkeypatch):
+    """The lines are served in turn, the newest of each first; a visitor keeps `PER_VISITOR` families waiting, a newer
+    one replacing their oldest (whoever waited for it wakes); warm-up families come last."""
+    from app.kit.preview_pool import MAX_QUEUED, PER_VISITOR, WARM
+    monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
+    pool = PreviewPool(1, lambda key, members, *results: None)
+    pool._running = 1                                              # the worker is busy: everything waits
+    burst = [("spring", (("k", float(k)),)) for k in range(10)]
+    assert pool.request(("spring", (("warm", 1.0),)), priority=WARM)
+    assert all(pool.request(key, visitor="address:hostile") for key in burst)   # coalesced, never refused
+    assert pool.backlog() == PER_VISITOR and not pool.pending(burst[0]) and pool.pending(burst[-1])
+    assert pool.wait(burst[0], timeout=0)                          # a replaced family's waiter is not kept waiting
+    learners = [("rings", (("r", float(n)),)) for n in range(3)]
+    for n, key in enumerate(learners):
+        assert pool.request(key, visitor=f"browser:{n}")
+    with pool._lock:
+        order = [pool._next() for _ in range(PER_VISITOR + len(learners) + 1)]
+    assert order == [burst[-1], *learners, burst[-2], ("spring", (("warm", 1.0),))]
+    crowd = PreviewPool(1, lambda key, members, *results: None)
+    crowd._running = 1
+    answers = [crowd.request(("spring", (("n", float(n)),)), visitor=f"browser:{n}") for n in range(MAX_QUEUED + 1)]
+    assert answers == [True] * MAX_QUEUED + [None]                 # past the queue's length: shed, the page says so
