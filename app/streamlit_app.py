@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from a
 
 from app.class_view import render_class_view  # noqa: E402
 from app.home import render_home  # noqa: E402
-from app.kit.fair_share import pace  # noqa: E402
+from app.kit.fair_share import pace, page_turn  # noqa: E402
 from app.kit.layout import layout_style  # noqa: E402
 from app.kit.preview import warm_once  # noqa: E402
 from app.kit.reconnect import rerun_on_reconnect  # noqa: E402
@@ -35,16 +35,21 @@ def home_page(lessons: dict[st.Page, object]) -> st.Page:
     return st.Page(home, title="Home", icon="🏠", url_path="home", default=True)
 
 
+def navigation() -> st.navigation:
+    lessons = {lesson_page(lesson): lesson for lesson in all_lessons()}
+    warm_once(lessons.values())                                 # the defaults' and presets' previews, at low priority
+    sections: dict[str, list] = {"": [home_page(lessons)]}      # "": Home first in the bar, outside the menus
+    for page, lesson in lessons.items():
+        sections.setdefault(lesson.section, []).append(page)
+    sections["Teach"] = [st.Page(render_class_view, title="Class view", icon="👥", url_path="class_view")]
+    # In the top bar, not the sidebar: eleven links there pushed a lesson's controls below the fold of a projector at
+    # 1280×720 (a phone, too narrow for the bar, gets them in its sidebar menu).
+    return st.navigation(sections, position="top")
+
+
 st.set_page_config(page_title="LCSM Explorer", page_icon="🌀", layout="wide")
 layout_style()
 pace()                   # a visitor's page runs at its share of the server (app/kit/fair_share.py)
-rerun_on_reconnect()     # first, while the page has few containers: a fragment call deep-copies their cursors
-lessons = {lesson_page(lesson): lesson for lesson in all_lessons()}
-warm_once(lessons.values())                                 # the defaults' and presets' previews, at low priority
-sections: dict[str, list] = {"": [home_page(lessons)]}      # "": Home first in the bar, outside the menus
-for page, lesson in lessons.items():
-    sections.setdefault(lesson.section, []).append(page)
-sections["Teach"] = [st.Page(render_class_view, title="Class view", icon="👥", url_path="class_view")]
-# In the top bar, not the sidebar: eleven links there pushed a lesson's controls below the fold of a projector at
-# 1280×720 (a phone, too narrow for the bar, gets them in its sidebar menu).
-st.navigation(sections, position="top").run()
+with page_turn():        # and, when the server is busy, in the visitor's turn
+    rerun_on_reconnect()     # first, while the page has few containers: a fragment call deep-copies their cursors
+    navigation().run()

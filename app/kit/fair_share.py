@@ -21,17 +21,24 @@ its page runs.
   move of the same tab meanwhile replaces it (Streamlit stops the waiting run at its next element), so moves are
   coalesced, the latest value winning, never dropped. A tab that waited says so in a caption.
 
-LCSM_MAX_SESSIONS (default 8) and LCSM_RUNS_PER_S (default 4) set the two shares.
+- **Turns** (`page_turn`, around the router's page run): at most `page_seats()` visitors' page runs at once in a
+  process; a run past them waits its visitor's turn — the visitors waiting are let in one run each, in turn — so
+  one client's burst waits behind one run of each learner, not thirty learners behind it. The operator (loopback)
+  takes no seat and never waits.
+
+LCSM_MAX_SESSIONS (default 8), LCSM_RUNS_PER_S (default 4) and LCSM_PAGE_SEATS (default 4) set the shares.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import ipaddress
 import os
 import sqlite3
 import threading
 import time
+from collections import deque
 
 from . import browser_identity, session_ledger
 
@@ -327,3 +334,76 @@ def pace() -> None:
     if st.session_state.pop(PACED_KEY, False):
         st.caption("⏳ This browser asks for pages faster than the server shares out "
                    f"({runs_per_s():g} a second): the latest of your changes is shown.")
+
+
+# --- turns --------------------------------------------------------------------------------------------------------
+PAGE_SEATS = 4                # page runs at once: a run mostly holds the GIL, so more at once only share it thinner
+
+
+def page_seats(environ=os.environ) -> int:
+    try:
+        return max(1, int(environ.get("LCSM_PAGE_SEATS", PAGE_SEATS)))
+    except ValueError:
+        return PAGE_SEATS
+
+
+class Turns:
+    """At most `seats` runs at once; the runs past them wait in a line per visitor, and the lines are let in one run
+    each, in turn. A run that waited `MAX_WAIT_S` goes in anyway (late, never dropped)."""
+
+    def __init__(self, seats: int):
+        self.seats, self.running = seats, 0
+        self._cond = threading.Condition()
+        self._lines: dict[str, deque] = {}          # visitor → their waiting runs' tickets, first come first
+        self._turns: deque = deque()                # visitors with a run waiting, the next to go in first
+
+    def _first(self) -> object | None:
+        return self._lines[self._turns[0]][0] if self._turns else None
+
+    def _take(self, visitor: str, ticket: object) -> None:
+        line = self._lines[visitor]
+        line.remove(ticket)
+        if visitor in self._turns:
+            self._turns.remove(visitor)
+            if line:
+                self._turns.append(visitor)         # their next run waits for every other visitor's
+        if not line:
+            del self._lines[visitor]
+
+    def enter(self, visitor: str, timeout: float = MAX_WAIT_S) -> bool:
+        """Take a seat, waiting the visitor's turn (no CPU); False when it went in late, past `timeout`."""
+        with self._cond:
+            if self.running < self.seats and not self._turns:
+                self.running += 1
+                return True
+            ticket = object()
+            self._lines.setdefault(visitor, deque()).append(ticket)
+            if visitor not in self._turns:
+                self._turns.append(visitor)
+            in_turn = self._cond.wait_for(lambda: self.running < self.seats and self._first() is ticket, timeout)
+            self._take(visitor, ticket)
+            self.running += 1
+            self._cond.notify_all()
+            return in_turn
+
+    def leave(self) -> None:
+        with self._cond:
+            self.running -= 1
+            self._cond.notify_all()
+
+
+_TURNS = Turns(page_seats())
+
+
+@contextlib.contextmanager
+def page_turn():
+    """The page run inside, in its visitor's turn (`Turns`); the operator's runs go straight in."""
+    visitor = current_visitor()
+    if visitor is None:
+        yield
+        return
+    _TURNS.enter(visitor)
+    try:
+        yield
+    finally:
+        _TURNS.leave()

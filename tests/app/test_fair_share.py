@@ -182,3 +182,31 @@ def test_a_first_page_with_a_class_link_seats_the_fresh_browser_before_its_tab_o
     fresh = set_cookies[0].split(";")[0].split("=", 1)[1]
     fair_share._SEATS.clear()                                        # read from the store, not the kept answer
     assert fair_share.seated(fresh) and visitor_of(fresh, VISITOR).startswith("browser:")
+
+
+def test_runs_past_the_seats_go_in_one_visitor_at_a_time_in_turn():
+    import threading
+    import time
+
+    from app.kit.fair_share import Turns
+    turns, order = Turns(seats=1), []
+    assert turns.enter("address:hostile")                          # a seat free: straight in
+
+    def run(visitor):
+        turns.enter(visitor, timeout=10)
+        order.append(visitor)
+        turns.leave()
+    waiting = []
+    for visitor in ["address:hostile"] * 4 + ["browser:a", "browser:b"]:   # a burst, then two learners
+        waiting.append(threading.Thread(target=run, args=(visitor,)))
+        waiting[-1].start()
+        time.sleep(0.05)
+    turns.leave()
+    for thread in waiting:
+        thread.join(10)
+    assert order == ["address:hostile", "browser:a", "browser:b", "address:hostile", "address:hostile",
+                     "address:hostile"]
+    assert turns.running == 0
+    late = Turns(seats=1)
+    late.enter("x")
+    assert late.enter("y", timeout=0.05) is False and late.running == 2           # late, never dropped
