@@ -44,6 +44,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -83,13 +84,31 @@ class Tally:
         return run
 
 
-async def learner(n: int, url: str, pages: tuple[str, ...], until: float, tally: Tally, think_s) -> None:
+def class_cookie(url: str, address: str, code: str) -> str | None:
+    """The identity cookie a learner's browser gets from its first page, the class link, asked from `address`
+    (through the harness frontend): the page seats it in class `code` at the door (app/kit/fair_share.py)."""
+    request = urllib.request.Request(f"{url}/spring?class={code}",
+                                     headers={"Accept": "text/html", "X-Harness-Client": address})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        for name, value in response.headers.items():
+            if name.lower() == "set-cookie" and value.startswith("lcsm_browser="):
+                return value.split(";", 1)[0]
+    return None
+
+
+async def learner(n: int, url: str, pages: tuple[str, ...], until: float, tally: Tally, think_s,
+                  school: tuple[str, str, str] | None = None) -> None:
     """Open a random page, move its sliders 2–5 times, again, until `until`; after a rerun that timed out or
-    a dropped socket, a new connection (a reload)."""
+    a dropped socket, a new connection (a reload). `school`: (harness url, address, class code): the learner sits
+    behind the school's one address, seated in the class by the link of its first page; else loopback."""
     rng = random.Random(n)
+    cookie, headers = None, None
+    if school is not None:
+        url, address, code = school
+        cookie, headers = await asyncio.to_thread(class_cookie, url, address, code), {"X-Harness-Client": address}
     while time.monotonic() < until:
         try:
-            async with StreamlitSession(url) as tab:
+            async with StreamlitSession(url, cookie=cookie, headers=headers) as tab:
                 while time.monotonic() < until:
                     page = rng.choice(pages)
                     if tally.add("page", page, await tab.open_page(page)).status != "ok":
@@ -265,7 +284,12 @@ async def load(args, url: str, tree: ProcessTree, db: Path) -> dict:
     query = train_live_query(args.train_steps, 600)
     at_start = await asyncio.to_thread(tree.read)
     sampler = asyncio.create_task(sample_usage(tree, hard_stop, usage))
-    learners = [asyncio.create_task(learner(n, url, tuple(args.pages), until, tally, args.think_s))
+    school = None
+    if args.school_address:
+        from lcsm_core.class_store import ClassStore
+        code, _ = ClassStore(db).create_class(seats=max(40, args.sessions))
+        school = (args.harness_url, args.school_address, code)
+    learners = [asyncio.create_task(learner(n, url, tuple(args.pages), until, tally, args.think_s, school))
                 for n in range(args.sessions)]
     rogue = Tally()
     hostiles = [asyncio.create_task(hostile(n, args.harness_url, args.hostile_address, until, rogue))
@@ -504,15 +528,19 @@ def main() -> None:
                         help="sessions of one hostile client moving with no pause, from an address of its own "
                              "(needs --web-processes > 1: the tier's harness frontend names it)")
     parser.add_argument("--hostile-address", default="198.51.100.66", help="the hostile client's address")
+    parser.add_argument("--school-address", default="",
+                        help="the learners sit behind this one address, each seated in a class by its link "
+                             "(needs --web-processes > 1: the tier's harness frontend names it); default loopback")
     parser.add_argument("--label", default="", help="appended to the results heading (one section per label)")
     parser.add_argument("--conditions", default="", help="what else ran on the machine (for the results file)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the results file alone")
     args = parser.parse_args()
     data = Path(tempfile.mkdtemp(prefix="lcsm-classroom-"))
     env = {MAX_CONCURRENT_ENV: str(args.max_concurrent)} if args.max_concurrent else {}
-    if args.hostile_sessions:
+    if args.hostile_sessions or args.school_address:
         if args.web_processes < 2:
-            parser.error("--hostile-sessions needs --web-processes > 1 (the harness frontend is HAProxy's)")
+            parser.error("--hostile-sessions and --school-address need --web-processes > 1 (the harness frontend is "
+                         "HAProxy's)")
         import socket
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -524,7 +552,7 @@ def main() -> None:
                          "which this checkout does not have yet")
         tier = dict(web_processes=args.web_processes)
     server = AppServer(data, data / "server.log", env=env, **tier).start()
-    args.harness_url = f"http://127.0.0.1:{env['LCSM_HARNESS_PORT']}" if args.hostile_sessions else None
+    args.harness_url = f"http://127.0.0.1:{env['LCSM_HARNESS_PORT']}" if "LCSM_HARNESS_PORT" in env else None
     try:
         result = asyncio.run(load(args, server.url, ProcessTree(server.pid), data / "runs.sqlite"))
     finally:
