@@ -1,0 +1,146 @@
+"""axe-core over every page, at a laptop's and a phone's viewport, with every fold open: the accessibility table.
+
+    python3 benchmarks/accessibility.py [--url URL] [--pages home spring ...] [--label TEXT] [--no-write]
+
+Starts the app as the README does (app/serve.py, its own data directory) unless given `--url`, opens Home, Class
+view and every lesson in Debian's chromium at 1280×720 and 390×844, opens every fold (notes, exercises, "Show the
+data"), waits for the page to settle and runs axe-core (the `axe-playwright-python` package: axe 4.12) with every
+rule it runs by default (WCAG 2.0/2.1/2.2 A and AA, and its best practices: headings, landmarks), none disabled and
+no element excluded. Prints per page × viewport the violations
+by impact (critical / serious / moderate / minor) and the rules behind them, and the charts that carry an
+accessible name (axe does not read text drawn in a chart's SVG). Writes the table as a section of
+benchmarks/results/accessibility.md (one section per `--label`). tests/browser/test_accessibility_browser.py runs
+the same audit as a gate.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "accessibility.md"
+VIEWPORTS = {"1280×720": (1280, 720), "390×844": (390, 844)}
+IMPACTS = ("critical", "serious", "moderate", "minor")
+SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
+                  return a ? a.getAttribute('data-test-script-state') : null }"""
+OPEN_FOLDS = "() => document.querySelectorAll('details:not([open])').forEach(d => d.open = true)"
+CHART_NAMES = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
+    const named = plot.closest('[aria-label], [aria-labelledby], figure');
+    const label = named && (named.getAttribute('aria-label') || (named.getAttribute('aria-labelledby') &&
+      document.getElementById(named.getAttribute('aria-labelledby'))?.textContent) ||
+      named.querySelector(':scope > figcaption')?.textContent);
+    return (label || '').trim(); })"""
+
+
+def page_names() -> list[str]:
+    from app.lessons import PAGES
+    return ["home", "class_view", *PAGES]
+
+
+def wait_idle(page, timeout_s: float = 90.0) -> None:
+    """Until the script finished and nothing is stale (three calm polls in a row)."""
+    deadline, calm = time.monotonic() + timeout_s, 0
+    while calm < 3:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{page.url} did not finish running")
+        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
+        calm = 0 if busy else calm + 1
+        time.sleep(0.15)
+
+
+def audit_page(browser, url: str, name: str, viewport: tuple[int, int]) -> dict:
+    """axe's violations on one page at one viewport (every fold open), and its charts' accessible names."""
+    from axe_playwright_python.sync_playwright import Axe
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/{'' if name == 'home' else name}")
+        page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+        wait_idle(page)
+        page.evaluate(OPEN_FOLDS)
+        wait_idle(page)
+        violations = Axe().run(page).response["violations"]        # every rule axe runs by default
+        names = page.evaluate(CHART_NAMES)
+    finally:
+        context.close()
+    return dict(page=name, viewport=viewport, violations=[
+        dict(id=v["id"], impact=v.get("impact") or "minor", nodes=len(v["nodes"]), help=v["help"],
+             targets=[", ".join(map(str, n["target"])) for n in v["nodes"][:3]]) for v in violations],
+        charts=len(names), named_charts=sum(1 for n in names if n))
+
+
+def audit(url: str, pages: list[str], viewports: dict = VIEWPORTS) -> list[dict]:
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            return [audit_page(browser, url, name, size) for name in pages for size in viewports.values()]
+        finally:
+            browser.close()
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| page | viewport | critical | serious | moderate | minor | charts named | rules (nodes) |",
+             "|---|---|---|---|---|---|---|---|"]
+    totals: Counter = Counter()
+    for row in rows:
+        by = Counter()
+        for v in row["violations"]:
+            by[v["impact"]] += 1
+        totals.update(by)
+        rules = ", ".join(f"{v['id']} ({v['impact']}, ×{v['nodes']})" for v in row["violations"]) or "—"
+        lines.append(f"| {row['page']} | {row['viewport'][0]}×{row['viewport'][1]} | "
+                     + " | ".join(str(by[i]) for i in IMPACTS)
+                     + f" | {row['named_charts']} of {row['charts']} | {rules} |")
+    lines.append("| **all** | | " + " | ".join(f"**{totals[i]}**" for i in IMPACTS) + " | "
+                 f"{sum(r['named_charts'] for r in rows)} of {sum(r['charts'] for r in rows)} | |")
+    return "\n".join(lines)
+
+
+def write_section(heading: str, text: str) -> None:
+    """Replace (or add) the section `## heading` of the results file."""
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Accessibility: axe-core per page\n"
+    parts = old.split("\n## ")
+    kept = [parts[0].rstrip("\n")] + [p.rstrip("\n") for p in parts[1:] if p.split("\n", 1)[0] != heading]
+    RESULTS.write_text("\n\n## ".join(kept + [f"{heading}\n\n{text}"]) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="audit this server instead of starting one")
+    parser.add_argument("--pages", nargs="*", help="page names (default: Home, Class view, every lesson)")
+    parser.add_argument("--label", default="", help="the results section's heading")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    server = None
+    if args.url is None:
+        data = Path(tempfile.mkdtemp(prefix="lcsm-axe-"))
+        server = AppServer(data, data / "server.log", env={"LCSM_PREVIEW_MAX_LOAD": "1e9"}).start()
+    try:
+        rows = audit(args.url or server.url, args.pages or page_names())
+    finally:
+        if server is not None:
+            server.stop()
+    import subprocess
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    text = (f"`python3 benchmarks/accessibility.py` · {time.strftime('%Y-%m-%d %H:%M')} UTC · at {commit} · axe-core "
+            "4.12, every default rule (WCAG 2.0/2.1/2.2 A and AA, best practices), none disabled, no element excluded, "
+            "every fold open\n\n"
+            + table(rows))
+    print(text)
+    if not args.no_write:
+        write_section(args.label or f"At {commit}", text)
+        print(f"(written to {RESULTS.relative_to(ROOT)})")
+
+
+if __name__ == "__main__":
+    main()
