@@ -421,9 +421,10 @@ class RunStore:
             return self._active_grid()
 
     def grid_admitted_at(self, grid_id: str) -> float | None:
-        """When the grid's first cell was admitted (time.time()), or None for no such grid."""
+        """When the grid's newest cells were admitted (time.time()), or None for no such grid: a grid run again
+        (its missing cells, one cell, or from the line) holds the lab from that admission, not from its first."""
         with self._lock:
-            row = self._db.execute("SELECT MIN(created_at) FROM runs WHERE grid=?", (grid_id,)).fetchone()
+            row = self._db.execute("SELECT MAX(created_at) FROM runs WHERE grid=?", (grid_id,)).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
     def grid_visitor(self, grid_id: str) -> str | None:
