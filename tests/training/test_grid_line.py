@@ -1,0 +1,170 @@
+"""The grid line: while a grid holds the paper lab, a page's visitor may queue theirs behind it (one grid per visitor,
+running or waiting; a few places), leave the line, and the trainer service starts the head when the lab is free, in
+one transaction with admit_grid's checks (a head refused then leaves the line with its reason, in words)."""
+import dataclasses
+import threading
+import time
+
+import pytest
+
+from lcsm_core.training import RunStore
+from lcsm_core.training.admission import AdmissionPolicy, AdmissionRefused, visitor_hash
+from lcsm_core.training.service import TrainerService
+from lcsm_core.training.store import GRID_JOB, LineAhead, LineRefused
+from tests.training.tiny import tiny_config
+
+ALICE, BOB, CAROL, DAVE, ERIN, FRANK = (f"203.0.113.{n}" for n in range(1, 7))
+ANY_COST = AdmissionPolicy(visitor_budget_s=1e12, server_budget_s=1e12, large_grid_s=1e12)
+
+
+def grid_cells(count: int = 2, cost_s: float = 10.0) -> list[tuple[dict, str, float]]:
+    return [(tiny_config().to_dict(), f"cell {n}", cost_s) for n in range(count)]
+
+
+def running(store: RunStore, grid: str = "running", visitor: str | None = ALICE) -> list[int]:
+    return store.admit_grid(grid, grid_cells(), f"grid:{grid}", visitor, ANY_COST, job=GRID_JOB)
+
+
+def queue(store: RunStore, grid: str, visitor: str | None, max_line: int = 4, **options) -> int:
+    return store.queue_grid(grid, grid_cells(), f"grid:{grid}", visitor, max_line, **options)
+
+
+def finish(store: RunStore, run_ids: list[int]) -> None:
+    for run_id in run_ids:
+        store.set_status(run_id, "completed")
+
+
+def test_a_visitor_queues_behind_the_running_grid_one_grid_each_and_a_few_places(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    running(store)
+    assert queue(store, "g-bob", BOB) == 1 and queue(store, "g-carol", CAROL) == 2
+    with pytest.raises(LineRefused, match="your grid running is still running: one grid per visitor"):
+        queue(store, "g-alice", ALICE)                                          # hers holds the lab
+    with pytest.raises(LineRefused, match="your grid g-bob is already number 1 in line: one grid per visitor"):
+        queue(store, "g-bob-2", BOB)
+    with pytest.raises(LineRefused, match="grid g-carol is already number 2 in line"):
+        queue(store, "g-carol", DAVE)                                           # the same grid, another visitor
+    with pytest.raises(LineRefused, match="grid running is the one running now"):
+        queue(store, "running", DAVE)
+    with pytest.raises(LineRefused, match="the operator's grids are not queued"):
+        queue(store, "cli", None)
+    assert queue(store, "g-dave", DAVE, max_line=3) == 3
+    with pytest.raises(LineRefused, match=r"the line for the paper lab is full \(3 grids wait\)"):
+        queue(store, "g-erin", ERIN, max_line=3)
+    assert [(e.grid, e.place) for e in store.grid_line()] == [("g-bob", 1), ("g-carol", 2), ("g-dave", 3)]
+
+    assert store.leave_grid_line(BOB) == "g-bob" and store.leave_grid_line(BOB) is None
+    assert store.grid_line_entry(BOB, since=0) is None                          # who left is told nothing
+    carol = store.grid_line_entry(CAROL, since=0)
+    assert (carol.grid, carol.state, carol.place) == ("g-carol", "waiting", 1)   # one place up
+    assert queue(store, "g-erin", ERIN, max_line=3) == 3                        # a place freed
+    with store._lock:
+        stored = store._db.execute("SELECT visitor, cells FROM grid_line").fetchall()
+    assert stored[0][0] == visitor_hash(BOB) and all(BOB not in str(row) for row in stored)   # no address kept
+
+
+def test_a_visitors_own_allowance_refuses_at_once_not_after_the_wait(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    running(store)
+    with pytest.raises(AdmissionRefused, match="this grid needs about"):
+        queue(store, "g-bob", BOB, admission=AdmissionPolicy(visitor_budget_s=5))
+    assert queue(store, "g-bob", BOB, admission=AdmissionPolicy(server_budget_s=25)) == 1   # the backlog: later
+
+
+def test_visitors_take_their_turn_but_the_operator_does_not_wait_in_line(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    finish(store, running(store))
+    queue(store, "g-bob", BOB)                     # the lab is free, the service has not started bob's grid yet
+    with pytest.raises(LineAhead, match="1 grid\\(s\\) already wait in line"):
+        store.admit_grid("g-carol", grid_cells(), "grid:g-carol", CAROL, ANY_COST, job=GRID_JOB)
+    assert store.admit_grid("cli", grid_cells(), "grid:cli", None, job=0)      # the CLI keeps its behaviour
+
+
+def test_the_head_starts_when_the_grid_ends_through_admit_grids_checks(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    alice = running(store)
+    queue(store, "g-bob", BOB)
+    queue(store, "g-carol", CAROL)
+    assert store.start_grid_line_head(ANY_COST) == []                          # the lab is taken
+    finish(store, alice)
+    [started] = store.start_grid_line_head(ANY_COST)
+    assert (started.grid, started.state) == ("g-bob", "started") and store.active_grid() == "g-bob"
+    rows = store.session_runs("grid:g-bob")
+    assert len(rows) == 2 and all(r.status == "queued" for r in rows)
+    with store._lock:
+        job, who, created = store._db.execute("SELECT job, visitor, created_at FROM runs WHERE grid='g-bob'").fetchone()
+    assert (job, who) == (GRID_JOB, visitor_hash(BOB)) and created == started.ended_at
+    assert store.grid_admitted_at("g-bob") == started.ended_at                  # the ceiling counts from the start
+    told = store.grid_line_entry(BOB, since=0)
+    assert (told.state, told.ended_at) == ("started", started.ended_at)
+    assert store.grid_line_entry(BOB, since=started.ended_at + 1) is None        # told for a while, not forever
+    assert store.start_grid_line_head(ANY_COST) == []                          # bob's grid holds the lab now
+    assert [e.grid for e in store.grid_line()] == ["g-carol"]
+
+
+def test_a_grid_stopped_at_the_ceiling_frees_the_lab_for_the_head(tmp_path):
+    service = TrainerService(tmp_path / "runs.sqlite", admission=dataclasses.replace(ANY_COST, grid_ceiling_s=60))
+    store = service.store
+    running(store)
+    queue(store, "g-bob", BOB)
+    with store._lock:
+        store._db.execute("UPDATE runs SET created_at=created_at-120 WHERE grid='running'")
+    service._end_grid_past_ceiling()
+    [started] = store.start_grid_line_head(service.admission)
+    assert started.grid == "g-bob" and store.active_grid() == "g-bob"
+
+
+def test_a_head_refused_at_its_turn_leaves_the_line_with_its_reason_and_the_next_starts(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    alice = running(store)
+    queue(store, "g-bob", BOB)
+    queue(store, "g-carol", CAROL)
+    store.submit_job(tiny_config().to_dict(), "run", "bob-tab", True, 1, 20, visitor=BOB, cost_s=100.0)
+    finish(store, alice)
+    tight = AdmissionPolicy(visitor_max_active=1, visitor_budget_s=1e12, server_budget_s=1e12)
+    refused, started = store.start_grid_line_head(tight)                      # bob's live run took his place
+    assert (refused.grid, refused.state, started.grid, started.state) == ("g-bob", "refused", "g-carol", "started")
+    told = store.grid_line_entry(BOB, since=0)
+    assert told.state == "refused" and "your address already has 1 run(s) or grid(s)" in told.reason
+    assert store.grid_line_entry(CAROL, since=0).state == "started"
+    assert store.session_runs("grid:g-bob") == []
+
+
+def test_processes_starting_the_head_together_start_it_once(tmp_path):
+    """The service and web processes (own connections) race for a head whose lab just came free."""
+    db = tmp_path / "runs.sqlite"
+    store = RunStore(db)
+    alice = running(store)
+    queue(store, "g-bob", BOB)
+    queue(store, "g-carol", CAROL)
+    finish(store, alice)
+    handles = [RunStore(db) for _ in range(4)]
+    barrier, decided = threading.Barrier(len(handles)), []
+
+    def start(handle):
+        barrier.wait()
+        decided.extend(handle.start_grid_line_head(ANY_COST))
+
+    threads = [threading.Thread(target=start, args=(h,)) for h in handles]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert [(e.grid, e.state) for e in decided] == [("g-bob", "started")]
+    assert len(store.session_runs("grid:g-bob")) == 2 and store.session_runs("grid:g-carol") == []
+
+
+def test_an_old_store_file_gains_the_line_and_ended_entries_are_pruned(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    store = RunStore(path)
+    with store._lock:
+        store._db.execute("DROP TABLE grid_line")                              # a file from before the line
+    store.close()
+    store = RunStore(path)
+    alice = running(store)
+    queue(store, "g-bob", BOB)
+    queue(store, "g-carol", CAROL)
+    store.leave_grid_line(CAROL)
+    finish(store, alice)
+    store.start_grid_line_head(ANY_COST)
+    assert store.prune_grid_line(time.time() + 1) == 2 and store.grid_line() == []
