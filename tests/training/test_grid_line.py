@@ -7,14 +7,16 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunStore
+from lcsm_core.training import RunStore, SizeLimits
 from lcsm_core.training.admission import AdmissionPolicy, AdmissionRefused, visitor_hash
 from lcsm_core.training.service import TrainerService
 from lcsm_core.training.store import GRID_JOB, LineAhead, LineRefused
+from tests.training.test_manager import wait_for
 from tests.training.tiny import tiny_config
 
 ALICE, BOB, CAROL, DAVE, ERIN, FRANK = (f"203.0.113.{n}" for n in range(1, 7))
 ANY_COST = AdmissionPolicy(visitor_budget_s=1e12, server_budget_s=1e12, large_grid_s=1e12)
+LONG = 1_000_000                                   # steps: a cell that trains until it is stopped
 
 
 def grid_cells(count: int = 2, cost_s: float = 10.0) -> list[tuple[dict, str, float]]:
@@ -168,3 +170,33 @@ def test_an_old_store_file_gains_the_line_and_ended_entries_are_pruned(tmp_path)
     finish(store, alice)
     store.start_grid_line_head(ANY_COST)
     assert store.prune_grid_line(time.time() + 1) == 2 and store.grid_line() == []
+
+
+# --- the trainer service -----------------------------------------------------------------------------------------
+def test_the_service_starts_the_queued_grid_when_the_running_one_reaches_the_ceiling(tmp_path):
+    """Alice's grid would train for ever; at the ceiling (1 s here) the service stops it and starts Bob's from the
+    line in the same poll, and Bob's cells train to the end; Carol, refused at her turn, is told why."""
+    policy = dataclasses.replace(ANY_COST, grid_ceiling_s=1.0, visitor_max_active=1)
+    service = TrainerService(tmp_path / "runs.sqlite", admission=policy, max_concurrent=1, grid_workers=1,
+                             workers="thread", limits=SizeLimits(max_steps=LONG))
+    store = service.store
+    forever = tiny_config(max_steps=LONG, max_seconds=120).to_dict()
+    alice = store.admit_grid("g-alice", [(forever, "cell 0", 10.0)], "grid:g-alice", ALICE, ANY_COST, job=GRID_JOB)
+    short = [(tiny_config(max_steps=5).to_dict(), f"cell {n}", 10.0) for n in range(2)]
+    assert store.queue_grid("g-bob", short, "grid:g-bob", BOB, 4) == 1
+    assert store.queue_grid("g-carol", short, "grid:g-carol", CAROL, 4) == 2
+    store.submit_job(tiny_config().to_dict(), "run", "carol-tab", True, 1, 20, visitor=CAROL, cost_s=1.0)
+    service.start()
+    threading.Thread(target=service.serve, daemon=True).start()
+    try:
+        assert wait_for(lambda: store.grid_line_entry(BOB, since=0).state == "started", 30)
+        assert wait_for(lambda: not store.get_run(alice[0]).active, 30)
+        assert "limit for one visitor's grid (1 s on the clock)" in store.get_run(alice[0]).reason
+        assert wait_for(lambda: all(r.status == "completed" for r in store.session_runs("grid:g-bob")), 60)
+        assert wait_for(lambda: store.grid_line_entry(CAROL, since=0).state == "refused", 30)   # her live run
+        carol = store.grid_line_entry(CAROL, since=0)
+        assert "your address already has 1 run(s) or grid(s)" in carol.reason
+        assert carol.ended_at >= max(r.ended_at for r in store.session_runs("grid:g-bob"))   # Bob's held the lab
+        assert store.grid_line() == [] and store.active_grid() is None
+    finally:
+        service.shutdown()
