@@ -174,14 +174,17 @@ def test_an_old_store_file_gains_the_line_and_ended_entries_are_pruned(tmp_path)
 
 # --- the trainer service -----------------------------------------------------------------------------------------
 def test_the_service_starts_the_queued_grid_when_the_running_one_reaches_the_ceiling(tmp_path):
-    """Alice's grid would train for ever; at the ceiling (1 s here) the service stops it and starts Bob's from the
-    line in the same poll, and Bob's cells train to the end; Carol, refused at her turn, is told why."""
-    policy = dataclasses.replace(ANY_COST, grid_ceiling_s=1.0, visitor_max_active=1)
+    """Alice's grid (an endless cell, admitted an hour ago) is past the ceiling (a minute here): the service stops it
+    and starts Bob's from the line in the same poll, Bob's cells train to the end, and Carol, refused at her turn,
+    is told why."""
+    policy = dataclasses.replace(ANY_COST, grid_ceiling_s=60.0, visitor_max_active=1)
     service = TrainerService(tmp_path / "runs.sqlite", admission=policy, max_concurrent=1, grid_workers=1,
                              workers="thread", limits=SizeLimits(max_steps=LONG))
     store = service.store
     forever = tiny_config(max_steps=LONG, max_seconds=120).to_dict()
     alice = store.admit_grid("g-alice", [(forever, "cell 0", 10.0)], "grid:g-alice", ALICE, ANY_COST, job=GRID_JOB)
+    with store._lock:
+        store._db.execute("UPDATE runs SET created_at=created_at-3600 WHERE grid='g-alice'")
     short = [(tiny_config(max_steps=5).to_dict(), f"cell {n}", 10.0) for n in range(2)]
     assert store.queue_grid("g-bob", short, "grid:g-bob", BOB, 4) == 1
     assert store.queue_grid("g-carol", short, "grid:g-carol", CAROL, 4) == 2
@@ -191,7 +194,7 @@ def test_the_service_starts_the_queued_grid_when_the_running_one_reaches_the_cei
     try:
         assert wait_for(lambda: store.grid_line_entry(BOB, since=0).state == "started", 30)
         assert wait_for(lambda: not store.get_run(alice[0]).active, 30)
-        assert "limit for one visitor's grid (1 s on the clock)" in store.get_run(alice[0]).reason
+        assert "limit for one visitor's grid (60 s on the clock)" in store.get_run(alice[0]).reason
         assert wait_for(lambda: all(r.status == "completed" for r in store.session_runs("grid:g-bob")), 60)
         assert wait_for(lambda: store.grid_line_entry(CAROL, since=0).state == "refused", 30)   # her live run
         carol = store.grid_line_entry(CAROL, since=0)
@@ -200,3 +203,31 @@ def test_the_service_starts_the_queued_grid_when_the_running_one_reaches_the_cei
         assert store.grid_line() == [] and store.active_grid() is None
     finally:
         service.shutdown()
+
+
+# --- a page's runner -----------------------------------------------------------------------------------------
+def test_a_pages_runner_queues_a_visitor_while_the_lab_is_taken_and_says_when_it_starts(tmp_path, monkeypatch):
+    from lcsm_core.paper_lab import GridRunner, GridSpec
+    lab = GridRunner(tmp_path / "runs.sqlite", via_service=True)
+    monkeypatch.setattr(lab, "_ensure_service", lambda: None)                  # no service: the cells just wait
+    tiny = dict(seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,), steps=3, batch_size=4)
+    policy = dataclasses.replace(ANY_COST, grid_ceiling_s=600)
+    first, second = GridSpec(ablation="parameterization", **tiny), GridSpec(ablation="tau", **tiny)
+    grid, started, place = lab.launch_or_queue(first, visitor=ALICE, admission=policy)
+    assert started and place is None                                          # the lab was free
+    free_by = lab.lab_free_by(grid, 600)
+    bob = lab.lab(BOB, policy)
+    assert (bob.active, bob.free_by, bob.waiting, bob.may_queue, bob.entry) == (grid, free_by, 0, True, None)
+    assert bob.starts_by_if_queued() == free_by
+    assert lab.launch_or_queue(second, visitor=BOB, admission=policy)[1:] == ([], 1)
+    bob = lab.lab(BOB, policy)
+    assert bob.in_line and bob.entry.place == 1 and bob.starts_by == free_by and not bob.may_queue
+    carol = lab.lab(CAROL, policy)
+    assert carol.may_queue and carol.starts_by_if_queued() == free_by + 600      # Bob's grid holds it 600 s at most
+    alice = lab.lab(ALICE, policy)
+    assert alice.holds_grid and not alice.may_queue
+    operator = lab.lab("local", policy)
+    assert operator.operator and not operator.may_queue
+    with pytest.raises(ValueError, match="still running"):
+        lab.launch_or_queue(second, visitor="local", admission=policy)          # the operator is not queued
+    assert lab.leave_line(BOB) == second.grid_id and not lab.lab(BOB, policy).in_line
