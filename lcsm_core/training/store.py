@@ -562,6 +562,9 @@ class RunStore:
         refused now leaves the line ("refused", with the reason for its visitor) and the next one is tried. One
         transaction: two processes (web processes, the service) never start two grids. Returns the entries it
         decided, in order (empty when the lab is taken or the line empty)."""
+        with self._lock:                         # the service asks every poll: no write transaction for nothing
+            if not self._waiting_line() or self._active_grid() is not None:
+                return []
         self.mark_interrupted()
         decided = []
         with self._lock, self._tx():
