@@ -4,6 +4,7 @@ watches it — pure data and plain functions (no streamlit); `app.kit.live_lesso
     LIVE = Live(
         commands=(Command("play", "▶ Play", play), ...),   # buttons; each hook gets a Control
         moving=lambda v, c: ...,        # is the shown work still changing? (then poll every `poll_s` seconds)
+        page_state=lambda v, c: ...,    # optional: what the buttons and the lead show (a change reruns the page)
         fetch=lambda v, c: ...,         # what the polled part shows, read from the run store
         draw=lambda v, found, c: [...], # its blocks (app.kit.blocks)
         quantities=lambda v, found: {}, # what exercises and challenges check
@@ -11,7 +12,8 @@ watches it — pure data and plain functions (no streamlit); `app.kit.live_lesso
 
 The kit owns what every such page used to write by hand: the shown run in the URL and the session, the owner
 token, the command buttons and their callbacks, the error slot (a refusal, or a run-store fault in words), and
-the polling fragment that reruns the whole page when the work stops moving or another run is shown.
+the polling fragment that reruns the whole page when the work stops moving, another run is shown, or the state
+the buttons and the lead are drawn from (`page_state`, e.g. a visitor's place in a line) changes.
 """
 from __future__ import annotations
 
@@ -66,7 +68,9 @@ class Command:
 class Live:
     """A page's live part (the fields are described in the module docstring). `intro(v, control)` and
     `lead(v, control)` are blocks above and below the buttons (`lead` under the error slot, e.g. a share link);
-    `picks` are the defaults of the widgets `draw` declares, so that `draw` sees them before they are drawn."""
+    `picks` are the defaults of the widgets `draw` declares, so that `draw` sees them before they are drawn;
+    `page_state(v, control)` a comparable value of what the buttons and the lead are drawn from, read at each poll:
+    when it differs from the page's, the whole page reruns (they are outside the polled part)."""
 
     fetch: Callable[[Values, Control], Any]
     draw: Callable[[Values, Any, Control], Sequence]
@@ -78,6 +82,7 @@ class Live:
     picks: dict = field(default_factory=dict)
     poll_s: float = 1.0
     owned_run: bool = False
+    page_state: Callable[[Values, Control], Any] | None = None
 
 
 RUN_ID = re.compile(r"[0-9]{1,18}")          # ASCII digits within SQLite's INTEGER range

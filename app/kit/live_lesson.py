@@ -2,9 +2,9 @@
 
 Order: the intro, (on a phone) the main chart's controls (`app.kit.chart_controls`), one row of command buttons,
 the error slot, the lead blocks, then the polled part — an `st.fragment` that reruns alone every `poll_s` seconds
-while the work moves, and reruns the whole page when it stops moving or another run is shown (so the buttons and
-the polling switch with it). The presenter view draws the lead blocks after the polled part: the projector's first
-screen holds the buttons and the chart.
+while the work moves, and reruns the whole page when it stops moving, another run is shown or the page's
+`page_state` changes (so the buttons, the lead and the polling switch with it). The presenter view draws the lead
+blocks after the polled part: the projector's first screen holds the buttons and the chart.
 
 A page with an owned run (`Live.owned_run`) shows one run of the run store: chosen in this tab, else named by the
 link (`?run=ID`; anything but an id is refused with a note), and driven only by the tab whose owner token
@@ -42,6 +42,18 @@ def error_key(page: str) -> str:
 
 def polling_key(page: str) -> str:
     return f"{page}.live.polling"
+
+
+def page_state_key(page: str) -> str:
+    return f"{page}.live.page_state"
+
+
+def page_state_now(lesson: Lesson, values: dict, control: Control):
+    """The page's `page_state` now (None without one, or when the store cannot say)."""
+    live: Live = lesson.live
+    if live.page_state is None:
+        return None
+    return guarded(lesson.page, lambda: live.page_state(values, control))
 
 
 # --- the shown run (`?run=ID`) -----------------------------------------------------------------------------
@@ -132,6 +144,7 @@ def render_live(lesson: Lesson, values: dict, view: ClassroomView | None = None)
         draw_blocks(live.intro(values, control))
     draw_chart_controls(lesson, values, view or ClassroomView(present=control.present))   # on a phone: above
     moving = guarded(lesson.page, lambda: live.moving(values, control), default=False)
+    st.session_state[page_state_key(lesson.page)] = page_state_now(lesson, values, control)
     enabled = guarded(lesson.page, lambda: [c.enabled is None or c.enabled(control) for c in live.commands],
                       default=[c.enabled is None for c in live.commands])
     for column, command, usable in zip(st.columns(len(live.commands)) if live.commands else (), live.commands,
@@ -161,6 +174,9 @@ def polled(lesson: Lesson, values: dict, drawn_for: int | None) -> dict[str, flo
     control = control_now(lesson)
     moving = guarded(lesson.page, lambda: live.moving(values, control), default=False)
     if control.run != drawn_for or (st.session_state.get(polling_key(lesson.page)) and not moving):
+        st.rerun()
+    if live.page_state is not None and (page_state_now(lesson, values, control)
+                                        != st.session_state.get(page_state_key(lesson.page))):
         st.rerun()
     try:
         found = live.fetch(values, control)

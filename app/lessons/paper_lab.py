@@ -4,9 +4,11 @@ Prose and exercises: lessons/09-paper-lab.md. The settings make a `GridSpec`. At
 grid the page opens with the results shipped in `lcsm_core/paper_lab/results/`; every cell run on this
 server (the whole grid, what is missing, or one cell again) lands in the same heatmap. The server's one
 `GridRunner` admits one grid at a time and hands its cells to the trainer service (their own lane, after
-learners' live runs; on Ray when the service is). The page is a declaration of the live-lesson
-kind (`app.kit.live`): three commands, what it fetches (this server's runs of the grid, merged over the shipped
-ones) and what it draws (heatmap, verdict, runs); the kit polls it every two seconds while a grid runs.
+learners' live runs; on Ray when the service is); while another visitor's grid holds the lab, a run button puts
+this visitor's grid in line behind it, and the page says their place, when it starts at the latest, and that it
+started. The page is a declaration of the live-lesson kind (`app.kit.live`): its commands, what it fetches (this
+server's runs of the grid, merged over the shipped ones) and what it draws (heatmap, verdict, runs); the kit polls
+it every two seconds while a grid runs or waits, and redraws the buttons and the lab's callout when the lab changes.
 """
 from __future__ import annotations
 
@@ -39,9 +41,9 @@ from lcsm_core.paper_lab import (
 )
 from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
 from lcsm_core.paper_lab.results import lr_note
+from lcsm_core.paper_lab.runner import Lab
 from lcsm_core.paper_lab.spread import SEPARATION
 from lcsm_core.training import RunStore
-from lcsm_core.training.admission import AdmissionPolicy
 
 CELL_KEY = "paper_lab.cell"
 DEFAULT = default_spec("data_dependence")           # the grid the page opens with: its results are shipped
@@ -109,11 +111,12 @@ PRESETS = (
 
 # --- the commands -------------------------------------------------------------------------------------------
 def launch(c: Control, rerun=None) -> None:
-    """Run the grid of the current settings — what is missing, everything, or some cells."""
+    """Run the grid of the current settings — what is missing, everything, or some cells — or, while another's grid
+    holds the lab, put it in line behind it (the lead's callout then says its place)."""
     spec = grid_spec(c.settings)
     have = frozenset(r.key for r in shipped_results(spec))
-    _, queued = shared_grid_runner().launch(spec, rerun=rerun, have=have, visitor=c.visitor)
-    if not queued:
+    _, started, place = shared_grid_runner().launch_or_queue(spec, rerun=rerun, have=have, visitor=c.visitor)
+    if not started and place is None:
         raise ValueError("Every cell of this grid has finished: nothing to run.")
 
 
@@ -122,9 +125,25 @@ def launch_cell(c: Control) -> None:
     launch(c, rerun=((label, int(length)),))
 
 
+def lab(c: Control) -> Lab:
+    return shared_grid_runner().lab(c.visitor)
+
+
 def idle(c: Control) -> bool:
-    """One grid runs at a time on this server: the buttons wait for it."""
-    return shared_grid_runner().active_grid is None
+    """No grid holds the lab."""
+    return lab(c).active is None
+
+
+def may_run(c: Control) -> bool:
+    """The run buttons: one grid runs at a time on this server, and a visitor may queue one behind it (not the
+    operator, nor a visitor whose grid runs or waits already)."""
+    now = lab(c)
+    return (now.active is None and not now.in_line) or now.may_queue
+
+
+def leave_line(c: Control) -> None:
+    if shared_grid_runner().leave_line(c.visitor) is None:
+        raise ValueError("You have no grid waiting in line (it may have started).")
 
 
 def stop_grid(c: Control) -> None:
@@ -140,16 +159,19 @@ def cell_pick(v: dict) -> Pick:
     return Pick(CELL_KEY, "cell", names, hide_label=True)
 
 
+QUEUES = " While another visitor's grid runs, it queues yours behind it."
 COMMANDS = (
-    Command("paper_lab.launch", "▶️ Run missing cells", launch, enabled=idle, primary=True, refusal="warning",
+    Command("paper_lab.launch", "▶️ Run missing cells", launch, enabled=may_run, primary=True, refusal="warning",
             help="Runs every cell without a finished run on this server or in the shipped results; one grid runs at "
-                 "a time on this server."),
-    Command("paper_lab.rerun", "🔁 Rerun the whole grid", lambda c: launch(c, rerun="all"), enabled=idle,
-            refusal="warning", help="Every run of the grid again, finished or not."),
-    Command("paper_lab.rerun_cell", "🔁 Rerun this cell", launch_cell, enabled=idle, refusal="warning",
-            choose=cell_pick, help="Every learning rate and seed of the chosen entry and length."),
+                 "a time on this server." + QUEUES),
+    Command("paper_lab.rerun", "🔁 Rerun the whole grid", lambda c: launch(c, rerun="all"), enabled=may_run,
+            refusal="warning", help="Every run of the grid again, finished or not." + QUEUES),
+    Command("paper_lab.rerun_cell", "🔁 Rerun this cell", launch_cell, enabled=may_run, refusal="warning",
+            choose=cell_pick, help="Every learning rate and seed of the chosen entry and length." + QUEUES),
     Command("paper_lab.stop", "⏹ Stop the grid", stop_grid, enabled=lambda c: not idle(c), refusal="warning",
             help="Cells not started yet never start; a cell that is training ends at its next step."),
+    Command("paper_lab.leave", "🚶 Leave the line", leave_line, enabled=lambda c: lab(c).in_line, refusal="warning",
+            help="Takes your grid out of the line; the grids behind it move up."),
 )
 
 
@@ -170,26 +192,71 @@ def intro(v: dict, c: Control) -> list:
 
 
 def lead(v: dict, c: Control) -> list:
-    spec, active = grid_spec(v), shared_grid_runner().active_grid
+    spec = grid_spec(v)
     return ([Text(f"{spec.cell_count} runs of {spec.steps} steps ({spec.examples_per_run:,} examples each) on "
-                  f"{shared_grid_runner().where}.", "caption")]
-            + ([Callout(busy_words(active), "info", "⏳")] if active else []))
+                  f"{shared_grid_runner().where}.", "caption")] + lab_callouts(lab(c)))
 
 
-def busy_words(active: str) -> str:
-    """The grid running now, and when the lab is free again at the latest (a visitor's grid is stopped at the
-    ceiling; the operator's runs on)."""
-    ceiling = AdmissionPolicy.from_env().grid_ceiling_s
-    free_by = shared_grid_runner().lab_free_by(active, ceiling)
-    if free_by is None:
-        return f"Grid **{active}** is running on this server."
-    return (f"Grid **{active}** is running on this server: the lab is free again by "
-            f"{time.strftime('%H:%M', time.localtime(free_by))} at the latest (a visitor's grid holds it "
-            f"{ceiling / 60:.0f} min at most). Your grid can start then.")
+def _clock(t: float) -> str:
+    return time.strftime("%H:%M", time.localtime(t))
+
+
+def lab_callouts(now: Lab) -> list[Callout]:
+    """What the lab says to this visitor: their grid's place in line and when it starts at the latest, that it
+    started, or why it could not; else the grid running now and whether they may queue behind it."""
+    said = []
+    entry = now.entry
+    if entry is not None and entry.state == "started":
+        said.append(Callout(f"Your grid **{entry.grid}** started at {_clock(entry.ended_at)}.", "success", "▶️"))
+    elif entry is not None and entry.state == "refused":
+        said.append(Callout(f"Your grid **{entry.grid}** could not start when its turn came: {entry.reason}.",
+                            "warning", "⚠️"))
+    if now.in_line:
+        return said + [Callout(line_words(now), "info", "⏳")]
+    if now.active:
+        said.append(Callout(busy_words(now), "info", "⏳"))
+    return said
+
+
+def line_words(now: Lab) -> str:
+    """Where the visitor's grid waits, and when it starts at the latest."""
+    entry = now.entry
+    place = f"Your grid **{entry.grid}** is number {entry.place} in line"
+    if now.active is None:
+        return f"{place}: the lab is free, it starts in a moment."
+    if now.starts_by is None:
+        return (f"{place}: it starts once the operator's grid **{now.active}** has finished (it has no time limit)"
+                + (", and the grids ahead of yours after it." if entry.place > 1 else "."))
+    return (f"{place}: it starts by {_clock(now.starts_by)} at the latest (each grid holds the lab "
+            f"{now.ceiling_s / 60:.0f} min at most). This page says so when it starts; “🚶 Leave the line” gives up "
+            "your place.")
+
+
+def busy_words(now: Lab) -> str:
+    """The grid running now, when the lab is free again at the latest (a visitor's grid is stopped at the ceiling;
+    the operator's runs on), and whether this visitor may queue behind it."""
+    said = f"{'Your grid' if now.holds_grid else 'Grid'} **{now.active}** is running on this server"
+    if now.free_by is None:
+        said += "."
+    else:
+        said += (f": the lab is free again by {_clock(now.free_by)} at the latest (a visitor's grid holds it "
+                 f"{now.ceiling_s / 60:.0f} min at most).")
+    if now.holds_grid:
+        return said
+    if now.operator:
+        return said + " Your grid can start then."
+    if now.line_full:
+        return said + f" The line behind it is full ({now.waiting} grids wait): try again when one has started."
+    ahead = f" behind it and the {now.waiting} grid(s) waiting" if now.waiting else " behind it"
+    starts = now.starts_by_if_queued()
+    when = f": it would start by {_clock(starts)} at the latest" if starts is not None else ""
+    return said + f" A run button puts your grid in line{ahead}{when}."
 
 
 def moving(v: dict, c: Control) -> bool:
-    return shared_grid_runner().active_grid is not None
+    """A grid runs or grids wait in line: the page polls."""
+    now = lab(c)
+    return now.active is not None or now.waiting > 0
 
 
 def grid_said(spec: GridSpec) -> str:
@@ -323,7 +390,7 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🧪 Grid",
     chart_controls=("ablation", "seeds"),
     live=Live(commands=COMMANDS, intro=intro, lead=lead, moving=moving, fetch=fetch, draw=grid_results,
-              quantities=grid_quantities, picks={CELL_KEY: None}, poll_s=2.0),
+              quantities=grid_quantities, picks={CELL_KEY: None}, poll_s=2.0, page_state=lambda v, c: lab(c)),
     snippet=Snippet(imports="from lcsm_core.paper_lab import GridRunner, GridSpec\n"
                             "from lcsm_core.paper_lab.cli import run_grid   # prints a JSON line per cell",
                     call=grid_call, prints=dict(cells="result['cells']", ran_now="result['ran_now']")),

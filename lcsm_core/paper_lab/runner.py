@@ -4,7 +4,9 @@ page's grid (`via_service=True`, shared_grid_runner) — as jobs of the trainer 
 A page's grid (issue 24): the web process admits the cells (store.admit_grid, job=GRID_JOB) and runs no grid
 work at all; the trainer service (lcsm_core/training/service.py: a thread of the one web process, or the separate
 `python -m lcsm_core.training.service`) trains them in its grid lane, after live runs (manager.py says how). Its
-futures are answered from the store. The CLI and scripts (`GridRunner(db)`) are the operator: their own pool.
+futures are answered from the store. While another's grid holds the lab, a visitor's grid goes into the store's
+grid line instead (`launch_or_queue`), and the service starts it at its turn; `lab` says where a visitor stands.
+The CLI and scripts (`GridRunner(db)`) are the operator: their own pool, never queued.
 
 Every cell is a run in the one SQLite store (session "grid:<grid id>"). A cell whose run finished
 ("completed" or "diverged") is not run again unless asked to; anything else (never started, failed,
@@ -20,13 +22,14 @@ import os
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..spawning import connected_ray
 from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
 from ..training import RunConfig, RunRow, RunStore, default_db_path
-from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, run_cost_s
-from ..training.store import GRID_JOB
+from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, run_cost_s, visitor_hash
+from ..training.store import GRID_JOB, GridBusy, LineEntry
 from .grid import Cell, GridSpec, cell_key, cells
 
 DONE = ("completed", "diverged")
@@ -80,6 +83,44 @@ def finished_cells(rows: list[RunRow]) -> dict[tuple, RunRow]:
         if row.status in DONE:
             done[cell_key(row.config)] = row
     return done
+
+
+@dataclass(frozen=True)
+class Lab:
+    """Where a visitor stands with the paper lab: the grid holding it (`active`, None: free), when it leaves the
+    lab at the latest (`free_by`, time.time(); None: the operator's grid, not held to the ceiling), the grids
+    waiting in line, the visitor's own line entry (waiting, with its place, or lately started or refused) and when
+    their grid starts at the latest (`starts_by`: `free_by` plus the ceiling for each grid ahead of it; None when
+    the lab is free, so it starts at the service's next poll, or when the operator's grid holds it)."""
+
+    active: str | None
+    free_by: float | None
+    waiting: int
+    line_max: int
+    ceiling_s: float
+    operator: bool                   # the visitor is the operator: never queued
+    holds_grid: bool                 # the running grid is the visitor's
+    entry: LineEntry | None = None
+    starts_by: float | None = None
+
+    @property
+    def in_line(self) -> bool:
+        return self.entry is not None and self.entry.state == "waiting"
+
+    @property
+    def may_queue(self) -> bool:
+        """Whether a run button would put the visitor's grid in line: the lab is taken, and the visitor is no
+        operator and has no grid running or waiting (one grid per visitor)."""
+        return (self.active is not None or self.waiting > 0) and not (self.operator or self.holds_grid or
+                                                                      self.in_line)
+
+    @property
+    def line_full(self) -> bool:
+        return self.waiting >= self.line_max
+
+    def starts_by_if_queued(self) -> float | None:
+        """When a grid queued now would start at the latest (behind every grid waiting)."""
+        return None if self.free_by is None else self.free_by + self.ceiling_s * self.waiting
 
 
 class GridRunner:
@@ -136,6 +177,28 @@ class GridRunner:
             return None
         admitted = ledger.grid_admitted_at(grid_id)
         return None if admitted is None else admitted + ceiling_s
+
+    def lab(self, visitor: str | None, policy: AdmissionPolicy | None = None) -> Lab:
+        """Where `visitor` (an address, a page's visitor key; the operator: "local" or None) stands: see Lab.
+        `policy` (default AdmissionPolicy.from_env()) gives the ceiling and the line's length."""
+        policy = policy or AdmissionPolicy.from_env()
+        ceiling = policy.grid_ceiling_s
+        active = self.active_grid
+        ledger = self._ledger()
+        line = ledger.grid_line()
+        who = visitor_hash(visitor)
+        free_by = self.lab_free_by(active, ceiling) if active else None
+        entry = ledger.grid_line_entry(visitor, since=time.time() - ceiling)
+        starts_by = None
+        if entry is not None and entry.state == "waiting" and free_by is not None:
+            starts_by = free_by + ceiling * (entry.place - 1)
+        return Lab(active, free_by, len(line), policy.grid_line_max, ceiling, operator=who is None,
+                   holds_grid=who is not None and active is not None and ledger.grid_visitor(active) == who,
+                   entry=entry, starts_by=starts_by)
+
+    def leave_line(self, visitor: str | None) -> str | None:
+        """Take `visitor`'s grid out of the line; its grid id, or None when none of theirs waited."""
+        return self._ledger().leave_grid_line(visitor)
 
     def _ensure_service(self) -> None:
         """A page's grid needs a live trainer service: in one web process, the client starts one in a thread
@@ -200,20 +263,57 @@ class GridRunner:
         if self.active_grid:
             raise ValueError(f"grid {self.active_grid} is still running; wait for it to finish (or stop it)")
         todo = self.todo(spec, rerun, have)
-        grid_id = spec.grid_id
         if not todo:
-            return grid_id, []
+            return spec.grid_id, []
+        return self._admit(spec, todo, *self._sized(spec, todo, visitor, admission), visitor)
+
+    def launch_or_queue(self, spec: GridSpec, rerun: tuple | str | None = None, have: frozenset = frozenset(),
+                        visitor: str | None = None, admission: AdmissionPolicy | None = None
+                        ) -> tuple[str, list[tuple[Cell, int, Future]], int | None]:
+        """`launch`, or — a page's visitor (not the operator; a runner `via_service`, whose service starts the
+        line) while the lab is taken: a grid holds it, or grids wait in line — the cells to do into the store's
+        grid line behind them (store.queue_grid: one grid per visitor, a few places). Returns (grid id, the
+        launched (cell, run id, future)s, None), or (grid id, [], the place in line); (grid id, [], None) when
+        nothing is left to do. ValueError (AdmissionRefused, GridBusy, LineRefused) with the message for the page."""
+        if visitor_hash(visitor) is None or not self.via_service:
+            return (*self.launch(spec, rerun, have, visitor, admission), None)
+        todo = self.todo(spec, rerun, have)
+        if not todo:
+            return spec.grid_id, [], None
+        policy, costs = self._sized(spec, todo, visitor, admission)
+        if self.active_grid is None and not self._ledger().grid_line():
+            try:
+                return (*self._admit(spec, todo, policy, costs, visitor), None)
+            except GridBusy:                  # another took the lab meanwhile: behind it, then
+                pass
+        place = self._ledger().queue_grid(spec.grid_id, self._cells(spec, todo, costs), grid_session(spec.grid_id),
+                                          visitor, policy.grid_line_max, policy, job=GRID_JOB)
+        self._ensure_service()
+        return spec.grid_id, [], place
+
+    def _sized(self, spec: GridSpec, todo: list[Cell], visitor: str | None,
+               admission: AdmissionPolicy | None) -> tuple[AdmissionPolicy | None, list[float]]:
+        """The policy a page's grid is admitted under (None: the operator's) and the cells' costs; AdmissionRefused
+        for a page's grid over the large-grid limit."""
         costs = [run_cost_s(cell.config) for cell in todo]
-        policy = None
-        if visitor is not None:
-            policy = admission or AdmissionPolicy.from_env()
-            too_large = large_grid_refusal(policy, sum(costs), len(todo), spec.steps)
-            if too_large:
-                raise AdmissionRefused(too_large)
-        run_ids = self._ledger().admit_grid(
-            grid_id, [(cell.config.to_dict(), f"{spec.ablation}: {cell.run_label}", cost)
-                      for cell, cost in zip(todo, costs)], grid_session(grid_id), visitor, policy,
-            job=GRID_JOB if self.via_service else 0)
+        if visitor is None:
+            return None, costs
+        policy = admission or AdmissionPolicy.from_env()
+        too_large = large_grid_refusal(policy, sum(costs), len(todo), spec.steps)
+        if too_large:
+            raise AdmissionRefused(too_large)
+        return policy, costs
+
+    @staticmethod
+    def _cells(spec: GridSpec, todo: list[Cell], costs: list[float]) -> list[tuple[dict, str, float]]:
+        return [(cell.config.to_dict(), f"{spec.ablation}: {cell.run_label}", cost) for cell, cost in zip(todo, costs)]
+
+    def _admit(self, spec: GridSpec, todo: list[Cell], policy: AdmissionPolicy | None, costs: list[float],
+               visitor: str | None) -> tuple[str, list[tuple[Cell, int, Future]]]:
+        """The cells admitted (store.admit_grid) and started: on the trainer service, Ray or the local pool."""
+        grid_id = spec.grid_id
+        run_ids = self._ledger().admit_grid(grid_id, self._cells(spec, todo, costs), grid_session(grid_id), visitor,
+                                            policy, job=GRID_JOB if self.via_service else 0)
         jobs = list(zip(todo, run_ids))
         if self.via_service:
             self._ensure_service()

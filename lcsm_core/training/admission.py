@@ -33,8 +33,13 @@ stores the work (store.submit_job, store.admit_grid), so two web processes canno
   trainer service stops what is left of a visitor's grid past it (the cells done are kept; the operator's grids,
   from the command line, are not held to it). The cost model's estimate can be far off on a loaded server (a grid
   estimated under the CPU budget ran for hours), so the ceiling is on the clock, not on the estimate.
-- **Large grids** (estimated over `large_grid_s`) are refused from a page unless the operator allows them
-  (LCSM_ALLOW_LARGE_GRIDS=1); the CLI is the operator and is never refused for size.
+- **Another visitor may wait in line behind the running grid** (the run store's grid line, at most
+  `grid_line_max` grids): one grid per visitor at a time, running or in line; the trainer service starts the head of
+  the line when the lab is free, checking its admission then. Each grid ahead holds the lab `grid_ceiling_s` at
+  most, so a visitor in line is told when their grid starts at the latest.
+- **A page's grids stay small:** one estimated over `large_grid_s` (by default the grid ceiling: a page's grid
+  should finish before the ceiling would stop it) is refused from a page unless the operator allows large grids
+  (LCSM_ALLOW_LARGE_GRIDS=1); the evidence grids run from the CLI, which is the operator and never refused for size.
 
 Settings come from the environment (AdmissionPolicy.from_env), so every web process of a tier and the
 trainer service read the same ones.
@@ -64,6 +69,7 @@ ENV_MAX_CLASSES = "LCSM_VISITOR_MAX_CLASSES"
 ENV_CLASS_MAX_ACTIVE = "LCSM_CLASS_MAX_ACTIVE"
 ENV_CLASS_BUDGET = "LCSM_CLASS_BUDGET_CPU_S"
 ENV_GRID_CEILING = "LCSM_GRID_CEILING_S"
+ENV_GRID_LINE_MAX = "LCSM_GRID_LINE_MAX"
 # A class learner's visitor key: "class:<class code>:<32 hex of the learner token's hash>@<address>"
 CLASS_VISITOR = re.compile(r"class:([A-Z2-9]{6}):([0-9a-f]{32})@(.*)", re.DOTALL)
 CLASS_WINDOW_S = 24 * 3600                # a visitor's classes are counted over a day
@@ -79,37 +85,43 @@ class AdmissionRefused(ValueError):
 class AdmissionPolicy:
     """Defaults sized for the project's 2-core class server (one training slot): a learner may hold a live run
     and a grid (or two runs); an hour of one core per visitor per hour; four CPU-hours waiting server-wide; a
-    page may start a grid of up to two estimated CPU-hours (every shipped default grid is under half an hour)."""
+    page may start a grid of up to half an estimated CPU-hour, the grid ceiling (every shipped default grid is
+    under ten minutes), and four more may wait in line behind it."""
 
     visitor_max_active: int = 2
     visitor_budget_s: float = 3600.0
     window_s: float = 3600.0
     server_budget_s: float = 4 * 3600.0
-    large_grid_s: float = 2 * 3600.0
+    large_grid_s: float = 1800.0          # estimated CPU-seconds a page's grid may take (from_env: the ceiling)
     allow_large_grids: bool = False
     visitor_max_classes: int = 5          # classes a visitor may create in CLASS_WINDOW_S (lcsm_core.class_store)
     class_max_active: int = 40            # runs and grids a class's learners may hold at once, all together
     class_budget_s: float = 4 * 3600.0    # CPU-seconds a class's learners may be charged per window, all together
     grid_ceiling_s: float = 1800.0        # wall seconds a visitor's grid may hold the paper lab (service.py)
+    grid_line_max: int = 4                # grids that may wait in line for the paper lab (store.queue_grid)
 
     @classmethod
     def from_env(cls, environ=None) -> AdmissionPolicy:
         """The defaults, overridden by LCSM_VISITOR_MAX_ACTIVE, LCSM_VISITOR_BUDGET_CPU_S,
         LCSM_VISITOR_BUDGET_WINDOW_S, LCSM_SERVER_BUDGET_CPU_S, LCSM_LARGE_GRID_CPU_S, LCSM_VISITOR_MAX_CLASSES,
-        LCSM_CLASS_MAX_ACTIVE, LCSM_CLASS_BUDGET_CPU_S, LCSM_GRID_CEILING_S and LCSM_ALLOW_LARGE_GRIDS=1.
+        LCSM_CLASS_MAX_ACTIVE, LCSM_CLASS_BUDGET_CPU_S, LCSM_GRID_CEILING_S, LCSM_GRID_LINE_MAX and
+        LCSM_ALLOW_LARGE_GRIDS=1. Without LCSM_LARGE_GRID_CPU_S a page's grid may be as large as the grid ceiling
+        (an explicit setting wins: several grid workers finish more CPU-seconds than the ceiling's wall seconds).
         A value that is not a positive number is a ValueError naming the setting."""
         env = os.environ if environ is None else environ
         base = cls()
+        ceiling = _setting(env, ENV_GRID_CEILING, base.grid_ceiling_s)
         return cls(visitor_max_active=int(_setting(env, ENV_MAX_ACTIVE, base.visitor_max_active)),
                    visitor_budget_s=_setting(env, ENV_VISITOR_BUDGET, base.visitor_budget_s),
                    window_s=_setting(env, ENV_WINDOW, base.window_s),
                    server_budget_s=_setting(env, ENV_SERVER_BUDGET, base.server_budget_s),
-                   large_grid_s=_setting(env, ENV_LARGE_GRID, base.large_grid_s),
+                   large_grid_s=_setting(env, ENV_LARGE_GRID, ceiling),
                    allow_large_grids=env.get(ENV_ALLOW_LARGE_GRIDS, "").strip() in ("1", "true", "yes"),
                    visitor_max_classes=int(_setting(env, ENV_MAX_CLASSES, base.visitor_max_classes)),
                    class_max_active=int(_setting(env, ENV_CLASS_MAX_ACTIVE, base.class_max_active)),
                    class_budget_s=_setting(env, ENV_CLASS_BUDGET, base.class_budget_s),
-                   grid_ceiling_s=_setting(env, ENV_GRID_CEILING, base.grid_ceiling_s))
+                   grid_ceiling_s=ceiling,
+                   grid_line_max=int(_setting(env, ENV_GRID_LINE_MAX, base.grid_line_max)))
 
 
 def _setting(env, name: str, default: float) -> float:

@@ -17,7 +17,9 @@ A page's paper-lab grid is the service's work too (issue 24): the page admits it
 (store.admit_grid with job=GRID_JOB; paper_lab/runner.py GridRunner(via_service=True)), and the service takes
 them like jobs and trains them in RunManager's grid lane: its own LCSM_GRID_WORKERS workers at a low CPU
 priority, and no new cell while a live run waits, so a learner's ▶ Play is never kept waiting by a grid. A
-stop asked of a cell through the store (⏹ Stop the grid, from any web process) is applied here. SIGTERM ends the
+stop asked of a cell through the store (⏹ Stop the grid, from any web process) is applied here, and so is the grid
+line: when no grid has a cell to run (it ended, was stopped, or passed the ceiling) the service starts the grid at
+the head of the store's line (store.start_grid_line_head). SIGTERM ends the
 running cells and the queued ones "interrupted" (the page's "Run missing cells" reruns them); after a kill -9 the
 cell that was training ends "interrupted" (its worker sees its parent gone) and the queued ones wait for the next
 service, as live jobs do. The CLI (`python -m lcsm_core.paper_lab`) is the operator and keeps its own pool.
@@ -58,7 +60,7 @@ from .store_faults import log_store_fault
 
 POLL_S = 0.2                 # how often the service reads new jobs and commands
 HEARTBEAT_S = 1.0            # how often it renews its lease
-KEEP_COMMANDS_S = 86400.0    # applied commands older than this are deleted when a service starts
+KEEP_COMMANDS_S = 86400.0    # applied commands and ended grid-line entries older than this go when a service starts
 RAY_ADDRESS_ENV = "LCSM_RAY_ADDRESS"
 
 
@@ -94,6 +96,7 @@ class TrainerService:
         manager.warm_up()
         self.manager = manager
         self.store.prune_commands(time.time() - KEEP_COMMANDS_S)
+        self.store.prune_grid_line(time.time() - KEEP_COMMANDS_S)
 
     @property
     def stopping(self) -> bool:
@@ -122,6 +125,7 @@ class TrainerService:
             self._last_heartbeat = now
         self._admit_jobs()
         self._end_grid_past_ceiling()
+        self._start_queued_grid()
         self._admit_cells()
         self._apply_commands()
         self._write_positions()
@@ -145,6 +149,14 @@ class TrainerService:
         admitted = self.store.grid_admitted_at(grid)
         if admitted is not None and time.time() - admitted > ceiling:
             self.store.request_grid_stop(grid, grid_ceiling_message(ceiling))
+
+    def _start_queued_grid(self) -> None:
+        """The head of the grid line into the lab once no grid has a cell to run (after the ceiling freed it, in
+        the same poll); its cells are taken by _admit_cells below. The store admits it in one transaction with
+        its checks, so a web process racing for the lab cannot start a second grid."""
+        for entry in self.store.start_grid_line_head(self.admission):
+            if entry.state == "refused":
+                print(f"trainer service: grid {entry.grid} was refused at its turn: {entry.reason}", file=sys.stderr)
 
     def _admit_cells(self) -> None:
         """New grid cells into the grid lane (a cell already asked to stop ends here); then the stops asked of

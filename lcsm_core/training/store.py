@@ -20,7 +20,9 @@ said about a run's place (0 holding a slot, 1.. waiting). A run that gave its sl
 (manager.py) is "queued" again, its reason "waiting: others' turn, resumes from step N" until its next turn
 starts. A page's paper-lab grid is admitted as job rows too (`job` = GRID_JOB, `grid` its id): the service trains
 its cells in its grid lane (manager.py), so no web process runs grid work; the CLI's grids (`job` = 0) run on the
-CLI's own pool.
+CLI's own pool. While a grid holds the lab, a page's visitor may put theirs in the `grid_line` (one grid per visitor,
+running or waiting; a few places): the trainer service starts the head of the line through admit_grid's checks when
+no grid has a cell to run (start_grid_line_head), and the entry keeps whether it started or why it was refused.
 """
 from __future__ import annotations
 
@@ -103,6 +105,20 @@ CREATE TABLE IF NOT EXISTS commands (
     outcome TEXT
 );
 CREATE INDEX IF NOT EXISTS commands_pending ON commands(applied_at, id);
+CREATE TABLE IF NOT EXISTS grid_line (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    grid TEXT NOT NULL,
+    cells TEXT NOT NULL,
+    session TEXT NOT NULL,
+    visitor TEXT NOT NULL,
+    class_code TEXT,
+    job INTEGER NOT NULL,
+    queued_at REAL NOT NULL,
+    state TEXT NOT NULL DEFAULT 'waiting',
+    ended_at REAL,
+    reason TEXT
+);
+CREATE INDEX IF NOT EXISTS grid_line_state ON grid_line(state, id);
 CREATE TABLE IF NOT EXISTS service (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     owner TEXT NOT NULL,
@@ -148,9 +164,37 @@ class QueueFull(ValueError):
 class GridBusy(ValueError):
     """A grid (`grid_id`) still has cells to run: one grid at a time per store."""
 
-    def __init__(self, grid_id: str):
-        super().__init__(f"grid {grid_id} is still running; wait for it to finish (or stop it)")
+    def __init__(self, grid_id: str, message: str | None = None):
+        super().__init__(message or f"grid {grid_id} is still running; wait for it to finish (or stop it)")
         self.grid_id = grid_id
+
+
+class LineAhead(GridBusy):
+    """The lab is free, but visitors' grids wait in the grid line (`grid_id` at its head): a visitor queues
+    behind them rather than start before them."""
+
+    def __init__(self, grid_id: str, waiting: int):
+        super().__init__(grid_id, f"{waiting} grid(s) already wait in line for the paper lab; queue yours behind "
+                                  "them")
+
+
+class LineRefused(ValueError):
+    """The grid line refuses this grid; the message is for the visitor."""
+
+
+@dataclass(frozen=True)
+class LineEntry:
+    """A grid in the grid line, or one that left it: `state` waiting, started (its cells admitted at
+    `ended_at`), refused (at its turn, `reason` why) or left (its visitor left the line). `place`: 1.. while
+    waiting (1: the head), else None."""
+
+    id: int
+    grid: str
+    state: str
+    queued_at: float
+    ended_at: float | None
+    reason: str | None
+    place: int | None = None
 
 
 def default_db_path(data_dir: str | os.PathLike | None = None) -> Path:
@@ -335,10 +379,11 @@ class RunStore:
 
     # --- admission (admission.py): inside the transaction that stores the work ----------------------
     def _check_admission(self, policy: AdmissionPolicy | None, visitor: str | None, cost_s: float, now: float,
-                         what: str, klass: str | None = None) -> None:
+                         what: str, klass: str | None = None, with_backlog: bool = True) -> None:
         """AdmissionRefused when `policy` refuses `cost_s` CPU-seconds more for `visitor` (a visitor_hash;
-        None: the operator), or for its class `klass` (a class learner's work: the class's allowance). Called
-        inside the caller's transaction: what it reads cannot change before the work is stored."""
+        None: the operator), or for its class `klass` (a class learner's work: the class's allowance), or — with
+        `with_backlog` — for the server's backlog. Called inside the caller's transaction: what it reads cannot
+        change before the work is stored."""
         if policy is None:
             return
         charges, class_charges, seats = [], None, None
@@ -347,8 +392,10 @@ class RunStore:
             if klass is not None:
                 class_charges = self._charges("class_code", klass, now - policy.window_s)
                 seats = self._class_seats(klass)
-        backlog = self._db.execute("SELECT COALESCE(SUM(MAX(COALESCE(cost_s, 0) - wall_s, 0)), 0) FROM runs "
-                                   "WHERE status IN (?,?,?) AND stop_requested IS NULL", ACTIVE).fetchone()[0]
+        backlog = 0.0
+        if with_backlog:
+            backlog = self._db.execute("SELECT COALESCE(SUM(MAX(COALESCE(cost_s, 0) - wall_s, 0)), 0) FROM runs "
+                                       "WHERE status IN (?,?,?) AND stop_requested IS NULL", ACTIVE).fetchone()[0]
         reason = refusal(policy, cost_s, visitor, charges, float(backlog), now, what, class_charges, seats)
         if reason is not None:
             raise AdmissionRefused(reason)
@@ -389,7 +436,9 @@ class RunStore:
                    job: int = 0) -> list[int]:
         """The run rows of a grid's cells ((config, label, cost_s) each), in one transaction with its checks, so
         four sessions pressing "Rerun the whole grid" together start one grid: GridBusy when any grid of this
-        store still has a cell to run; AdmissionRefused when `admission` refuses the grid's cost for `visitor`.
+        store still has a cell to run; LineAhead (a GridBusy) when a visitor's grid would start before the grids
+        waiting in line (queue_grid; the operator's does not wait); AdmissionRefused when `admission` refuses the
+        grid's cost for `visitor`.
         `job`: GRID_JOB for cells the trainer service trains (a page's grid: they wait for a service, whichever
         process stored them), 0 for cells the caller's own pool trains (the CLI). Returns the run ids, in order."""
         self.mark_interrupted()              # cells of a launcher that died do not keep the store busy
@@ -398,16 +447,151 @@ class RunStore:
             busy = self._active_grid()
             if busy is not None:
                 raise GridBusy(busy)
+            line = self._waiting_line()
+            if who is not None and line:     # visitors take their turn (the operator is not held to the line)
+                raise LineAhead(line[0][1], len(line))
             self._check_admission(admission, who, sum(cost for *_, cost in cells), now, "this grid", klass)
-            ids = []
-            for config, label, cost_s in cells:
-                cur = self._db.execute(
-                    "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, visitor, "
-                    "cost_s, grid, job, class_code) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (label, json.dumps(config), owner_hash(session), process_owner(), now, now, who, cost_s,
-                     grid_id, job, klass))
-                ids.append(int(cur.lastrowid))
-            return ids
+            return self._insert_cells(grid_id, cells, owner_hash(session), who, klass, job, now)
+
+    def _insert_cells(self, grid_id: str, cells: list, session_hash: str, who: str | None, klass: str | None,
+                      job: int, now: float) -> list[int]:
+        ids = []
+        for config, label, cost_s in cells:
+            cur = self._db.execute(
+                "INSERT INTO runs (label, config, status, session, owner, created_at, heartbeat_at, visitor, "
+                "cost_s, grid, job, class_code) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (label, json.dumps(config), session_hash, process_owner(), now, now, who, cost_s, grid_id, job,
+                 klass))
+            ids.append(int(cur.lastrowid))
+        return ids
+
+    # --- the grid line: visitors' grids waiting for the lab ------------------------------------------
+    def queue_grid(self, grid_id: str, cells: list[tuple[dict, str, float]], session: str, visitor: str | None,
+                   max_line: int, admission: AdmissionPolicy | None = None, job: int = GRID_JOB) -> int:
+        """Put a visitor's grid in the grid line, with what admit_grid will need at its turn (the cells as (config,
+        label, cost_s), the session, the visitor as visitor_hash and class, `job`); returns its place (1: next).
+        One transaction with its checks, LineRefused in words: the operator (`visitor` None) is not queued; one
+        grid per visitor at a time, running or waiting; a grid once in the line, and not the running one; at most
+        `max_line` waiting. `admission` refuses at once what the visitor's own allowance refuses now (the server's
+        backlog aside: it is the running grid's); the whole check runs again when the grid's turn comes."""
+        who, klass, now = visitor_hash(visitor), visitor_class(visitor), time.time()
+        if who is None:
+            raise LineRefused("the operator's grids are not queued: run yours when the lab is free")
+        self.mark_interrupted()
+        with self._lock, self._tx():
+            line = self._waiting_line()
+            for place, (_, grid, entry_visitor) in enumerate(line, 1):
+                if entry_visitor == who:
+                    raise LineRefused(f"your grid {grid} is already number {place} in line: one grid per visitor at "
+                                      "a time (leave the line to queue another)")
+            running = self._db.execute(
+                "SELECT grid FROM runs WHERE visitor=? AND grid IS NOT NULL AND status IN (?,?,?) AND "
+                "stop_requested IS NULL LIMIT 1", (who, *ACTIVE)).fetchone()
+            if running is not None:
+                raise LineRefused(f"your grid {running[0]} is still running: one grid per visitor at a time; queue "
+                                  "another once it has finished")
+            if self._active_grid() == grid_id:
+                raise LineRefused(f"grid {grid_id} is the one running now: its results fill this heatmap as they "
+                                  "come")
+            for place, (_, grid, _) in enumerate(line, 1):
+                if grid == grid_id:
+                    raise LineRefused(f"grid {grid_id} is already number {place} in line: its results will fill "
+                                      "this heatmap when it runs")
+            if len(line) >= max_line:
+                raise LineRefused(f"the line for the paper lab is full ({len(line)} grids wait); try again when one "
+                                  "of them has started")
+            self._check_admission(admission, who, sum(cost for *_, cost in cells), now, "this grid", klass,
+                                  with_backlog=False)
+            self._db.execute(
+                "INSERT INTO grid_line (grid, cells, session, visitor, class_code, job, queued_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (grid_id, json.dumps([list(cell) for cell in cells]), owner_hash(session), who, klass, job, now))
+            return len(line) + 1
+
+    def _waiting_line(self) -> list[tuple[int, str, str]]:
+        """(entry id, grid, visitor hash) of every grid waiting in line, the head first."""
+        return [tuple(r) for r in self._db.execute(
+            "SELECT id, grid, visitor FROM grid_line WHERE state='waiting' ORDER BY id").fetchall()]
+
+    def grid_line(self) -> list[LineEntry]:
+        """The grids waiting in line, the head first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_LINE_COLUMNS} FROM grid_line WHERE state='waiting' "
+                                    "ORDER BY id").fetchall()
+        return [LineEntry(*row, place=place) for place, row in enumerate(rows, 1)]
+
+    def grid_line_entry(self, visitor: str | None, since: float) -> LineEntry | None:
+        """What the line says to `visitor` (an address): their grid waiting (with its place), else their newest
+        entry that started or was refused after `since` (time.time()) while they launched no grid after it; None
+        otherwise (the operator, a visitor who left the line or never queued)."""
+        who = visitor_hash(visitor)
+        if who is None:
+            return None
+        with self._lock:
+            row = self._db.execute(f"SELECT {_LINE_COLUMNS} FROM grid_line WHERE visitor=? ORDER BY id DESC LIMIT 1",
+                                   (who,)).fetchone()
+            if row is None:
+                return None
+            entry = LineEntry(*row)
+            if entry.state == "waiting":
+                place = self._db.execute("SELECT COUNT(*) FROM grid_line WHERE state='waiting' AND id<=?",
+                                         (entry.id,)).fetchone()[0]
+                return LineEntry(*row, place=int(place))
+            if entry.state == "left" or entry.ended_at is None or entry.ended_at < since:
+                return None
+            launched_since = self._db.execute("SELECT 1 FROM runs WHERE visitor=? AND grid IS NOT NULL AND "
+                                              "created_at>? LIMIT 1", (who, entry.ended_at)).fetchone()
+        return None if launched_since else entry
+
+    def leave_grid_line(self, visitor: str | None) -> str | None:
+        """Take `visitor`'s grid out of the line; returns its grid id, or None when they had none waiting."""
+        who = visitor_hash(visitor)
+        if who is None:
+            return None
+        with self._lock, self._tx():
+            row = self._db.execute("SELECT id, grid FROM grid_line WHERE visitor=? AND state='waiting'",
+                                   (who,)).fetchone()
+            if row is None:
+                return None
+            self._db.execute("UPDATE grid_line SET state='left', ended_at=? WHERE id=?", (time.time(), row[0]))
+            return row[1]
+
+    def start_grid_line_head(self, admission: AdmissionPolicy | None) -> list[LineEntry]:
+        """When no grid has a cell to run, admit the head of the line as admit_grid would (its visitor's and the
+        server's allowance checked now, by `admission`): its cells become run rows and the entry "started". A head
+        refused now leaves the line ("refused", with the reason for its visitor) and the next one is tried. One
+        transaction: two processes (web processes, the service) never start two grids. Returns the entries it
+        decided, in order (empty when the lab is taken or the line empty)."""
+        with self._lock:                         # the service asks every poll: no write transaction for nothing
+            if not self._waiting_line() or self._active_grid() is not None:
+                return []
+        self.mark_interrupted()
+        decided = []
+        with self._lock, self._tx():
+            if self._active_grid() is not None:
+                return []
+            rows = self._db.execute("SELECT id, grid, cells, session, visitor, class_code, job, queued_at "
+                                    "FROM grid_line WHERE state='waiting' ORDER BY id").fetchall()
+            for entry_id, grid, cells_json, session_hash, who, klass, job, queued_at in rows:
+                now, cells = time.time(), [tuple(cell) for cell in json.loads(cells_json)]
+                try:
+                    self._check_admission(admission, who, sum(cost for *_, cost in cells), now, "this grid", klass)
+                except AdmissionRefused as why:
+                    self._db.execute("UPDATE grid_line SET state='refused', ended_at=?, reason=? WHERE id=?",
+                                     (now, str(why), entry_id))
+                    decided.append(LineEntry(entry_id, grid, "refused", queued_at, now, str(why)))
+                    continue
+                self._insert_cells(grid, cells, session_hash, who, klass, job, now)
+                self._db.execute("UPDATE grid_line SET state='started', ended_at=? WHERE id=?", (now, entry_id))
+                decided.append(LineEntry(entry_id, grid, "started", queued_at, now, None))
+                break
+        return decided
+
+    def prune_grid_line(self, before: float) -> int:
+        """Forget the line's entries that ended (started, refused, left) before time `before`."""
+        with self._lock, self._tx():
+            return self._db.execute("DELETE FROM grid_line WHERE state!='waiting' AND ended_at < ?",
+                                    (before,)).rowcount
 
     def _active_grid(self) -> str | None:
         row = self._db.execute("SELECT grid FROM runs WHERE grid IS NOT NULL AND status IN (?,?,?) AND "
@@ -421,9 +605,10 @@ class RunStore:
             return self._active_grid()
 
     def grid_admitted_at(self, grid_id: str) -> float | None:
-        """When the grid's first cell was admitted (time.time()), or None for no such grid."""
+        """When the grid's newest cells were admitted (time.time()), or None for no such grid: a grid run again
+        (its missing cells, one cell, or from the line) holds the lab from that admission, not from its first."""
         with self._lock:
-            row = self._db.execute("SELECT MIN(created_at) FROM runs WHERE grid=?", (grid_id,)).fetchone()
+            row = self._db.execute("SELECT MAX(created_at) FROM runs WHERE grid=?", (grid_id,)).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
     def grid_visitor(self, grid_id: str) -> str | None:
@@ -658,6 +843,7 @@ class RunStore:
 
 
 METRIC_COLUMNS = ("step", "loss", "train_acc", "test_acc", "lr", "wall_s")
+_LINE_COLUMNS = "id, grid, state, queued_at, ended_at, reason"
 _RUN_COLUMNS = ("id, label, config, status, reason, session, device, created_at, started_at, ended_at, "
                 "steps, wall_s, test_acc, best_test_acc")
 

@@ -10,7 +10,7 @@ from app.kit.lesson import Lesson
 from app.kit.live import Command, Control, Live, steer
 from app.kit.settings import Setting, Settings
 
-WORLD: dict = {"fault": None, "moving": False, "started": 0, "steered": []}
+WORLD: dict = {"fault": None, "moving": False, "started": 0, "steered": [], "state": 0, "page_runs": 0}
 
 
 def fetch(v: dict, c: Control) -> dict:
@@ -47,4 +47,4 @@ LESSON = Lesson(
               quantities=lambda v, found: {"started": -1.0 if found is None else float(found["started"])},
               commands=(Command("start", "Start", start), Command("refuse", "Refuse", refuse),
                         Command("full", "Full", full_disk, enabled=lambda c: c.run is not None)),
-              owned_run=True))
+              owned_run=True, page_state=lambda v, c: WORLD["state"]))

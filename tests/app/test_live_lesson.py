@@ -20,7 +20,7 @@ st.caption(f"quantities {render_live(LESSON, {'a': 1})}")
 @pytest.fixture
 def page(tmp_path, monkeypatch):
     monkeypatch.setenv("LCSM_DATA_DIR", str(tmp_path))
-    live_demo.WORLD.update(fault=None, moving=False, started=0, steered=[])
+    live_demo.WORLD.update(fault=None, moving=False, started=0, steered=[], state=0, page_runs=0)
     return AppTest.from_string(SCRIPT, default_timeout=30)
 
 
@@ -68,6 +68,28 @@ def test_a_run_link_that_is_not_an_id_gets_a_note(page):
     page2.query_params["run"] = "42"
     at2 = page2.run()
     assert at2.session_state["live_demo_run"] == 42 and "run 42" in shown(at2)
+
+
+POLL_SCRIPT = """
+import streamlit as st
+from app.kit.live_lesson import polled, render_live
+from tests.app.live_demo import LESSON, WORLD
+WORLD["page_runs"] += 1
+render_live(LESSON, {'a': 1})
+if not st.session_state.get("polled_once"):       # one poll after the page was drawn, as the fragment's timer would
+    st.session_state["polled_once"] = True
+    WORLD["state"] += WORLD.pop("change", 0)
+    polled(LESSON, {'a': 1}, None)
+"""
+
+
+@pytest.mark.parametrize("change, page_runs", [(0, 1), (1, 2)])
+def test_a_poll_reruns_the_whole_page_when_its_page_state_changed(page, change, page_runs):
+    """What the buttons and the lead are drawn from (`page_state`, e.g. a visitor's place in a line) is outside the
+    polled part: a poll that finds it changed reruns the page, and one that finds it the same does not."""
+    live_demo.WORLD["change"] = change
+    at = AppTest.from_string(POLL_SCRIPT, default_timeout=30).run()
+    assert not at.exception and live_demo.WORLD["page_runs"] == page_runs
 
 
 SETTINGS_SCRIPT = """

@@ -135,3 +135,74 @@ def test_the_verdict_message_says_the_claim_with_its_state():
                                               readings=(("T = 64", "held", "a 0.9 > b 0.5"),)), 24, 24)
     assert kind == "warning" and "**inconclusive**: ranges overlap." in text
     assert "T = 64: **held** — a 0.9 > b 0.5" in text                     # every reading the core gave
+
+
+# --- the grid line: a second visitor queues behind the running grid --------------------------------------------
+def infos(at) -> list[str]:
+    return [i.value for i in at.info]
+
+
+def clock(t: float) -> str:
+    return time.strftime("%H:%M", time.localtime(t))
+
+
+def test_a_second_visitor_queues_behind_the_running_grid_is_told_when_it_starts_then_that_it_started(
+        store, monkeypatch):
+    """Alice's grid holds the lab; Bob's run button queues his (his place and when it starts at the latest), he
+    leaves the line and queues again; Carol queues behind him. When Alice's grid ends the service starts Bob's and
+    his page says so; Carol, who meanwhile started a live run past her quota, is told why hers could not start.
+    (No grid worker: cells wait, so nothing here trains.)"""
+    from lcsm_core.training.admission import AdmissionPolicy
+    from lcsm_core.training.store import GRID_JOB
+    from tests.training.test_manager import wait_for
+    from tests.training.tiny import tiny_config
+
+    monkeypatch.setenv("LCSM_GRID_WORKERS", "0")
+    monkeypatch.setenv("LCSM_VISITOR_MAX_ACTIVE", "1")
+    alice, bob, carol = "203.0.113.1", "203.0.113.2", "203.0.113.3"
+    visitor = {"key": bob}
+    monkeypatch.setattr("app.kit.live_lesson.visitor_key", lambda: visitor["key"])
+    store.admit_grid("g-alice", [(tiny_config().to_dict(), "cell", 10.0)], "grid:g-alice", alice,
+                     AdmissionPolicy(), job=GRID_JOB)
+    free_by = store.grid_admitted_at("g-alice") + AdmissionPolicy().grid_ceiling_s
+
+    at = open_page("paper_lab", SMALL)
+    assert_clean(at, "bob")
+    assert not at.button(key="paper_lab.launch").disabled and at.button(key="paper_lab.leave").disabled
+    assert any("Grid **g-alice** is running" in i and f"free again by {clock(free_by)}" in i and
+               f"A run button puts your grid in line behind it: it would start by {clock(free_by)}" in i
+               for i in infos(at)), infos(at)
+    click(at, "paper_lab.launch")
+    [entry] = store.grid_line()
+    assert any(f"Your grid **{entry.grid}** is number 1 in line: it starts by {clock(free_by)} at the latest" in i
+               for i in infos(at)), infos(at)
+    assert at.button(key="paper_lab.launch").disabled and not at.button(key="paper_lab.leave").disabled
+    click(at, "paper_lab.leave")
+    assert store.grid_line() == [] and not at.button(key="paper_lab.launch").disabled
+    click(at, "paper_lab.launch")                                            # back in line
+    assert [e.grid for e in store.grid_line()] == [entry.grid]
+
+    visitor["key"] = carol
+    other = open_page("paper_lab", {**SMALL, "ablation": "tau"})
+    assert any("behind it and the 1 grid(s) waiting: it would start by "
+               f"{clock(free_by + AdmissionPolicy().grid_ceiling_s)}" in i for i in infos(other)), infos(other)
+    click(other, "paper_lab.launch")
+    assert any("is number 2 in line: it starts by "
+               f"{clock(free_by + AdmissionPolicy().grid_ceiling_s)}" in i for i in infos(other)), infos(other)
+    store.submit_job(tiny_config().to_dict(), "run", "carol-tab", True, 1, 20, visitor=carol, cost_s=1.0)
+
+    store.request_grid_stop("g-alice", "stopped from the page", alice)      # Alice's grid ends
+    assert wait_for(lambda: store.grid_line_entry(bob, since=0).state == "started", 30)
+    started = store.grid_line_entry(bob, since=0)
+    visitor["key"] = bob
+    at.run()
+    assert_clean(at, "started")
+    assert any(f"Your grid **{entry.grid}** started at {clock(started.ended_at)}." in s.value for s in at.success)
+    assert any(f"Your grid **{entry.grid}** is running" in i for i in infos(at)), infos(at)
+
+    store.request_grid_stop(entry.grid, "stopped from the page", bob)       # Bob's grid ends: Carol's turn
+    assert wait_for(lambda: store.grid_line_entry(carol, since=0).state == "refused", 30)
+    visitor["key"] = carol
+    other.run()
+    assert any("could not start when its turn came: your address already has 1 run(s) or grid(s)" in w.value
+               for w in other.warning), [w.value for w in other.warning]

@@ -69,6 +69,19 @@ def test_large_grids_are_refused_unless_the_operator_allows_them():
     assert large_grid_refusal(AdmissionPolicy.from_env({"LCSM_ALLOW_LARGE_GRIDS": "1"}), 5 * 3600, 324, 3000) is None
 
 
+def test_a_pages_grid_is_no_larger_than_the_grid_ceiling_and_every_shipped_default_grid_passes():
+    from lcsm_core.paper_lab import DEFAULT_SPECS
+    policy = AdmissionPolicy.from_env({})
+    assert policy.large_grid_s == AdmissionPolicy().large_grid_s == policy.grid_ceiling_s == 1800
+    assert AdmissionPolicy.from_env({"LCSM_GRID_CEILING_S": "600"}).large_grid_s == 600       # follows the ceiling
+    assert AdmissionPolicy.from_env({"LCSM_GRID_CEILING_S": "600", "LCSM_LARGE_GRID_CPU_S": "900"}).large_grid_s \
+        == 900                                                                                # the operator's word
+    for name, spec in DEFAULT_SPECS.items():
+        cost = grid_cost_s(c.config for c in cells(spec))
+        assert large_grid_refusal(policy, cost, spec.cell_count, spec.steps) is None, (name, cost)
+        assert refusal(policy, cost, "v", [], 0.0, 0.0, "this grid") is None, (name, cost)   # a fresh visitor
+
+
 def test_settings_come_from_the_environment_and_bad_ones_are_named():
     policy = AdmissionPolicy.from_env({"LCSM_VISITOR_MAX_ACTIVE": "5", "LCSM_SERVER_BUDGET_CPU_S": "60"})
     assert policy.visitor_max_active == 5 and policy.server_budget_s == 60 and not policy.allow_large_grids

@@ -37,6 +37,17 @@ def test_a_visitors_grid_past_the_ceiling_is_stopped_in_words(tmp_path):
     assert service.store.active_grid() is None                          # the lab is free for the next visitor
 
 
+def test_a_grid_run_again_holds_the_lab_from_its_new_admission_not_its_first(tmp_path):
+    service = TrainerService(tmp_path / "runs.sqlite", admission=AdmissionPolicy(grid_ceiling_s=60, **ANY_COST))
+    first = admitted_long_ago(service.store, "g1", VISITOR, seconds_ago=3600)       # yesterday's run of the grid
+    for run_id in first:
+        service.store.set_status(run_id, "completed")
+    again = service.store.admit_grid("g1", [(tiny_config().to_dict(), "cell 0", 10.0)], "grid:g1", VISITOR,
+                                     AdmissionPolicy(**ANY_COST), job=GRID_JOB)      # one cell rerun now
+    service._end_grid_past_ceiling()
+    assert stops(service.store, again) == [None] and service.store.active_grid() == "g1"
+
+
 def test_the_operators_grid_is_not_held_to_the_ceiling(tmp_path):
     service = TrainerService(tmp_path / "runs.sqlite", admission=AdmissionPolicy(grid_ceiling_s=60, **ANY_COST))
     ids = admitted_long_ago(service.store, "cli", None, seconds_ago=3600)
