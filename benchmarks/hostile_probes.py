@@ -23,7 +23,8 @@ probe starts from them. Each prints PASS or FAIL with what it saw; the exit stat
 - who and what share (benchmarks/hostile_shares.py): the identity cookie, fixation with a server-issued owner
   token (N2), a reopened link, the tabs one address may hold with a fresh cookie each (N5; the server must trust
   loopback's X-Forwarded-For, as the one this script starts does), a self-made class's seats (N1), a class behind
-  one address (each seated learner a visitor of their own).
+  one address (each seated learner a visitor of their own), a run costed at the cap against 4 class trainings
+  (N7: turns), a second visitor's grid in line behind the running one (N6).
 
 The lesson-file probe of item 5 edits lessons/ and so runs on a temporary copy in tests/app/test_lesson_isolation.py.
 Light: a few page opens; safe on a loaded machine.
@@ -268,6 +269,7 @@ def main() -> int:
             asyncio.run(hostile_shares.probe_class_seats(url, data_dir, verdict))
             asyncio.run(hostile_shares.probe_class_behind_one_address(url, data_dir, verdict))
             asyncio.run(hostile_shares.probe_turns(url, data_dir, verdict, args.slice_s))
+            asyncio.run(hostile_shares.probe_grid_line(url, data_dir, verdict))
             asyncio.run(probe_grids(url, data_dir, server.pid if server is not None else None))
             asyncio.run(probe_store_faults(url, data_dir))
         else:

@@ -9,7 +9,10 @@
   frees its place;
 - N1, a self-made class (needs the data directory): a class of 3 seats seats 3 browsers, the 4th is told it is full;
 - a class behind one address (needs the data directory): 10 learners seated by the class link of their first page
-  each hold a tab, more than one visitor may.
+  each hold a tab, more than one visitor may;
+- N7, turns (needs the data directory): a run costed at the cap holds the only slot; 4 class trainings each step;
+- N6, the grid line (needs the data directory): a second visitor queues behind the running grid, told when it
+  starts; the holder cannot queue another; the next grid starts when the running one ends.
 """
 from __future__ import annotations
 
@@ -187,3 +190,50 @@ async def probe_turns(url: str, data_dir: Path, verdict: Callable, slice_s: floa
             f"{window:.0f} s (turns of {slice_s:g} s): first steps after {', '.join(f'{s:.0f}' for s in stepped)} s",
             f"{len(stepped)} of {len(learners)} stepped")
     return stepped
+
+
+HOLDER, SECOND = "203.0.113.60", "198.51.100.61"     # the grid's holder and a visitor who queues behind it
+LAB = "ablation=parameterization&lengths=32&lrs=0.01&d_model=16&seeds=1"
+
+
+async def probe_grid_line(url: str, data_dir: Path, verdict: Callable) -> None:
+    """N6: a visitor's grid holds the paper lab; a second visitor's grid goes in line behind it and is told its place
+    and when it starts at the latest; the holder cannot queue a second grid (one per visitor); when the holder's
+    grid ends (here: stopped), the second visitor's starts and their page says so."""
+    from lcsm_core.training import RunStore
+    store = RunStore(data_dir / "runs.sqlite")
+
+    def tab(address: str) -> StreamlitSession:
+        return StreamlitSession(url, timeout_s=120, cookie=None, headers=forwarded(address))
+
+    async def press(session: StreamlitSession, query: str, key: str) -> list[str]:
+        await session.open_page("paper_lab", query)
+        button = session.widget(key)
+        if button is None or button.disabled:
+            return [f"(button {key} {'disabled' if button is not None else 'missing'})"]
+        result = await session.click(button.id)
+        return session.texts() + [f"exception: {e}" for e in result.exceptions]
+
+    def about_grids(texts: list[str]) -> list[str]:
+        return [t[:200] for t in texts if "in line" in t or "grid **" in t or t.startswith("(")][:4]
+    async with tab(HOLDER) as holder, tab(SECOND) as second:
+        await press(holder, f"{LAB}&steps=3000", "paper_lab.rerun")
+        held = store.active_grid()
+        said = await press(second, f"{LAB}&steps=60", "paper_lab.rerun")
+        queued = any("is number 1 in line" in t and "starts by" in t for t in said)
+        verdict(held is not None and queued, "N6: a second visitor's grid goes in line behind the running one, told "
+                "its place and when it starts at the latest", (held, about_grids(said)))
+        again = await press(holder, f"{LAB}&steps=90", "paper_lab.rerun")
+        verdict(again == ["(button paper_lab.rerun disabled)"] or any("one grid per visitor" in t for t in again),
+                "N6: the holder cannot queue a second grid (its run buttons wait for its grid)", about_grids(again))
+        await press(holder, f"{LAB}&steps=3000", "paper_lab.stop")
+        deadline = time.monotonic() + 60
+        while store.active_grid() in (None, held) and time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+        started = store.active_grid()
+        await second.open_page("paper_lab", f"{LAB}&steps=60")
+        told = any("started at" in t for t in second.texts())
+        verdict(started not in (None, held) and told, "N6: when the holder's grid ends, the next in line starts "
+                "and its page says so", (held, started, told))
+        if started:
+            store.request_grid_stop(started, "the probe is over")
