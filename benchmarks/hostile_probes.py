@@ -268,7 +268,7 @@ def main() -> int:
         if data_dir is not None:
             asyncio.run(hostile_shares.probe_class_seats(url, data_dir, verdict))
             asyncio.run(hostile_shares.probe_class_behind_one_address(url, data_dir, verdict))
-            asyncio.run(probe_grids(url, data_dir, server.pid if server is not None else None))   # before any other grid
+            asyncio.run(probe_grids(url, data_dir, server.pid if server is not None else None))  # before other grids
             asyncio.run(hostile_shares.probe_turns(url, data_dir, verdict, args.slice_s))
             asyncio.run(hostile_shares.probe_grid_line(url, data_dir, verdict))
             asyncio.run(probe_store_faults(url, data_dir))
