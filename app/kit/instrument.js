@@ -463,6 +463,26 @@ function watchFocus(root, page) {
   });
 }
 
+// Two links, shown only when focused, so the keyboard can jump between the controls and the main chart (a chart's
+// download button and the readouts lie between them).
+function skipLinks(nodes) {
+  const link = (to, text) => el("a", { href: "#", className: "lcsm-skip-link", "data-to": to, text });
+  const nav = el("nav", { className: "lcsm-skip", "aria-label": "Skip links" },
+    [link("controls", "Skip to the controls"), link("chart", "Skip to the main chart")]);
+  nav.addEventListener("click", (event) => {
+    const to = event.target.closest("a") && event.target.closest("a").dataset.to;
+    if (!to) return;
+    event.preventDefault();
+    const target = to === "controls" ? nodes.controls.querySelector("input, select, button")
+      : nodes.main.querySelector("figure");
+    if (!target) return;
+    if (to === "chart") target.setAttribute("tabindex", "-1");   // focusable by the link, not a tab stop
+    target.focus();
+    if (target.scrollIntoView) target.scrollIntoView({ block: "nearest" });
+  });
+  return nav;
+}
+
 function build(parent, payload) {
   // Only the old instrument goes: Streamlit keeps the component's own style sheet in this element too.
   for (const old of parent.querySelectorAll(":scope > .lcsm-instrument")) old.remove();
@@ -479,7 +499,7 @@ function build(parent, payload) {
     [nodes.metrics, nodes.notices, nodes.status]);
   nodes.main = el("div", { className: "lcsm-main" });
   const root = el("div", { className: "lcsm-instrument", "data-page": payload.page },
-    [nodes.controls, nodes.readouts, nodes.main, nodes.equations, nodes.charts, nodes.live]);
+    [skipLinks(nodes), nodes.controls, nodes.readouts, nodes.main, nodes.equations, nodes.charts, nodes.live]);
   parent.appendChild(root);
   watchFocus(root, payload.page);
   return { root, nodes, charts: {}, seq: payload.seq || 0, sentSeq: 0, sentAt: 0 };

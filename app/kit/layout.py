@@ -81,5 +81,7 @@ def presenter_columns():
 
 
 def layout_style() -> None:
-    """The shared layout rules (a style-only st.html goes to the page's event container: it takes no space)."""
-    st.html(LAYOUT_CSS)
+    """The shared layout rules and the focus mark (app/kit/focus_style.py); a style-only st.html goes to the page's
+    event container: it takes no space."""
+    from .focus_style import FOCUS_CSS
+    st.html(LAYOUT_CSS + FOCUS_CSS)

@@ -98,7 +98,10 @@ def show_chart(fig: go.Figure | dict | ChartSpec, filename: str, *, container=No
 
 
 def chart_config(filename: str) -> dict:
-    return {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
+    """One tool on a chart's bar, the PNG download: plotly's other tools (zoom, pan, autoscale) are each a tab stop,
+    eight a chart, between a keyboard user and the next control; a drag still zooms, a double click resets."""
+    return {"displaylogo": False, "modeBarButtons": [["toImage"]],
+            "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
 
 
 def show_readout(items: Sequence[Metric | Notice]) -> None:
