@@ -1,10 +1,12 @@
 """The Check-the-math page (lesson 10) loads, marks exactly the three wrong formulas, its live check passes,
 every erratum in the sources gets a card with its verdict, its settings travel in the URL and its exercises
 grade what the page shows."""
+from collections import Counter
+
 from app.kit.page_text import stacked
 from app.lessons.check_math import PRESETS, SETTINGS, compute, quantities
 from lcsm_core.backward_check import compare_backward
-from lcsm_core.errata import ERRATA, check_errata
+from lcsm_core.errata import BY_ID, ERRATA, NAMING, NO_NUMERIC_CHECK, NOTATION, UNDEFINED, WRONG, check_errata
 from tests.app.pages import assert_clean, link_notes, open_page, url_value
 
 
@@ -12,26 +14,40 @@ def wrong_cards(at) -> int:
     return sum(e.value.startswith("wrong ·") for e in at.error)
 
 
-def test_every_erratum_has_a_card_with_printed_failing_and_corrected_holding():
+def verdict_counts(at) -> dict[str, int]:
+    """How many cards carry each kind of verdict box."""
+    boxes = [e.value for e in at.error] + [w.value for w in at.warning] + [s.value for s in at.success] + [
+        i.value for i in at.info]
+    starts = dict(failing="printed form fails ·", naming="printed formula holds · a naming inconsistency",
+                  ambiguous="printed form is ambiguous ·", notation=f"printed notation is wrong · {NO_NUMERIC_CHECK}",
+                  holding="corrected form holds ·", unchecked=f"corrected form · {NO_NUMERIC_CHECK}")
+    return {name: sum(box.startswith(start) for box in boxes) for name, start in starts.items()}
+
+
+def test_every_erratum_has_a_card_with_its_quote_and_verdict():
     at = open_page("check_math")
     assert_clean(at)
     assert any(h.value == "Errata in the sources" for h in at.subheader)
     headers = [m.value for m in at.markdown]
     for erratum in ERRATA:
         assert f"**{erratum.source} · {erratum.location}**" in headers, erratum.id
+    assert all(e.quote in [c.value for c in at.code] for e in ERRATA)      # each card quotes its seed
     latex = [x.value.strip("$\n") for x in at.latex]                       # st.latex wraps the source in $$
     assert all(stacked(e.printed) in latex and stacked(e.corrected) in latex for e in ERRATA)   # terms stacked
+    assert stacked(BY_ID["lcsm-table7-m2"].detail) in latex                 # M2's stability region
+    kinds = Counter(e.kind for e in ERRATA)
+    expected = dict(failing=kinds[WRONG], naming=kinds[NAMING], ambiguous=kinds[UNDEFINED],
+                    notation=kinds[NOTATION], holding=len(ERRATA) - kinds[NOTATION], unchecked=kinds[NOTATION])
+    assert verdict_counts(at) == expected
     failing = [e.value for e in at.error if e.value.startswith("printed form fails ·")]
-    assert len(failing) == len(ERRATA)
-    unformable = sum(not row["formable"] for row in check_errata(seed=0))     # the shape errata
-    assert unformable >= 4 and sum("cannot be formed" in text for text in failing) == unformable
-    corrected = [s.value for s in at.success if s.value.startswith("corrected form holds ·")]
-    assert len(corrected) == len(ERRATA)
-    assert any(m.label == "errata in the sources confirmed" and m.value == f"{len(ERRATA)} of {len(ERRATA)}"
+    unformable = sum(row["unformable"] for row in check_errata(seed=0))     # the shape errata
+    assert unformable == 8 and sum("cannot be formed" in text for text in failing) == unformable
+    checked = len(ERRATA) - kinds[NOTATION]
+    assert any(m.label == "errata in the sources confirmed" and m.value == f"{checked} of {checked}"
                for m in at.metric)
     at.number_input(key="check_math.seed").set_value(123).run()             # a new draw: the same verdicts
-    assert sum(e.value.startswith("printed form fails ·") for e in at.error) == len(ERRATA)
-    assert sum(s.value.startswith("corrected form holds ·") for s in at.success) == len(ERRATA)
+    assert verdict_counts(at) == expected
+    assert any("reading of k̄" in t.value.columns for t in at.dataframe)   # M2's readings, one row each
 
 
 def test_page_marks_the_wrong_formulas_and_live_check_passes():
@@ -82,7 +98,8 @@ def test_every_preset_keeps_three_wrong_formulas_and_an_exact_backward():
         assert q["n_wrong"] == 3 and q["n_wrong_matrix"] == 2 and q["worst_corrected_error"] < 1e-12, p.label
         assert q["gradcheck_passed"] == 1 and q["relative_error"] < 1e-12, p.label
         assert q["worst_printed_error"] > 1, p.label              # wrong by far more than rounding
-        assert q["errata_confirmed"] == q["n_errata"] == len(ERRATA), p.label
+        assert q["errata_confirmed"] == q["errata_checked"] == len(ERRATA) - 4, p.label   # 4 notation errors
+        assert q["n_errata"] == len(ERRATA), p.label
     at = open_page("check_math")
     at.button(key="check_math.preset.0").click().run()          # Type 2, complex
     assert_clean(at)
@@ -91,7 +108,7 @@ def test_every_preset_keeps_three_wrong_formulas_and_an_exact_backward():
 
 def test_exercises_grade_the_page():
     at = open_page("check_math")
-    for n, answer in ((0, 3), (1, 2), (3, 4), (4, 1.105), (5, -1)):   # …, four unformable errata, e^0.1, −1
+    for n, answer in ((0, 3), (1, 2), (3, 8), (4, 1.105), (5, -1)):   # …, eight unformable errata, e^0.1, −1
         at.number_input(key=f"check_math.exercise.{n}.answer").set_value(answer).run()
         at.button(key=f"check_math.exercise.{n}.check").click().run()
         assert any("Correct" in s.value for s in at.success), n
@@ -100,6 +117,10 @@ def test_exercises_grade_the_page():
     at = open_page("check_math", dict(psi="matrix", complex="1", T="32"))
     at.button(key="check_math.exercise.2.check").click().run()
     assert any("Correct" in s.value for s in at.success)
+    at = open_page("check_math")
+    at.number_input(key="check_math.exercise.3.answer").set_value(7).run()   # the count of an older list
+    at.button(key="check_math.exercise.3.check").click().run()
+    assert any("Not yet" in e.value for e in at.error) and not any("Correct" in s.value for s in at.success)
 
 
 def test_preset_insights_typeset_their_math_and_name_no_variables():
