@@ -47,8 +47,15 @@ class M1(QKVLayer):
 
 @register
 class M2(QKVLayer):
+    """Table 7 prints M2's oscillation as I_k − k_t k̄_tᵀ and never defines k̄_t (the Markdown rendering drops the
+    bar and repeats M1). Every reading has eigenvalues 1 and 1 − k̄ᵀk, stable only while 0 ≤ k̄ᵀk ≤ 2: k̄ = k/‖k‖
+    needs ‖k‖ ≤ 2, a second projection k̄ = W̄x needs a constraint and is not symmetric. Built here: the unit key
+    in both places and as the expand state, FWP's delta rule with β = 1 — a projection, stable for every input.
+    The errata list the ambiguity (`lcsm-table7-m2`)."""
+
     info = VariantInfo("m2", "M2", "online learner", "v_t", "k̂_t", "I − k̂_t k̂_tᵀ, k̂ = k/‖k‖", "q_t", "matrix",
-                       "e, o, s", "Table 7 prints M2 like M1; read here with unit keys, a projection (stable)",
+                       "e, o, s", "Table 7 prints I − k k̄ᵀ and never defines k̄; read here with unit keys, a "
+                       "projection (stable)",
                        oscillation_shape=qkv(rows_k, rows_k, True, psi="matrix", extra_k=6, structure="delta"))
 
     def states(self, x):
