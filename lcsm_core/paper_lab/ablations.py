@@ -7,9 +7,10 @@ accuracy over the learning-rate sweep (spread.py) — and says in numbers whethe
 did not hold, or whether this grid cannot tell (seed ranges overlap or lie within spread.SEPARATION, or
 fewer than 3 seeds).
 
-Each claim encodes what the paper reports *per length*: e.g. data dependence (Fig. 4) says 1-0-1 and
-1-1-1 recall well up to length 128 but only 1-0-1-0 converges at 256, so at 256 the check expects
-1-0-1-0 above every other code, 1-1-1-0 included.
+Each claim encodes what the paper reports *per length*: e.g. data dependence (Fig. 4) says 1-0-1-0 and
+1-1-1-0 recall well up to length 128 but only 1-0-1-0 converges at 256, so at 256 the check expects
+1-0-1-0 above every other code, 1-1-1-0 included. (§3.2 prints the first two as three-field codes, "1-0-1
+and 1-1-1"; a code reads e-o-s-a, four fields, and this test holds the activation at 0.)
 """
 from __future__ import annotations
 
@@ -169,8 +170,8 @@ ABLATIONS = {a.name: a for a in (
     Ablation("data_dependence", "Data dependence (Fig. 4)",
              "Which of e, o, s must depend on the input?",
              _codes([f"{e}-{o}-{s}-0" for e in (0, 1) for o in (0, 1) for s in (0, 1)]),
-             "Most codes did poorly; only 1-0-1 and 1-1-1 recalled well up to length 128, and at 256 only "
-             "1-0-1-0 converged (Fig. 4).",
+             "Most codes did poorly; only 1-0-1-0 and 1-1-1-0 (printed as “1-0-1 and 1-1-1”: e-o-s codes without "
+             "the activation field) recalled well up to length 128, and at 256 only 1-0-1-0 converged (Fig. 4).",
              "up to length 128, 1-0-1-0 and 1-1-1-0 each beat every other code; from 256 on, 1-0-1-0 beats every "
              "other code, 1-1-1-0 included",
              _check_data_dependence),

@@ -55,7 +55,7 @@ def test_fewer_than_three_seeds_decide_nothing(ablation):
 
 
 def test_data_dependence_encodes_the_papers_256_finding():
-    """Fig. 4: 1-0-1 and 1-1-1 recall well up to 128, at 256 only 1-0-1-0 converged."""
+    """Fig. 4: 1-0-1-0 and 1-1-1-0 recall well up to 128, at 256 only 1-0-1-0 converged."""
     spec = spec_of("data_dependence", seq_lens=(32, 128, 256))
 
     def paper_like(label, T, seed):
