@@ -4,7 +4,8 @@ printed error found in the sources.
 Prose and exercises: lessons/10-check-math.md. Three core calls: `check_all` evaluates every printed
 backward line (and its corrected form) on random fp64 data; `compare_backward` runs the core's
 hand-written backward of `eos_scan` against autograd and gradcheck on the learner's problem;
-`check_errata` demonstrates each erratum in the sources numerically.
+`check_errata` checks each erratum in the sources against a truth computed another way (or says it is a
+notation error with no numeric check).
 """
 from __future__ import annotations
 
