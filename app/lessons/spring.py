@@ -171,8 +171,8 @@ def s_plane_figure(poles: np.ndarray) -> go.Figure:
                    fillcolor="rgba(0,158,115,0.12)", line=dict(width=0)),
               vline(0, INK), dict(type="line", x0=0, x1=1, xref="x domain", y0=0, y1=0,
                                   line=dict(color=GREY, width=1))]
-    notes = [note("◀ stable (Re s < 0)", 0, 1, xref="x domain", yref="y domain", xanchor="left", bordercolor=STABLE),
-             note("unstable (Re s > 0) ▶", 1, 1, xref="x domain", yref="y domain", bordercolor=WARNING)]
+    notes = [note("◀ stable", 0, 1, xref="x domain", yref="y domain", xanchor="left", bordercolor=STABLE),
+             note("unstable ▶", 1, 1, xref="x domain", yref="y domain", bordercolor=WARNING)]
     trace = scatter(x=poles.real, y=poles.imag, mode="markers", name="poles",
                     marker=dict(symbol="x", size=14, color=VERMILLION, line=dict(width=2)),
                     hovertemplate="p = %{x:.4g} %{y:+.4g}i<extra></extra>")
