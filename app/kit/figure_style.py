@@ -53,7 +53,7 @@ GRAY_90 and BG_COLOR), which Streamlit's chart element replaces with the theme's
 template would otherwise colour text grey (#808495: 3.7:1 on white): the figure's font, every axis's tick labels
 and title, the hover label. Roles: `COLORS` (a method or parameterization, the same on every chart), `WARNING`
 (a divergence, an unstable region: a label or a pattern says so too), `STABLE`, `GREY` (references: the exact
-solution, the unit circle's grid, history).
+solution, a mapped grid, an eigenvalue cloud, a path so far).
 """
 from __future__ import annotations
 
