@@ -9,7 +9,8 @@ The chart hygiene rules live here, once (tests/app/test_figure_hygiene.py holds 
   values rounded to 6 significant digits, never float noise; an axis whose data is flat up to
   rounding gets a range around its value (else plotly ticks the rounding: "2.78808126205894524");
 - a heatmap always has a colour bar;
-- `distinct_colors(n)`: n colours, none repeated, for the series of one chart;
+- colour is never the only cue (see "Colour" below): `series_style(j)` gives the j-th series of a chart a
+  colour, a dash and a marker symbol, no two of the first twenty alike in all three;
 - a series that diverged is cut where it did (`kept`) and marked there (`divergence_marks`); a note
   sits in the plot's corner, not at a data position (plotly stretches an axis to fit a note placed in
   data coordinates);
@@ -38,11 +39,25 @@ in the server's processes (~0.12 → 0.02 ms a trace), where `build` also takes 
 are instead of copying them (`_adopting`). A preview family builds every chart once per member, so this is most
 of a held move's CPU. The JSON is the same byte for byte (tests/app/test_figure_validation.py: every chart of
 every page at its defaults, presets and extreme settings, and every family).
+
+Colour. Every series is drawn in one of the colours of Okabe and Ito's colour-blind-safe set (`PALETTE`) that hold
+3:1 against a white page and against Streamlit's dark one (#171614): blue, vermillion, bluish green and reddish
+purple (their orange, sky blue and yellow are too light for white, their black vanishes on dark: the theme's `INK`
+stands in for it). Under simulated protanopia, deuteranopia and tritanopia no two of them come closer than ΔE2000
+12, and series compared on one chart differ by dash or marker as well (tests/app/test_figure_colour.py). Text is
+drawn in `INK` on `PAPER`, the theme's own text and background colours, so every chart follows the page's light or
+dark theme: these are placeholders of Streamlit's plotly template (streamlit/elements/lib/streamlit_plotly_theme.py,
+GRAY_90 and BG_COLOR), which Streamlit's chart element replaces with the theme's colours throughout a figure
+(PRIVATE STREAMLIT API: its frontend's placeholder replacement of the pinned 1.67), and the lesson instrument
+(instrument.js `themed`) with the colours Streamlit gives its component. `build` writes them where Streamlit's
+template would otherwise colour text grey (#808495: 3.7:1 on white): the figure's font, every axis's tick labels
+and title, the hover label. Roles: `COLORS` (a method or parameterization, the same on every chart), `WARNING`
+(a divergence, an unstable region: a label or a pattern says so too), `STABLE`, `GREY` (references: the exact
+solution, a mapped grid, an eigenvalue cloud, a path so far).
 """
 from __future__ import annotations
 
 import base64
-import colorsys
 import copy
 import inspect
 import os
@@ -53,11 +68,16 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.basedatatypes import BasePlotlyType
 
-COLORS = {"exact": "#222222", "zoh": "#1f77b4", "bilinear": "#2ca02c", "euler": "#d62728",
-          "aa": "#1f77b4", "ab": "#ff7f0e", "naive": "#d62728", "exponential": "#2ca02c"}
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
+BLUE, VERMILLION, GREEN, PURPLE = "#0072B2", "#D55E00", "#009E73", "#CC79A7"     # Okabe & Ito's (see "Colour")
+PALETTE = [BLUE, VERMILLION, GREEN, PURPLE]
+GREY = "#6C6C6C"       # neutral, 3:1 on both themes' backgrounds and ΔE2000 ≥ 12 from PALETTE under each deficiency
+WARNING, STABLE = VERMILLION, GREEN
+INK, PAPER = "#000037", "#000038"   # the theme's text and background (Streamlit's GRAY_90 and BG_COLOR placeholders)
+COLORS = {"exact": GREY, "zoh": BLUE, "bilinear": GREEN, "euler": VERMILLION, "aa": BLUE, "ab": VERMILLION,
+          "naive": VERMILLION, "exponential": BLUE}
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash")          # lengths prime to PALETTE's: `series_style`
+SYMBOLS = ("circle", "diamond", "square", "x", "triangle-up", "cross", "pentagon")
 LOG_FLOOR = 1e-16      # only keeps exact zeros drawable on a log axis; real data is never floored here
-RED = "#d62728"
 FLAT = 1e-9            # an axis whose data spans less than this fraction of its size is flat up to rounding
 NUMBER_FORMAT = dict(exponentformat="power", hoverformat=".6~g")       # every value axis
 COLORBAR = dict(thickness=12, exponentformat="power", tickformat="~g")  # every colour bar
@@ -258,14 +278,14 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
     `margin_bottom`: room under the x-axis titles, for an animation's ▶ button and slider."""
     title_spec, legend_spec, top = _top_band(title, height, legend_side, annotations, margin_top)
     traces = [_with_colorbar(trace) for trace in traces]
-    axes = {name: ({**NUMBER_FORMAT, **_flat_range(traces, name, spec), **spec} if AXIS_KEY.match(name) else spec)
-            for name, spec in axes.items()}
+    axes = {name: (_inked({**NUMBER_FORMAT, **_flat_range(traces, name, spec), **spec}) if AXIS_KEY.match(name)
+                   else spec) for name, spec in axes.items()}
     for name in ("xaxis", "yaxis"):
-        axes.setdefault(name, {**NUMBER_FORMAT, **_flat_range(traces, name, {})})
+        axes.setdefault(name, _inked({**NUMBER_FORMAT, **_flat_range(traces, name, {})}))
     traces = [_compacted(trace) for trace in traces]            # after the flat ranges: they read full precision
     layout = dict(title=title_spec, height=height,
                   margin=dict(l=55, r=15, t=top, b=margin_bottom), showlegend=legend, legend=legend_spec,
-                  font=dict(size=13), **axes)
+                  font=dict(size=13, color=INK), hoverlabel=dict(bgcolor=PAPER, font=dict(color=INK)), **axes)
     if shapes:                       # only when there are some: an unvalidated figure keeps an empty list as is
         layout["shapes"] = list(shapes)
     if annotations:
@@ -279,6 +299,14 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
     if frames is not None:
         fig._frame_objs = tuple(_adopted_frame(frame) for frame in frames)
     return fig
+
+
+def _inked(spec: dict) -> dict:
+    """An axis's layout with its tick labels and title in the theme's text colour (`INK`), unless it names its own:
+    Streamlit's template colours both #808495 (3.7:1 on white), and a template beats the figure's font."""
+    title = spec.get("title") or {}
+    return {**spec, "tickfont": {"color": INK, **(spec.get("tickfont") or {})},
+            "title": {**title, "font": {"color": INK, **(title.get("font") or {})}}}
 
 
 FRAME_KEYS = frozenset(("name", "traces", "data"))
@@ -539,20 +567,22 @@ def axis(title: str | None = None, **kw) -> dict:
     return dict(title=dict(text=title), **kw) if title else dict(kw)
 
 
-def vline(x: float, color: str = "#888", dash: str = "solid", width: float = 1, xref: str = "x",
+def vline(x: float, color: str = GREY, dash: str = "solid", width: float = 1, xref: str = "x",
           yref: str = "paper", y0: float = 0, y1: float = 1) -> dict:
     return dict(type="line", x0=x, x1=x, y0=y0, y1=y1, xref=xref, yref=yref,
                 line=dict(color=color, dash=dash, width=width))
 
 
-def hline(y: float, color: str = "#888", dash: str = "solid", width: float = 1, xref: str = "paper",
+def hline(y: float, color: str = GREY, dash: str = "solid", width: float = 1, xref: str = "paper",
           yref: str = "y") -> dict:
     return dict(type="line", x0=0, x1=1, y0=y, y1=y, xref=xref, yref=yref, line=dict(color=color, dash=dash,
                                                                                        width=width))
 
 
-def note(text: str, x, y, *, xref="x", yref="paper", color=RED, xanchor="right", yanchor="top",
-         bgcolor="rgba(255,255,255,0.85)", **kw) -> dict:
+def note(text: str, x, y, *, xref="x", yref="paper", color=INK, xanchor="right", yanchor="top", bgcolor=PAPER,
+         **kw) -> dict:
+    """Words on a chart, in the theme's text colour on its background (a warning's colour goes to its border:
+    `bordercolor=WARNING`; vermillion text would be 3.9:1 on white)."""
     return dict(text=text, x=x, y=y, xref=xref, yref=yref, showarrow=False, xanchor=xanchor, yanchor=yanchor,
                 font=dict(color=color), bgcolor=bgcolor, **kw)
 
@@ -569,9 +599,9 @@ def divergence_marks(x: float | None, label: str, xref: str = "x", yref: str = "
     if x is None:
         return [], []
     left = x_end is None or x >= x_end / 2
-    return ([vline(x, RED, "dash", 1.5, xref=xref, yref=yref)],
+    return ([vline(x, WARNING, "dash", 1.5, xref=xref, yref=yref)],
             [note(f"⚠ {text or f'{label} diverged at {x:.3g}'}", 0.01 if left else 0.99, 1, xref=f"{xref} domain",
-                  yref=yref, xanchor="left" if left else "right")])
+                  yref=yref, xanchor="left" if left else "right", bordercolor=WARNING)])
 
 
 def kept(values, diverged_at: int | None):
@@ -594,12 +624,11 @@ def at_least(values, floor: float) -> np.ndarray:
     return np.maximum(np.abs(np.asarray(values, dtype=float)), floor)
 
 
-def distinct_colors(n: int) -> list[str]:
-    """n colours for the n series of one chart, none repeated: the palette, then evenly spaced hues."""
-    if n <= len(PALETTE):
-        return PALETTE[:n]
-    rgb = (colorsys.hls_to_rgb(j / n, 0.42 if j % 2 else 0.55, 0.7) for j in range(n))
-    return ["#%02x%02x%02x" % tuple(round(255 * c) for c in col) for col in rgb]
+def series_style(j: int) -> dict:
+    """The j-th series of a chart (runs, layers): a colour of `PALETTE`, a dash and a marker symbol, each cycling at
+    its own length (4, 5, 7), so that two series of one colour differ by dash and by marker, and no two of the
+    first twenty share colour and dash (nor of the first twenty-eight colour and marker)."""
+    return dict(color=PALETTE[j % len(PALETTE)], dash=DASHES[j % len(DASHES)], symbol=SYMBOLS[j % len(SYMBOLS)])
 
 
 def subplot_grid(rows: int, cols: int, titles=(), hspace: float = 0.08, vspace: float = 0.12):
@@ -630,7 +659,7 @@ def subplot_grid(rows: int, cols: int, titles=(), hspace: float = 0.08, vspace: 
             if n < len(titles):
                 annotations.append(dict(text=lines[n], x=x0 + width / 2, y=y1, xref="paper", yref="paper",
                                         xanchor="center", yanchor="bottom", showarrow=False,
-                                        font=dict(size=14 if cols < 3 else 12, color="#555")))
+                                        font=dict(size=14 if cols < 3 else 12, color=INK)))
     return axes, annotations, names
 
 
@@ -642,7 +671,7 @@ def circle(radius: float = 1.0, points: int = 200) -> tuple[np.ndarray, np.ndarr
 def unit_circle_trace(name: str = "unit circle", radius: float = 1.0, **line) -> go.Scatter:
     x, y = circle(radius)
     return scatter(x=x, y=y, mode="lines", name=name, hoverinfo="skip",
-                      line=dict(color=line.get("color", "#888"), dash=line.get("dash", "solid"), width=1.5))
+                      line=dict(color=line.get("color", GREY), dash=line.get("dash", "solid"), width=1.5))
 
 
 def log_safe(values: np.ndarray, floor: float = LOG_FLOOR) -> np.ndarray:

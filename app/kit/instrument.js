@@ -67,6 +67,61 @@ function katexReady(vendor) {
     .then(() => window.katex).catch(() => null);
 }
 
+// --- the page's theme -----------------------------------------------------------------------------------
+// A chart names the theme's colours by the placeholders of Streamlit's plotly template (figure_style INK and PAPER;
+// the template's own categorical colours): Streamlit's chart element replaces them with its theme's colours, and so
+// does the instrument, with the colours Streamlit gives its component (the --st-* CSS variables), so that its charts
+// follow a light or a dark page. What Streamlit's template gives every chart besides (the page's background, faint
+// grid lines, a tool bar that shows on it) goes to each layout that does not say otherwise.
+function themeOf(node) {
+  const style = getComputedStyle(node);
+  const read = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
+  const text = read("--st-text-color", "#262730");
+  const background = read("--st-background-color", "#ffffff");
+  const colours = { "#000037": text, "#000038": background };
+  read("--st-chart-categorical-colors", "").split(",").slice(0, 10).forEach((colour, i) => {
+    if (colour.trim()) colours[`#0000${String(i + 1).padStart(2, "0")}`] = colour.trim();
+  });
+  return { colours, text, background, grid: read("--st-border-color-light", "rgba(128, 128, 128, 0.25)"),
+    dark: luminance(background) < 0.4, key: JSON.stringify([text, background, colours]) };
+}
+
+function luminance(colour) {
+  const probe = document.createElement("canvas").getContext("2d");
+  probe.fillStyle = "#ffffff";
+  probe.fillStyle = colour;                   // normalized by the browser to "#rrggbb" (or rgba(...))
+  const found = String(probe.fillStyle).match(/[0-9a-f]{2}/gi);
+  if (!found || !String(probe.fillStyle).startsWith("#")) return 1;
+  const [r, g, b] = found.slice(0, 3).map((h) => parseInt(h, 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+// Every placeholder colour in a figure (its data, layout and frames: in place), arrays of numbers left alone.
+function themed(value, colours) {
+  if (Array.isArray(value)) {
+    if (value.length && typeof value[0] === "number") return value;
+    for (let i = 0; i < value.length; i++) value[i] = themed(value[i], colours);
+    return value;
+  }
+  if (typeof value === "string") return colours[value.toLowerCase()] || value;
+  if (!value || typeof value !== "object" || ArrayBuffer.isView(value) || value.bdata !== undefined) return value;
+  for (const key of Object.keys(value)) value[key] = themed(value[key], colours);
+  return value;
+}
+
+function themeLayout(layout, theme) {
+  layout.paper_bgcolor = layout.paper_bgcolor || theme.background;
+  layout.plot_bgcolor = layout.plot_bgcolor || theme.background;
+  layout.modebar = { bgcolor: "rgba(0, 0, 0, 0)", color: theme.text, activecolor: theme.text, ...(layout.modebar || {}) };
+  for (const [key, axis] of Object.entries(layout)) {
+    if (!/^[xy]axis\d*$/.test(key) || !axis || typeof axis !== "object") continue;
+    axis.gridcolor = axis.gridcolor || theme.grid;
+    axis.zerolinecolor = axis.zerolinecolor || theme.grid;
+    axis.linecolor = axis.linecolor || theme.text;
+  }
+  return layout;
+}
+
 // --- the family ---------------------------------------------------------------------------------------
 // The family as it arrives (family.shared_arrays): an array that occurs in more than one frame came once, in
 // `arrays`, and is named {ref: n} where it occurs; each place gets its own copy back (plotly decodes in place).
@@ -234,16 +289,16 @@ function mainHeight(state, box) {
 }
 
 async function drawChart(state, name, box) {
-  const figure = structuredClone(state.payload.figures[name]);
+  const figure = themed(structuredClone(state.payload.figures[name]), state.theme.colours);
   const Plotly = state.Plotly;
-  const layout = { ...figure.layout, autosize: true };
+  const layout = themeLayout({ ...figure.layout, autosize: true }, state.theme);
   delete layout.width;
   if (name === state.payload.swept.chart) layout.height = Math.min(layout.height || MAIN_HEIGHT, mainHeight(state, box));
   box.plot.style.height = `${layout.height || 450}px`;
   const title = layout.title && (layout.title.text || layout.title);
   box.figure.setAttribute("aria-label", typeof title === "string" ? title.replace(/<[^>]+>/g, "") : name);
   const own = figure.frames || [];                     // an animation of its own (▶ play): it keeps it
-  const frames = own.length ? own : framesOf(state, state.payload.figures[name]);
+  const frames = own.length ? own : themed(framesOf(state, state.payload.figures[name]), state.theme.colours);
   // one call: the drawing and its frames (react replaces the frames a chart held before)
   await Plotly.react(box.plot, { data: figure.data, layout, frames, config: { ...state.payload.configs[name], responsive: true } });
   box.frames = new Set(own.length ? [] : frames.map((f) => f.name));
@@ -557,7 +612,9 @@ async function renderNow(state) {
     return;
   }
   const payload = state.payload;
+  state.theme = themeOf(state.root);
   state.root.classList.toggle("lcsm-present", Boolean(payload.present));
+  state.root.classList.toggle("lcsm-dark", state.theme.dark);
   drawControls(state);
   drawReadouts(state, payload.text);
   layoutCharts(state);
@@ -585,7 +642,8 @@ function take(state, payload) {
     setTimeout(() => { if (state.incoming === payload) take(state, payload); }, wait + 10);
     return;
   }
-  const same = state.payload && JSON.stringify(state.payload) === JSON.stringify(payload);
+  const same = state.payload && JSON.stringify(state.payload) === JSON.stringify(payload)
+    && state.theme && state.theme.key === themeOf(state.root).key;      // (Streamlit calls again on a theme change)
   state.payload = payload;
   state.committed = currentName(state);
   registry.listeners[payload.page] = () => { if (state.payload === payload) render(state); };

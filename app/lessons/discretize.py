@@ -13,6 +13,9 @@ import plotly.graph_objects as go
 
 from app.kit.figure_style import (
     COLORS,
+    GREY,
+    INK,
+    WARNING,
     at_least,
     axis,
     build,
@@ -120,6 +123,7 @@ def equations(q: dict) -> list[str]:
 
 # --- figures ---------------------------------------------------------------------------------
 MARKERS = {"zoh": "circle-open", "bilinear": "diamond", "euler": "x"}
+DASHES = {"zoh": "solid", "bilinear": "dash", "euler": "dot"}     # the methods differ by colour, marker and dash
 FRAME = 4.0     # the responses plot shows up to FRAME × the exact response's peak: a runaway curve leaves the
                 # frame instead of squashing the others flat against the axis (it may reach the 1e6 bound)
 
@@ -143,17 +147,18 @@ def grid_points(cmp: DiscretizationComparison, which: int) -> np.ndarray:
 
 def grid_trace(values: dict, name: str) -> go.Scatter:
     return scatter(**values, mode="lines", hoverinfo="skip", name=name, connectgaps=False,
-                   line=dict(color="#bbb", width=1))
+                   line=dict(color=GREY, width=0.75))
 
 
 def s_plane_map_figure(cmp: DiscretizationComparison) -> go.Figure:
     """Continuous poles, the grid that gets mapped, and Euler's stable disk |1 + sΔ| < 1."""
     grid, disk, poles = s_plane_values(cmp)
     traces = [grid_trace(grid, "grid (mapped →)"),
-              scatter(**disk, mode="lines", name="Euler stable disk", fill="toself",
-                      fillcolor="rgba(214,39,40,0.06)", line=dict(color=COLORS["euler"], dash="dot")),
+              scatter(**disk, mode="lines", name="Euler stable disk", fill="toself", fillcolor="rgba(213,94,0,0.06)",
+                      fillpattern=dict(shape="/", fgcolor=WARNING, fgopacity=0.3, size=12, solidity=0.08),  # not a tint
+                      line=dict(color=COLORS["euler"], dash="dot")),
               scatter(**poles, mode="markers", name="poles p",
-                      marker=dict(symbol="x", size=14, color="black", line=dict(width=2)))]
+                      marker=dict(symbol="x", size=14, color=INK, line=dict(width=2, color=INK)))]
     return build(traces, **s_plane_frame(cmp))
 
 
@@ -167,7 +172,7 @@ def s_plane_values(cmp: DiscretizationComparison) -> list[dict]:
 def s_plane_frame(cmp: DiscretizationComparison) -> dict:
     """`build`'s title and layout for the s-plane: no part of them reads the traces."""
     reach = max(1.5, 1.3 * float(np.max(np.abs(cmp.s_poles))))
-    return dict(title="s-plane (continuous)", height=460, legend_side="top", shapes=[vline(0, "#888")],
+    return dict(title="s-plane (continuous)", height=460, legend_side="top", shapes=[vline(0, GREY)],
                 xaxis=axis("Re s", range=[-reach, 0.5 * reach], constrain="domain"),
                 yaxis=axis("Im s", range=[-reach, reach], scaleanchor="x"))
 
@@ -205,9 +210,9 @@ def z_plane_figure(cmp: DiscretizationComparison, *, zoom: bool = False) -> go.F
 
 def z_plane_traces(cmp: DiscretizationComparison) -> list:
     grid, _, exact, *poles = z_plane_values(cmp)
-    traces = [grid_trace(grid, "grid → exp(sΔ)"), unit_circle_trace(color="black"),
+    traces = [grid_trace(grid, "grid → exp(sΔ)"), unit_circle_trace(color=INK),
               scatter(**exact, mode="markers", name="exact exp(pΔ)",
-                      marker=dict(size=16, color="rgba(0,0,0,0.15)", line=dict(color="black", width=1)))]
+                      marker=dict(size=16, symbol="circle-open", color=INK, line=dict(width=1)))]
     for method, values in zip(cmp.methods, poles):
         traces.append(scatter(**values, mode="markers", name=METHOD_LABELS[method],
                               marker=dict(symbol=MARKERS[method], size=12, color=COLORS[method],
@@ -242,10 +247,11 @@ def z_plane_frame(cmp: DiscretizationComparison, *, zoom: bool) -> dict:
 def responses_figure(cmp: DiscretizationComparison) -> go.Figure:
     """The exact samples and each method's response; framed on the exact one when a method runs away."""
     exact, *methods = responses_values(cmp)
-    traces = [scatter(**exact, name="exact (continuous)", line=dict(color=COLORS["exact"], width=4), opacity=0.35)]
+    traces = [scatter(**exact, name="exact (continuous)", line=dict(color=COLORS["exact"], width=5))]   # under them
     for method, values in zip(cmp.methods, methods):
-        traces.append(scatter(**values, name=METHOD_LABELS[method], mode="lines+markers", marker=dict(size=4),
-                              line=dict(color=COLORS[method], width=1.5)))
+        traces.append(scatter(**values, name=METHOD_LABELS[method], mode="lines+markers",
+                              marker=dict(size=4, symbol=MARKERS[method]),
+                              line=dict(color=COLORS[method], width=1.5, dash=DASHES[method])))
     return build(traces, **responses_frame(cmp))
 
 
@@ -275,7 +281,7 @@ def responses_frame(cmp: DiscretizationComparison) -> dict:
 
 def error_figure(cmp: DiscretizationComparison) -> go.Figure:
     """|y_method − y_exact| on a log axis; errors below the rounding level are drawn in a band that says so."""
-    traces = [scatter(**values, name=METHOD_LABELS[method], line=dict(color=COLORS[method]))
+    traces = [scatter(**values, name=METHOD_LABELS[method], line=dict(color=COLORS[method], dash=DASHES[method]))
               for method, values in zip(cmp.methods, error_values(cmp))]
     band = error_band(cmp)
     if band is not None:

@@ -10,7 +10,10 @@ import plotly.graph_objects as go
 
 from app.kit.blocks import Text
 from app.kit.figure_style import (
+    BLUE,
     COLORBAR,
+    GREY,
+    INK,
     axis,
     build,
     divergence_marks,
@@ -205,8 +208,9 @@ def memory_norm_figure(view: LayerInspection, t: int) -> go.Figure:
     shapes, notes = divergence_marks(view.diverged_at, "memory", text=f"‖m_t‖ passed {DIVERGENCE_BOUND:,.0f} "
                                                                     f"at t = {view.diverged_at}",
                                      x_end=len(view.memory_norm) - 1)
-    trace = go.Scatter(y=norm, mode="lines+markers", name="‖m_t‖", marker=dict(size=4))
-    return build([trace], "Memory size over time", legend=False, shapes=[vline(t, "#888", "dot")] + shapes,
+    trace = go.Scatter(y=norm, mode="lines+markers", name="‖m_t‖", marker=dict(size=4, color=BLUE),
+                       line=dict(color=BLUE))
+    return build([trace], "Memory size over time", legend=False, shapes=[vline(t, GREY, "dot")] + shapes,
                  annotations=notes, xaxis=axis("t", range=[-0.5, len(view.memory_norm) - 0.5]),
                  yaxis=axis("‖m_t‖ (Frobenius)", **({"type": "log"} if wide else {})))
 
@@ -232,9 +236,9 @@ def spectrum_figure(view: LayerInspection) -> go.Figure:
     keep = np.isfinite(ev)
     ev, t = ev[keep], t[keep]
     reach = max(1.1, float(np.abs(ev).max(initial=1.0)) * 1.05)
-    traces = [unit_circle_trace(color="black"),
+    traces = [unit_circle_trace(color=INK),       # (each point outlined: Plasma's light end is 1.1:1 on white)
               go.Scatter(x=ev.real, y=ev.imag, mode="markers", name="eigenvalues of o_t",
-                         marker=dict(size=6, color=t, colorscale="Plasma", opacity=0.75,
+                         marker=dict(size=6, color=t, colorscale="Plasma", line=dict(color=INK, width=0.5),
                                      colorbar=dict(COLORBAR, title=dict(text="t"))),
                          hovertemplate="λ = %{x:.4f} %{y:+.4f}i<br>t = %{marker.color}<extra></extra>")]
     worst = largest_radius(view) if view.spectral_radius.size else 0.0
@@ -249,8 +253,9 @@ def output_figure(view: LayerInspection) -> go.Figure:
     shapes, notes = divergence_marks(view.diverged_at, "output", text=f"the memory diverged at t = {view.diverged_at}",
                                      x_end=len(view.x) - 1)
     y = kept(view.y[:, c], view.diverged_at)
-    traces = [go.Scatter(y=view.x[:, min(c, view.x.shape[1] - 1)], name=f"input x_t[{c}]", line=dict(color="#999")),
-              go.Scatter(y=y, name=f"EOS output y_t[{c}]", line=dict(color="#1f77b4"))]
+    traces = [go.Scatter(y=view.x[:, min(c, view.x.shape[1] - 1)], name=f"input x_t[{c}]",
+                         line=dict(color=GREY, dash="dot")),
+              go.Scatter(y=y, name=f"EOS output y_t[{c}]", line=dict(color=BLUE))]
     y_axis = axis()
     if view.diverged_at is not None:          # framed on what came before the blow-up, which leaves the frame
         before = np.concatenate([view.x[:, min(c, view.x.shape[1] - 1)], y[:-1]])

@@ -15,7 +15,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.cache import cached
-from app.kit.figure_style import COLORS, build, circle, divergence_marks, hline, log_safe, note, scatter, subplot_grid
+from app.kit.figure_style import (
+    COLORS,
+    GREY,
+    INK,
+    build,
+    circle,
+    divergence_marks,
+    hline,
+    log_safe,
+    note,
+    scatter,
+    subplot_grid,
+)
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.sweep import Refiller
@@ -126,6 +138,8 @@ def equations(q: dict) -> list[str]:
 
 # --- figures ---------------------------------------------------------------------------------
 DISPLAY_RADIUS = 1.6   # eigenvalues farther out are drawn on this circle (and the title says so)
+DASHES = {"naive": "dash", "exponential": "solid"}          # the two runs differ by dash and marker, not colour alone
+SYMBOLS = {"naive": "diamond", "exponential": "circle"}
 
 
 def figures(v: dict, study: StabilityStudy) -> dict[str, go.Figure]:
@@ -177,9 +191,9 @@ def eigen_frame(runs: dict[str, StabilityRun]) -> dict:
 
 
 def eigen_trajectory_figure(runs: dict[str, StabilityRun]) -> go.Figure:
-    """One panel per parameterization: the unit circle, each λ's path so far (faint dots: every step to 20, then
-    every 5th) and λ at the last step run. Dragging "gradient steps" plays the training: every member of the
-    preview is the runs cut at its step."""
+    """One panel per parameterization: the unit circle, each λ's path so far (grey dots: every step to 20, then
+    every 5th) and λ at the last step run, in the parameterization's colour and marker. Dragging "gradient steps"
+    plays the training: every member of the preview is the runs cut at its step."""
     names = list(runs)
     _, _, cell = subplot_grid(1, len(names), names)
     cx, cy = circle()
@@ -187,13 +201,14 @@ def eigen_trajectory_figure(runs: dict[str, StabilityRun]) -> go.Figure:
     circles, trails, points = [], [], []
     for col, name in enumerate(names, 1):
         xa, ya = cell(1, col)
-        circles.append(scatter(x=cx, y=cy, mode="lines", line=dict(color="black", width=1.5), hoverinfo="skip",
+        circles.append(scatter(x=cx, y=cy, mode="lines", line=dict(color=INK, width=1.5), hoverinfo="skip",
                                showlegend=False, xaxis=xa, yaxis=ya))
-        trails.append(scatter(**values[len(names) + col - 1], mode="markers", opacity=0.45, hoverinfo="skip",
-                              showlegend=False, xaxis=xa, yaxis=ya, marker=dict(color=COLORS[name], size=4)))
+        trails.append(scatter(**values[len(names) + col - 1], mode="markers", hoverinfo="skip",
+                              showlegend=False, xaxis=xa, yaxis=ya, marker=dict(color=GREY, size=3)))
         points.append(scatter(**values[2 * len(names) + col - 1], mode="markers", name=f"λ ({name})",
                               xaxis=xa, yaxis=ya,
-                              marker=dict(size=9, color=COLORS[name], line=dict(color="black", width=1))))
+                              marker=dict(size=9, color=COLORS[name], symbol=SYMBOLS[name],
+                                          line=dict(color=INK, width=1))))
     return build(circles + trails + points, **eigen_frame(runs))
 
 
@@ -213,7 +228,7 @@ def loss_frame(runs: dict[str, StabilityRun]) -> dict:
     axes, titles, _ = subplot_grid(1, 2, ["loss (normalized MSE)", "largest |λ|"])
     notes = list(titles)
     diverged = [(run.diverged_step, name) for name, run in runs.items() if run.diverged_step is not None]
-    shapes = [hline(1.0, "black", "dash", xref="x2 domain", yref="y2")]
+    shapes = [hline(1.0, INK, "dot", xref="x2 domain", yref="y2")]
     for n, (step, name) in enumerate(diverged):      # one line per run, one note for all of them
         marks, words = divergence_marks(step, name, text=", ".join(f"{who}: loss diverged at step {at}"
                                                                    for at, who in diverged),
@@ -228,11 +243,10 @@ def loss_frame(runs: dict[str, StabilityRun]) -> dict:
     if last < high:
         for xref, yref in (("x", "y domain"), ("x2", "y2 domain")):
             shapes.append(dict(type="rect", xref=xref, yref=yref, x0=last, x1=high, y0=0, y1=1, layer="below",
-                               fillcolor="rgba(0,0,0,0.06)", line=dict(width=0)))
-            notes.append(note("not run", (last + high) / 2, 0.5, xref=xref, yref=yref, color="#555",
-                              xanchor="center", yanchor="middle", textangle=-90, bgcolor="#f0f0f0",   # the band's
-                              # own grey (6 % black on white): a line across the band passes behind the words
-                              hovertext=f"steps {last + 1}–{high}: not run"))
+                               fillcolor="rgba(128,128,128,0.12)", line=dict(width=0)))
+            notes.append(note("not run", (last + high) / 2, 0.5, xref=xref, yref=yref, xanchor="center",
+                              yanchor="middle", textangle=-90,   # on the page's colour: a line across the band
+                              hovertext=f"steps {last + 1}–{high}: not run"))   # passes behind the words
     axes["yaxis"].update(type="log", exponentformat="power")
     axes["xaxis"].update(title=dict(text="step"), range=[0, high])
     axes["xaxis2"].update(title=dict(text="step"), range=[0, high])
@@ -243,8 +257,8 @@ def loss_figure(runs: dict[str, StabilityRun]) -> go.Figure:
     """Normalized loss per step (log axis) and the largest |λ|, with the step each run diverged."""
     traces = []
     for (name, _), loss, radius in zip(runs.items(), *[iter(loss_values(runs))] * 2):
-        traces.append(scatter(**loss, name=name, line=dict(color=COLORS[name])))
-        traces.append(scatter(**radius, name=name, showlegend=False, line=dict(color=COLORS[name]),
+        traces.append(scatter(**loss, name=name, line=dict(color=COLORS[name], dash=DASHES[name])))
+        traces.append(scatter(**radius, name=name, showlegend=False, line=dict(color=COLORS[name], dash=DASHES[name]),
                               xaxis="x2", yaxis="y2"))
     return build(traces, **loss_frame(runs))
 

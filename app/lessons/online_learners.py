@@ -10,7 +10,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app.kit.figure_style import (
+    DASHES,
+    GREY,
+    INK,
     PALETTE,
+    PAPER,
     at_least,
     axis,
     build,
@@ -122,6 +126,8 @@ ERROR_FLOOR = 1e-8   # errors below this are drawn in a band that says so (the s
                      # ~1e-32: drawn at their value they would stretch the axis over 25 empty decades)
 FLOOR_NAME = "error < 10⁻⁸"
 RULE_COLORS = dict(zip(RULES, PALETTE))
+RULE_DASHES = dict(zip(RULES, DASHES))      # each rule differs by dash (lines), marker or bar pattern too
+RULE_PATTERNS = dict(zip(RULES, ("", "/", "x", ".")))
 MAX_BARS = 16        # keys drawn as grouped bars up to this many; beyond, one marker per key and rule
 SYMBOLS = ("circle", "diamond", "x", "triangle-up")
 
@@ -133,12 +139,12 @@ def figures(v: dict, study: RecallStudy) -> dict[str, go.Figure]:
 def recall_error_figure(study: RecallStudy) -> go.Figure:
     """Each rule's error after each step, cut where it diverged."""
     traces = [go.Scatter(y=at_least(kept(err, study.diverged_at[rule]), ERROR_FLOOR), name=rule, mode="lines",
-                         line=dict(color=RULE_COLORS[rule]))
+                         line=dict(color=RULE_COLORS[rule], dash=RULE_DASHES[rule]))
               for rule, err in zip(study.rules, study.errors)]
     if (study.errors < ERROR_FLOOR).any():
         traces.insert(0, precision_band(0, study.errors.shape[1] - 1, ERROR_FLOOR, name=FLOOR_NAME))
     n = study.n_keys
-    shapes = [vline(rep * n - 0.5, "#ccc", "dot") for rep in range(1, len(study.key_order) // n)]
+    shapes = [vline(rep * n - 0.5, GREY, "dot") for rep in range(1, len(study.key_order) // n)]
     diverged = [(at, rule) for rule, at in study.diverged_at.items() if at is not None]
     notes = []
     for j, (at, rule) in enumerate(diverged):       # a line per rule, one note for all of them
@@ -158,7 +164,9 @@ def final_error_figure(study: RecallStudy) -> go.Figure:
     few = study.n_keys <= MAX_BARS
     drawn = [(j, rule, err) for j, (rule, err) in enumerate(zip(study.rules, study.final_error))
              if study.diverged_at[rule] is None]              # a diverged rule's errors are the clip, not data
-    traces = [go.Bar(x=keys, y=at_least(err, ERROR_FLOOR), name=rule, marker_color=RULE_COLORS[rule]) if few else
+    traces = [go.Bar(x=keys, y=at_least(err, ERROR_FLOOR), name=rule,
+                     marker=dict(color=RULE_COLORS[rule], pattern=dict(shape=RULE_PATTERNS[rule], fillmode="overlay",
+                                                                       fgcolor=PAPER))) if few else
               go.Scatter(x=keys, y=at_least(err, ERROR_FLOOR), name=rule, mode="markers",
                          marker=dict(color=RULE_COLORS[rule], size=7, symbol=SYMBOLS[j]))
               for j, rule, err in drawn]
@@ -174,9 +182,10 @@ def final_error_figure(study: RecallStudy) -> go.Figure:
 def radius_figure(study: RecallStudy) -> go.Figure:
     steps = study.radius.shape[1]
     traces = [go.Scatter(x=[0, steps - 1], y=[1.0, 1.0], mode="lines", name="|λ| = 1 (unit circle)",
-                         line=dict(color="black", dash="dash", width=1), hoverinfo="skip")]
+                         line=dict(color=INK, dash="longdashdot", width=1), hoverinfo="skip")]
     traces += [go.Scatter(y=np.minimum(r, DIVERGENCE_BOUND), name=rule, mode="lines",
-                          line=dict(color=RULE_COLORS[rule])) for rule, r in zip(study.rules, study.radius)]
+                          line=dict(color=RULE_COLORS[rule], dash=RULE_DASHES[rule]))
+               for rule, r in zip(study.rules, study.radius)]
     return build(traces, "Stability of each step's transition", legend_side="right",
                  xaxis=axis("step t"), yaxis=axis("largest |eigenvalue| of the transition"))
 

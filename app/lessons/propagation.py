@@ -14,8 +14,10 @@ import plotly.graph_objects as go
 
 from app.kit.figure_style import (
     COLORS,
+    DASHES,
     LOG_FLOOR,
     PALETTE,
+    WARNING,
     axis,
     build,
     contour,
@@ -189,7 +191,7 @@ def distance_figure(traces: list[PropagationTrace]) -> go.Figure:
         # states it is the difference of) down to 1e-300, so no floor is drawn; an exact zero is left as a gap
         shown = np.where(tr.distance[start:] > 0, tr.distance[start:], np.nan)
         data.append(scatter(x=np.arange(start, len(tr.distance)), y=shown, name=tr.name,
-                            line=dict(color=PALETTE[n])))
+                            line=dict(color=PALETTE[n], dash=DASHES[n])))
     return build(data, "How far apart the two states are", xaxis=axis("step"),
                  yaxis=axis("‖Δ state‖", type="log", exponentformat="power"))
 
@@ -208,13 +210,13 @@ def heatmap_figure(cut: DistanceMap, *, marker: tuple, x_title: str, title: str)
                 contours=dict(start=np.log10(FORGET_BELOW), end=np.log10(FORGET_BELOW), size=1, coloring="none"),
                 line=dict(color="white", width=3, dash="dash")),
         contour(x=cut.x, y=cut.nu, z=exploded.astype(float), showscale=False, hoverinfo="skip", name="explodes",
-                contours=dict(start=0.5, end=0.5, size=1, coloring="none"), line=dict(color="#d62728", width=3)),
+                contours=dict(start=0.5, end=0.5, size=1, coloring="none"), line=dict(color=WARNING, width=3)),
         # the current setting sits on the map's edge whenever a slider is at its end (the length slider's default
         # is the by-length map's last column): drawn whole over the axis line, not cut in half by it
         scatter(x=[marker[0]], y=[marker[1]], mode="markers", name="current", cliponaxis=False,
                 marker=dict(symbol="star", size=18, color="white", line=dict(color="black", width=1.5)))]
-    notes = _zone_label(cut, z <= np.log10(FORGET_BELOW), "forgets", "white") + \
-        _zone_label(cut, exploded, "explodes", "#d62728", above=True)
+    notes = _zone_label(cut, z <= np.log10(FORGET_BELOW), "forgets") + \
+        _zone_label(cut, exploded, "explodes", above=True)
     return build(data, title, height=380, legend=False, annotations=notes, xaxis=axis(x_title, range=cell_range(cut.x)),
                  yaxis=axis("damping ν", range=cell_range(cut.nu)))
 
@@ -235,16 +237,20 @@ def log_tick_text(ticks: list[int]) -> list[str]:
     return [f"≤{text[0]}", *text[1:-1], f"≥{text[-1]}"]
 
 
-def _zone_label(cut: DistanceMap, mask: np.ndarray, text: str, color: str, above: bool = False) -> list:
+ZONE_LABEL_BACKGROUND = "rgba(0,0,0,0.7)"      # white on it: ≥ 8:1 over any colour beneath, white included
+
+
+def _zone_label(cut: DistanceMap, mask: np.ndarray, text: str, above: bool = False) -> list:
     """The zone's name at its middle, or (`above`) just over its top edge: the "explodes" zone is a thin strip
-    at the bottom, and a label at its middle covered the strip and the x-axis ticks."""
+    at the bottom, and a label at its middle covered the strip and the x-axis ticks. White on a dark box, legible
+    over any colour of the map (the zones' outlines differ by dash too, not by colour alone)."""
     rows, cols = np.nonzero(mask)
     if not rows.size:
         return []
     y = float(np.max(cut.nu[rows])) if above else float(np.mean(cut.nu[rows]))
     return [dict(x=float(np.mean(cut.x[cols])), y=y, text=text, showarrow=False,
-                 yanchor="bottom" if above else "middle", font=dict(color=color, size=16),
-                 bgcolor="rgba(255,255,255,0.8)" if above else "rgba(0,0,0,0.35)")]
+                 yanchor="bottom" if above else "middle", font=dict(color="white", size=16),
+                 bgcolor=ZONE_LABEL_BACKGROUND)]
 
 
 LESSON = Lesson(

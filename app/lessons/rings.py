@@ -12,7 +12,21 @@ from functools import partial
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import PALETTE, axis, build, circle, histogram, scatter, unit_circle_trace, vline
+from app.kit.figure_style import (
+    BLUE,
+    GREEN,
+    GREY,
+    INK,
+    PURPLE,
+    VERMILLION,
+    axis,
+    build,
+    circle,
+    histogram,
+    scatter,
+    unit_circle_trace,
+    vline,
+)
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.sweep import Refiller
@@ -91,8 +105,12 @@ def equations(q: dict) -> list[str]:
 
 
 # --- figures ---------------------------------------------------------------------------------
-RING_COLOR = "#2ca02c"
-PICK_COLORS = (PALETTE[1], PALETTE[3], PALETTE[4])   # the three picked eigenvalues, the same in every chart
+RING_COLOR = GREEN
+CLOUD_COLOR = GREY      # every eigenvalue, neutral: the picked three stand out in colour and shape
+# the three picked eigenvalues, the same in every chart, told apart by colour, star and dash
+PICK_COLORS = (BLUE, VERMILLION, PURPLE)
+PICK_SYMBOLS = ("star", "star-square", "star-diamond")
+PICK_DASHES = ("solid", "dashdot", "longdash")            # their Re λᵗ (their envelopes are dotted)
 def figures(v: dict, study: RingStudy) -> dict[str, go.Figure]:
     return {"eigenvalues": eigenvalue_ring_figure(study), "radius-histogram": radius_histogram_figure(study),
             "impulse-responses": impulse_response_figure(study)}
@@ -103,16 +121,16 @@ def eigenvalue_ring_figure(study: RingStudy) -> go.Figure:
     values = ring_values(study)
     first_pick = len(values) - len(study.picked)
     _, *edges, cloud = values[:first_pick]
-    traces = [unit_circle_trace(color="black")]
+    traces = [unit_circle_trace(color=INK)]
     for n, edge in enumerate(edges):         # both edges of the ring: one legend entry (made whole: a trace's
         traces.append(scatter(**edge, mode="lines", hoverinfo="skip", legendgroup="ring",   # `update` is slow)
                               showlegend=n == 0, line=dict(color=RING_COLOR, dash="dash", width=1.5)))
-    traces.append(scatter(**cloud, mode="markers", name="λ", marker=dict(size=6, color=PALETTE[0], opacity=0.7),
+    traces.append(scatter(**cloud, mode="markers", name="λ", marker=dict(size=5, color=CLOUD_COLOR),
                           hovertemplate="|λ| = %{customdata[0]:.5f}<br>horizon %{customdata[1]:.4g} steps"
                                         "<extra></extra>"))
     for n, star in enumerate(values[first_pick:]):
-        traces.append(scatter(**star, mode="markers", marker=dict(size=14, symbol="star", color=PICK_COLORS[n],
-                                                                    line=dict(color="black", width=1))))
+        traces.append(scatter(**star, mode="markers", marker=dict(size=14, symbol=PICK_SYMBOLS[n], color=PICK_COLORS[n],
+                                                                    line=dict(color=INK, width=1))))
     return build(traces, **ring_frame(study))
 
 
@@ -136,9 +154,9 @@ def ring_frame(study: RingStudy) -> dict:
 def radius_histogram_figure(study: RingStudy) -> go.Figure:
     """Histogram of |λ|; the dashed line is what uniform-in-area predicts (density ∝ r)."""
     radii, *density = histogram_values(study)
-    traces = [histogram(**radii, nbinsx=30, name="|λ|", marker=dict(color=PALETTE[0]),
+    traces = [histogram(**radii, nbinsx=30, name="|λ|", marker=dict(color=CLOUD_COLOR),
                         histnorm="probability density")]
-    traces += [scatter(**values, mode="lines", name="∝ r (uniform in area)", line=dict(color="black", dash="dash"))
+    traces += [scatter(**values, mode="lines", name="∝ r (uniform in area)", line=dict(color=INK, dash="dash"))
                for values in density]
     return build(traces, **HISTOGRAM_FRAME)
 
@@ -158,7 +176,7 @@ def impulse_response_figure(study: RingStudy) -> go.Figure:
     traces = []
     for n, (wave, envelope) in enumerate(zip(values[::2], values[1::2])):
         color = PICK_COLORS[n]
-        traces.append(scatter(**wave, line=dict(color=color, width=1.5)))
+        traces.append(scatter(**wave, line=dict(color=color, width=1.5, dash=PICK_DASHES[n])))
         traces.append(scatter(**envelope, showlegend=False, hoverinfo="skip", line=dict(color=color, dash="dot",
                                                                                         width=1)))
     return build(traces, **impulse_frame(study))

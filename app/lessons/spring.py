@@ -10,7 +10,22 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import PALETTE, RED, axis, build, divergence_marks, note, scatter, subplot_grid, vline
+from app.kit.figure_style import (
+    BLUE,
+    GREY,
+    INK,
+    PURPLE,
+    STABLE,
+    VERMILLION,
+    WARNING,
+    axis,
+    build,
+    divergence_marks,
+    note,
+    scatter,
+    subplot_grid,
+    vline,
+)
 from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
 from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.forcing import FORCINGS
@@ -117,8 +132,8 @@ def time_response_figure(sim: SpringSimulation) -> go.Figure:
     axes["yaxis2"].update(domain=[0.0, 0.28], title=dict(text="f"))
     axes["xaxis"].update(matches="x2", showticklabels=False)
     axes["xaxis2"].update(title=dict(text="t (s)"))
-    traces = [scatter(x=sim.t, y=sim.x, name="position x(t)", line=dict(color=PALETTE[0], width=2.5)),
-              scatter(x=sim.t, y=sim.force, name="force f(t)", line=dict(color=PALETTE[1], width=1.5),
+    traces = [scatter(x=sim.t, y=sim.x, name="position x(t)", line=dict(color=BLUE, width=2.5)),
+              scatter(x=sim.t, y=sim.force, name="force f(t)", line=dict(color=VERMILLION, width=1.5, dash="dot"),
                       xaxis="x2", yaxis="y2")]
     shapes, notes = divergence_marks(sim.diverged_at, "", xref="x2", text=divergence_text(sim))
     return build(traces, "Time response", height=380, shapes=shapes, annotations=notes, **axes)
@@ -133,33 +148,33 @@ def divergence_text(sim: SpringSimulation) -> str | None:
 
 
 def phase_portrait_figure(sim: SpringSimulation) -> go.Figure:
-    traces = [scatter(x=sim.x, y=sim.v, mode="lines", name="trajectory", line=dict(color=PALETTE[2])),
+    traces = [scatter(x=sim.x, y=sim.v, mode="lines", name="trajectory", line=dict(color=BLUE)),
               scatter(x=sim.x[:1], y=sim.v[:1], mode="markers", name="start",
-                      marker=dict(size=10, color="black", symbol="circle-open")),
+                      marker=dict(size=10, color=INK, symbol="circle-open")),
               scatter(x=sim.x[-1:], y=sim.v[-1:], mode="markers", name="end",
-                      marker=dict(size=10, color=PALETTE[3]))]
+                      marker=dict(size=10, color=VERMILLION, symbol="square"))]
     return build(traces, "Phase portrait (x, v)", xaxis=axis("position x"), yaxis=axis("velocity v"))
 
 
 def energy_figure(sim: SpringSimulation) -> go.Figure:
     shapes, notes = divergence_marks(sim.diverged_at, "", text=divergence_text(sim))
-    trace = scatter(x=sim.t, y=sim.energy, fill="tozeroy", name="E", line=dict(color=PALETTE[4]))
+    trace = scatter(x=sim.t, y=sim.energy, fill="tozeroy", name="E", line=dict(color=PURPLE))
     return build([trace], "Energy", legend=False, shapes=shapes, annotations=notes, xaxis=axis("t (s)"),
                  yaxis=axis("½mv² + ½kx²"))
 
 
 def s_plane_figure(poles: np.ndarray) -> go.Figure:
-    """Poles as ×, the stable left half-plane shaded."""
+    """Poles as ×, the stable left half-plane shaded; each half is named in words, not by its tint alone."""
     poles = np.asarray(poles, dtype=complex)
     reach = max(1.0, 1.3 * float(np.max(np.abs(poles))))
     shapes = [dict(type="rect", x0=-100 * reach, x1=0, y0=-100 * reach, y1=100 * reach, layer="below",
-                   fillcolor="rgba(44,160,44,0.08)", line=dict(width=0)),
-              vline(0, "#888"), dict(type="line", x0=0, x1=1, xref="x domain", y0=0, y1=0,
-                                     line=dict(color="#ccc", width=1))]
-    notes = [note("stable", 0, 1, xref="x domain", yref="y domain", color="#2ca02c", xanchor="left"),
-             note("unstable", 1, 1, xref="x domain", yref="y domain", color=RED)]
+                   fillcolor="rgba(0,158,115,0.12)", line=dict(width=0)),
+              vline(0, INK), dict(type="line", x0=0, x1=1, xref="x domain", y0=0, y1=0,
+                                  line=dict(color=GREY, width=1))]
+    notes = [note("◀ stable", 0, 1, xref="x domain", yref="y domain", xanchor="left", bordercolor=STABLE),
+             note("unstable ▶", 1, 1, xref="x domain", yref="y domain", bordercolor=WARNING)]
     trace = scatter(x=poles.real, y=poles.imag, mode="markers", name="poles",
-                    marker=dict(symbol="x", size=14, color=RED, line=dict(width=2)),
+                    marker=dict(symbol="x", size=14, color=VERMILLION, line=dict(width=2)),
                     hovertemplate="p = %{x:.4g} %{y:+.4g}i<extra></extra>")
     return build([trace], "Poles in the s-plane", legend=False, shapes=shapes, annotations=notes,
                  xaxis=axis("Re s", range=[-reach, reach], zeroline=False, constrain="domain"),

@@ -18,11 +18,13 @@ from app.kit.cache import STORES
 from app.kit.chart_element import ChartSpec, chart_spec
 from app.kit.classroom import presenter_figure
 from app.kit.figure_style import (
-    PALETTE,
+    BLUE,
+    GREEN,
+    GREY,
     axis,
     build,
-    distinct_colors,
     divergence_marks,
+    series_style,
     subplot_grid,
     unit_circle_trace,
 )
@@ -349,11 +351,11 @@ def curves_figure(metrics: dict[str, np.ndarray], title: str, diverged_at: float
     step, loss, test = metrics["step"], metrics["loss"], metrics["test_acc"]
     has_loss, has_test = np.isfinite(loss), np.isfinite(test)
     traces = [go.Scatter(x=step[has_loss], y=loss[has_loss], name="train loss", mode="lines",
-                         line=dict(color=PALETTE[0])),
+                         line=dict(color=BLUE)),
               go.Scatter(x=step[has_loss], y=metrics["train_acc"][has_loss], name="batch accuracy", mode="lines",
-                         line=dict(color=PALETTE[1], width=1), opacity=0.5, xaxis="x2", yaxis="y2"),
+                         line=dict(color=GREY, width=1), xaxis="x2", yaxis="y2"),
               go.Scatter(x=step[has_test], y=test[has_test], name="test accuracy", mode="lines+markers",
-                         line=dict(color=PALETTE[2]), xaxis="x2", yaxis="y2")]
+                         line=dict(color=GREEN, width=2.5), marker=dict(size=6), xaxis="x2", yaxis="y2")]
     shapes, notes = divergence_marks(diverged_at, "loss")
     return build(traces, title, height=330, shapes=shapes, annotations=notes, **axes)
 
@@ -364,9 +366,8 @@ def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]], zoom: bool = Fal
     circle = unit_circle_trace("|λ| = 1")
 
     def layer_traces(layers: list[np.ndarray]) -> list[go.Scatter]:
-        colours = distinct_colors(len(layers))
         return [go.Scatter(x=np.real(v), y=np.imag(v), mode="markers", name=f"layer {j + 1}",
-                           marker=dict(size=6, color=colours[j], opacity=0.7))
+                           marker=dict(size=7, color=series_style(j)["color"], symbol=series_style(j)["symbol"]))
                 for j, v in enumerate(layers)]
 
     last_step, last_layers = snapshots[-1]
@@ -395,13 +396,13 @@ def last_eigenvalues_figure(runs: list[tuple[str, list[tuple[int, list[np.ndarra
     axes, titles, names = subplot_grid(1, len(runs), hspace=0.04,
                                        titles=[f"{label} · step {snaps[-1][0]}" if snaps else f"{label} · none"
                                                for label, snaps in runs])
-    traces, colours = [], distinct_colors(len(runs))
+    traces = []
     for j, (label, snaps) in enumerate(runs):
         x, y = names(1, j + 1)
         traces.append(unit_circle_trace("|λ| = 1").update(showlegend=j == 0, xaxis=x, yaxis=y))
         values = np.concatenate(snaps[-1][1]) if snaps and snaps[-1][1] else np.zeros(0, complex)
         traces.append(go.Scatter(x=values.real, y=values.imag, mode="markers", name=label, xaxis=x, yaxis=y,
-                                 marker=dict(size=5, color=colours[j], opacity=0.7)))
+                                 marker=dict(size=6, color=series_style(j)["color"], symbol=series_style(j)["symbol"])))
         radius = max(1.05, 1.05 * float(np.abs(values).max(initial=0)))
         axes[x.replace("x", "xaxis", 1)].update(range=[-radius, radius], title=dict(text="Re λ"))
         axes[y.replace("y", "yaxis", 1)].update(range=[-radius, radius], scaleanchor=x,
@@ -410,20 +411,21 @@ def last_eigenvalues_figure(runs: list[tuple[str, list[tuple[int, list[np.ndarra
 
 
 def overlay_figure(series: list[tuple[str, dict[str, np.ndarray]]]) -> go.Figure:
-    """Test accuracy (left) and train loss (right, log) of several runs, one colour per run."""
+    """Test accuracy (left) and train loss (right, log) of several runs, one colour and dash per run."""
     axes, _, _ = subplot_grid(1, 2, hspace=0.12)
     axes["xaxis"].update(title=dict(text="step"))
     axes["xaxis2"].update(title=dict(text="step"))
     axes["yaxis"].update(title=dict(text="test accuracy"), range=[0, 1.02])
     axes["yaxis2"].update(title=dict(text="train loss"), type="log")
-    traces, colours = [], distinct_colors(len(series))
+    traces = []
     for j, (label, m) in enumerate(series):
-        colour = colours[j]
+        style = series_style(j)
+        line = dict(color=style["color"], dash=style["dash"])
         has_test, has_loss = np.isfinite(m["test_acc"]), np.isfinite(m["loss"])
         traces += [go.Scatter(x=m["step"][has_test], y=m["test_acc"][has_test], name=label, mode="lines",
-                              line=dict(color=colour), legendgroup=label),
+                              line=line, legendgroup=label),
                    go.Scatter(x=m["step"][has_loss], y=m["loss"][has_loss], name=label, mode="lines",
-                              line=dict(color=colour), legendgroup=label, showlegend=False, xaxis="x2", yaxis="y2")]
+                              line=line, legendgroup=label, showlegend=False, xaxis="x2", yaxis="y2")]
     return build(traces, "compared runs", height=360, **axes)
 
 

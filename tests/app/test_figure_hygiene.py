@@ -6,7 +6,7 @@ live pages' figure builders on small synthetic runs, every figure:
   clip (a diverged series is cut where it diverged, not drawn on at ±bound);
 - names nothing in raw TeX (legend entries, titles, axis titles, notes): `\\`, `^{`, `_{`, `$`;
 - gives every heatmap a colour bar;
-- repeats no colour among the series its legend names;
+- repeats no look (colour, dash and marker) among the series its legend names;
 - decides its tick labels plainly: every value axis and colour bar has an exponent format that is not
   SI ("μ", "n", "M"), a hover format with at most 6 significant digits, explicit tick texts of at most
   12 characters, and no linear axis spans less than a 10⁻⁵ fraction of its size (where plotly would
@@ -77,6 +77,14 @@ def trace_color(trace: dict) -> str | None:
     return trace.get("fillcolor")
 
 
+def trace_look(trace: dict) -> tuple | None:
+    """A series' colour with its dash and marker symbol (None without a colour of its own)."""
+    color = trace_color(trace)
+    if color is None:
+        return None
+    return color, (trace.get("line") or {}).get("dash"), (trace.get("marker") or {}).get("symbol")
+
+
 def texts(fig: dict):
     """(where, text) for every piece of text a reader sees by name."""
     layout = fig["layout"]
@@ -130,14 +138,14 @@ def check_figure(fig: go.Figure | dict, where: str) -> None:
         assert not RAW_TEX.search(plain), f"{where} · {kind}: raw TeX in {text!r}"
 
     if layout.get("showlegend") is not False:
-        named: dict[str, str] = {}
+        named: dict[tuple, str] = {}
         for trace in d["data"]:
             if trace.get("showlegend") is False or not trace.get("name"):
                 continue
-            color = trace_color(trace)
-            if color is not None:
-                other = named.setdefault(color, trace["name"])
-                assert other == trace["name"], f"{where}: {other!r} and {trace['name']!r} share colour {color}"
+            found = trace_look(trace)
+            if found is not None:
+                other = named.setdefault(found, trace["name"])
+                assert other == trace["name"], f"{where}: {other!r} and {trace['name']!r} share the look {found}"
 
     data = axis_data(d)
     colorbars = [t["colorbar"] for t in d["data"] if "colorbar" in t]
@@ -299,7 +307,7 @@ def test_the_checks_catch_what_the_issue_found():
                                       xaxis=dict(exponentformat="power", hoverformat=".6~g"))),
         "raw TeX": build([line([1, 2], name=r"grid mapped by e^{s\Delta}")], "t"),
         "no colour bar": go.Figure(go.Heatmap(z=[[1, 2]], showscale=False)),
-        "repeated colour": build([line([1, 2], name=f"run {n}", line=dict(color="#1f77b4")) for n in range(2)], "t"),
+        "repeated look": build([line([1, 2], name=f"run {n}", line=dict(color="#1f77b4")) for n in range(2)], "t"),
         "runs on the clip": build([line([1.0, DIVERGENCE_BOUND, DIVERGENCE_BOUND, -DIVERGENCE_BOUND])], "t"),
         "note at a data position": build([line([1, 2])], "t", annotations=[dict(text="⚠ stopped", x=1, y=1)]),
         "long tick text": build([line([1, 2])], "t", yaxis=dict(tickvals=[1], ticktext=["2.78808126205894524"])),
