@@ -50,6 +50,7 @@ class RecurrentEOS(torch.autograd.Function):
         dM = torch.zeros_like(M[..., 0, :, :]) if dm_final is None else dm_final.to(dtype).expand_as(M[..., 0, :, :])
         static_o = o.shape[-3] == 1
         do_steps = []
+        do_static = None                     # a static o's gradient: the running Σ_t, never a stack over t
         di, de, ds = [], [], []
         for t in range(T - 1, -1, -1):
             m_t, m_prev = M[..., t + 1, :, :], M[..., t, :, :]
@@ -59,15 +60,15 @@ class RecurrentEOS(torch.autograd.Function):
             de.append((dM * i[..., t, None, :].to(dtype).conj()).sum(-1))         # dM_t ī_t
             di.append((dM * e[..., t, :, None].to(dtype).conj()).sum(-2))         # dM_tᵀ ē_t
             o_t = o[..., 0 if static_o else t, :, :].to(dtype)
-            if psi == "elementwise":
-                do_steps.append(dM * m_prev.conj())
-                dM = o_t.conj() * dM
+            do_t = dM * m_prev.conj() if psi == "elementwise" else dM @ m_prev.conj().transpose(-1, -2)
+            if static_o:
+                do_static = do_t if do_static is None else do_static + do_t
             else:
-                do_steps.append(dM @ m_prev.conj().transpose(-1, -2))
-                dM = o_t.conj().transpose(-1, -2) @ dM
+                do_steps.append(do_t)
+            dM = o_t.conj() * dM if psi == "elementwise" else o_t.conj().transpose(-1, -2) @ dM
         flip = lambda xs: torch.stack(xs[::-1], dim=-2)
         if static_o:
-            do_full = torch.stack(do_steps, dim=0).sum(0).unsqueeze(-3)
+            do_full = do_static.unsqueeze(-3)
         else:
             do_full = torch.stack(do_steps[::-1], dim=-3)
         grads_m0 = _reduce_to(dM, ctx.m0_like) if ctx.has_m0 else None

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from .inputs import ScanInputs
+from .structured import steps
 
 ENV_FORM = "LCSM_SCAN_FORM"
 FORCEABLE = ("recurrent", "parallel", "chunked", "kernel")
@@ -46,6 +47,7 @@ class ScanShape:
     growing: bool = False
     cuda: bool = False
     structure: str = "dense"     # "outer" / "delta": a structured o (structured.py), given by its factors
+    per_step: bool = True        # False: one o for every step (a static decay)
 
 
 def shape_of(inp: ScanInputs) -> ScanShape:
@@ -55,12 +57,13 @@ def shape_of(inp: ScanInputs) -> ScanShape:
     if inp.structure != "dense":
         rows, cols = (inp.k, inp.d) if inp.structure == "outer" else (inp.k, inp.k)
         return ScanShape(psi=inp.psi, T=inp.T, k=inp.k, d=inp.d, o_rows=rows, o_cols=cols,
-                         sequences=math.prod(inp.batch), cuda=inp.i.is_cuda, structure=inp.structure)
+                         sequences=math.prod(inp.batch), cuda=inp.i.is_cuda, structure=inp.structure,
+                         per_step=steps(o) > 1)
     small_static = o.shape[-3] == 1 and not o.is_cuda and o.numel() <= SMALL_STEP
     growing = small_static and bool((o.abs() > 1).any())
     rows, cols = (o.shape[-2], o.shape[-1]) if inp.psi == "elementwise" else (inp.k, inp.k)
     return ScanShape(psi=inp.psi, T=inp.T, k=inp.k, d=inp.d, o_rows=rows, o_cols=cols,
-                     sequences=math.prod(inp.batch), growing=growing, cuda=inp.i.is_cuda)
+                     sequences=math.prod(inp.batch), growing=growing, cuda=inp.i.is_cuda, per_step=o.shape[-3] > 1)
 
 
 def forced_form() -> str | None:
@@ -87,11 +90,10 @@ def cpu_form(shape: ScanShape) -> str:
     """"chunked" or "recurrent": whichever torch form is faster on a CPU for these shapes.
 
     The chunked form wins where its blocks are real matmuls: a k×1 or 1×d oscillation. A full k×d
-    oscillation, static or per step, is expanded to (T, k, d) decays in every block, which costs more
+    oscillation per step is expanded to (T, k, d) decays in every block, which costs more
     than the T steps of the recurrent form unless k·d is tiny. Measured fwd+bwd, T=64, one thread,
     batch 8 / 32: GLA k=d=16 10.5/32.8 recurrent vs 6.2/7.8 ms chunked; Longhorn 16×64 18/70 vs
-    28/123 ms; code 1-0-1-0 (static k×d) 32×32 17/23 vs 25/138 ms, 8×8 13.5/13.6 vs 2.6/6.6 ms;
-    LRU (d=1 per output), HGRN/RWKV4 (1×1 per channel) and S4/S5 (matrix) are faster recurrent, at any T
+    28/123 ms; LRU (d=1 per output), HGRN/RWKV4 (1×1 per channel) and S4/S5 (matrix) are faster recurrent, at any T
     (fwd+bwd, d_model 32, batch 8, T=256, k 16: LRU 57 vs 509 ms, TNN 37 vs 92, HGRN 43 vs 52, RWKV4 40 vs
     115; k 4: LRU 18 vs 131, TNN 14 vs 35).
 
@@ -100,6 +102,13 @@ def cpu_form(shape: ScanShape) -> str:
     thread, complex128, modes × sequences: 2×4 T=256 2.8 vs 0.7 ms, T=1000 10.8 vs 5.8 ms; 4×6 T=1000
     12.7 vs 5.6 ms, T=4000 49 vs 30 ms; 8×10 T=1000 14 vs 26 ms, 20×24 14 vs 135 ms (recurrent faster).
     Growing modes stay on the exact step-by-step form.
+
+    A static full k×d o (model code 0) goes chunked whenever k, d ≥ 4: that form steps it in groups of
+    sequences, one (k, d) tensor for the whole batch and every step, and keeps only the memories entering the
+    blocks (chunked_static.py). Measured fwd+bwd, one thread, on a loaded machine (load 10-13), recurrent vs
+    chunked: T = 64, batch 8 / 32, 8×8 5.1/6.0 vs 2.9/5.0 ms, 32×32 6.5/15 vs 4.1/7.8 ms, 64×64 (batch 32)
+    54 vs 28 ms; B = 64, T = 256, 128×128 2.8 CPU-s and +3.0 GiB vs 1.0 CPU-s and +134 MiB (the same decay
+    handed over as a rank-1 Outer: 0.6 s, +361 MiB).
 
     A structured o (`Outer`, `DeltaRule`, structured.py) goes chunked whenever k, d ≥ 4: its chunked forms are
     matmuls over the block and never build the (T, k, d|k) tensor. Measured fwd+bwd, one thread, batch 8, on a
@@ -112,6 +121,8 @@ def cpu_form(shape: ScanShape) -> str:
         return "recurrent"
     if min(shape.k, shape.d) >= 4:
         full = shape.o_rows > 1 and shape.o_cols > 1
+        if full and not shape.per_step:
+            return "chunked"
         return "chunked" if not full or shape.k * shape.d <= FULL_OSCILLATION_MAX_KD else "recurrent"
     tiny = shape.sequences * shape.k * shape.d <= SMALL_STEP and not shape.growing
     return "chunked" if tiny and shape.T >= LONG_SEQUENCE else "recurrent"

@@ -18,6 +18,10 @@ side by side: every block scans its C steps from zero memory at once, keeping th
 running product P_t = o_t ⋯ o_1; then T/C sequential steps join the blocks
 (m_next = P_C m + local memory) and y_t gains (P_t m_start)ᵀ s_t.
 A DeltaRule(k, β) runs in WY/UT form instead (chunked_delta.py).
+
+A static full k×d o (the same (k, d) tensor at every step) is never expanded over batch and time: it steps block
+by block, keeping only the memory entering each block, and recomputes the blocks in its backward
+(chunked_static.py).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import torch
 from .blocks import block_final_expand, block_outputs, carried_outputs, decay_matrix, join_blocks, split_blocks
 from .chunked_delta import scan_chunked_delta
 from .chunked_factors import in_range, scan_chunked_factors
+from .chunked_static import scan_chunked_static
 from .inputs import ScanInputs
 from .parallel import common_dtype
 from .structured import Outer
@@ -40,6 +45,8 @@ def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
     if inp.structure == "delta":
         keys, beta = (x.to(dtype).expand(*batch, inp.T, x.shape[-1]) for x in (inp.o.k, inp.o.beta))
         return scan_chunked_delta(i, e, s, keys, beta, m, inp.T, chunk_size)
+    if static_full(inp):
+        return scan_chunked_static(i, e, inp.o.to(dtype), s, m, chunk_size)
     factors = _vector_factors(inp)
     if factors is not None:
         rows, cols = (None if x is None else x.to(dtype).expand(*batch, inp.T, x.shape[-1]) for x in factors)
@@ -47,6 +54,13 @@ def scan_chunked(inp: ScanInputs, m0, chunk_size: int):
         if done is not None:
             return done
     return _scan_dense(inp.densified(), m, chunk_size)
+
+
+def static_full(inp: ScanInputs) -> bool:
+    """A dense elementwise o that is one k×d tensor for every step (k, d > 1)."""
+    o = inp.o
+    return inp.structure == "dense" and inp.psi == "elementwise" and o.shape[-3] == 1 and o.shape[-2] > 1 \
+        and o.shape[-1] > 1
 
 
 def _vector_factors(inp: ScanInputs):

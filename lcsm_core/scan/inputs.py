@@ -21,7 +21,8 @@ class ScanInputs:
 
     i (..., T, d)   e (..., T, k)   s (..., T, k)
     o elementwise: (..., T|1, k|1, d|1)   matrix: (..., T|1, k, k)
-      or a structured o (structured.py: Outer, DeltaRule) in the layout `structured.normalize` gives.
+      or a structured o (structured.py: Outer, DeltaRule) in the layout `structured.normalize` gives; a
+      Diagonal(values) given with psi="matrix" is here the elementwise k-vector it equals (psi="elementwise").
     batch: the broadcast leading shape `...`.
     """
 
@@ -95,6 +96,8 @@ def prepare(i, e, o, s, psi: str, nonfinite: str = "refuse") -> ScanInputs:
     s = _check_tensor("s", s, 2, "(..., T, k)")
     T, d = i.shape[-2], i.shape[-1]
     k = e.shape[-1]
+    if isinstance(o, structured.Diagonal):                   # diag(v) m = v ⊙ m: the elementwise k-vector
+        o, psi = structured.diagonal_rows(o, psi, i, T, k), "elementwise"
     if not is_structured(o):
         o = _check_tensor("o", _oscillation_tensor(o, i), 0, "(..., T, k, d)")
     if T < 1:

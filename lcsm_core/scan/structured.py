@@ -2,10 +2,16 @@
 
     Outer(k_part, d_part)   psi="elementwise":  o_t = k_part_t d_part_tᵀ        (k×d from a k- and a d-vector)
     DeltaRule(k, beta)      psi="matrix":       o_t = I − β_t k_t k_tᵀ          (k×k from one k-vector)
+    Diagonal(values)        psi="matrix":       o_t = diag(values_t)            (k×k from one k-vector)
 
 A plain k-vector (..., T, k, 1) or d-vector (..., T, 1, d) needs no wrapper: the dense layout already holds it
 unexpanded. What a structured o saves is the expansion: the paper's codes 1, 8 and 9 (GLA-like gates on both
-axes) would otherwise hand the scan a (B, T, k, d) tensor, and DeltaNet/FWP, M1, M2 a (B, T, k, k) one.
+axes) would otherwise hand the scan a (B, T, k, d) tensor, DeltaNet/FWP, M1, M2 a (B, T, k, k) one, and M3
+(I − Diag{k_t}) a (B, T, k, k) matrix that is zero off its diagonal.
+
+A Diagonal is not kept as a structure: a diagonal matrix scales the memory's rows, diag(v) m = v ⊙ m, so
+`prepare` turns it into the elementwise k-vector o = v (..., T|1, k, 1) with psi="elementwise", which every form
+already runs unexpanded (the chunked form by matmul blocks). `dense` still gives the matrix, for readers.
 
 `normalize` checks the factors and brings them to the layout the forms read (below); `dense` builds the tensor
 they stand for, which the readable reference defines them by and which any form without a structured path
@@ -39,7 +45,14 @@ class DeltaRule:
     beta: torch.Tensor | float = 1.0
 
 
-STRUCTURED = (Outer, DeltaRule)
+@dataclass(frozen=True)
+class Diagonal:
+    """o_t = diag(values_t) (psi="matrix"). values (..., T, k) per step or static (k,)."""
+
+    values: torch.Tensor
+
+
+STRUCTURED = (Outer, DeltaRule, Diagonal)
 
 
 def is_structured(o) -> bool:
@@ -64,6 +77,18 @@ def _vector(name: str, x, like: torch.Tensor, size: int, size_name: str) -> torc
 def _check_steps(name: str, x: torch.Tensor, T: int, time_dim: int) -> None:
     if x.shape[time_dim] not in (1, T):
         raise ValueError(f"{name} must have T = {T} steps (or 1, static) in dim {time_dim}, got {tuple(x.shape)}")
+
+
+def diagonal_rows(o: Diagonal, psi: str, i: torch.Tensor, T: int, k: int) -> torch.Tensor:
+    """The elementwise o (..., T|1, k, 1) that scales the memory's rows as diag(values) does."""
+    if psi != "matrix":
+        raise ValueError(f"o=Diagonal(values) is a matrix oscillation (diag(values)); pass psi='matrix', "
+                         f"got psi={psi!r}")
+    rows = _vector("Diagonal.values", o.values, i, k, "k")
+    if rows.shape[-1] != k:
+        raise ValueError(f"Diagonal.values must have shape (..., T, k) with k={k}, got {tuple(o.values.shape)}")
+    _check_steps("Diagonal.values", rows, T, -2)
+    return rows.unsqueeze(-1)
 
 
 def normalize(o, psi: str, i: torch.Tensor, T: int, k: int, d: int):
@@ -107,9 +132,11 @@ def normalize(o, psi: str, i: torch.Tensor, T: int, k: int, d: int):
 
 def dense(o) -> torch.Tensor:
     """The tensor a normalized structured o stands for: (..., T|1, k, d) for Outer, (..., T|1, k, k) for
-    DeltaRule."""
+    DeltaRule; for a Diagonal (as given), its matrix (..., T, k, k) or (k, k)."""
     if isinstance(o, Outer):
         return o.k_part * o.d_part
+    if isinstance(o, Diagonal):
+        return torch.diag_embed(o.values)
     eye = torch.eye(o.k.shape[-1], dtype=torch.promote_types(o.k.dtype, o.beta.dtype), device=o.k.device)
     return eye - o.beta.unsqueeze(-1) * o.k.unsqueeze(-1) * o.k.unsqueeze(-2)
 

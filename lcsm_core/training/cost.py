@@ -7,12 +7,12 @@ taking 11 GiB. The model counts the numbers (fp32, 4 bytes; complex counts twice
 - parameters, their gradients and AdamW's two moments: 4 × the parameter count (built on the meta device);
 - per layer, kept for backward (N = batch · seq_len tokens): the block around the EOS layer (norms, short
   convolution, projections, MLP) ~ N·d numbers each; the EOS states i (N·d), e and s (N·k); the
-  oscillation o — per step it is N·ko·do numbers, so a data-dependent k×d o (codes with o ∈ {6, 7}, DUR,
-  Mamba, Longhorn) costs N·k·d per layer, and a k×k matrix o (M3) N·k·k, while one given by its factors
-  (codes 1, 8, 9: a k- and a d-vector; DeltaNet, M1, M2: k and β) costs N·(k + d) or N·(k + 1); and the scan's
+  oscillation o — per step it is N·ko·do numbers, so a data-dependent k×d o (codes with o ∈ {6, 7},
+  Mamba, Longhorn) costs N·k·d per layer, while one given by its factors (codes 1, 8, 9 and DUR: a k- and a
+  d-vector; DeltaNet, M1, M2: k and β; M3: its diagonal) costs N·(k + d), N·(k + 1) or N·k; and the scan's
   own intermediates: the recurrent form keeps every step's memory (N·k·d; per channel for S4, S5, DSS,
-  TNN, LRU), the chunked form a few N·k plus its blocks' N·C scores — or several N·k·d for a full o, and
-  (N / C)·k·d for the memories entering the blocks;
+  TNN, LRU), the chunked form a few N·k plus its blocks' N·C scores — or several N·k·d for a full o per
+  step, and (N / C)·k·d for the memories entering the blocks (all it keeps of a static k×d o, code 0);
 - the head: logits, their log-softmax and gradient (3·N·vocab);
 - backward's working set: one more layer's worth of the biggest of these;
 - evaluation (no gradients, up to 256 test examples at once), when it is bigger than the training step.
@@ -118,7 +118,7 @@ def scan_form(m: ModelConfig, osc: Oscillation, batch_size: int, seq_len: int) -
         return forced
     return cpu_form(ScanShape(psi=osc.psi, T=seq_len, k=osc.memory_rows, d=osc.memory_cols, o_rows=osc.rows,
                               o_cols=osc.cols, sequences=batch_size * (osc.channels or 1),
-                              structure=osc.structure))
+                              structure=osc.structure, per_step=osc.per_step))
 
 
 def layer_numbers(m: ModelConfig, osc: Oscillation, form: str, N: int, B: int, T: int, keep: bool) -> dict:
@@ -151,6 +151,9 @@ def layer_numbers(m: ModelConfig, osc: Oscillation, form: str, N: int, B: int, T
         scan = c * (10 * N * (osc.rows + osc.cols) + 3 * N * C + 8 * (N // C + 1) * mem)
     elif osc.psi == "matrix":                             # chunked: blocks side by side
         scan = c * (2 * N * mem + 2 * N * osc.rows * osc.cols * (width if osc.channels else 1))
+    elif static_full(osc):
+        # chunked, one k×d o for every step: the memories entering the blocks; m_T, dM, do, dm_0; y and its gradient
+        scan = c * ((N // C + B) * mem + 4 * B * mem + 2 * N * d)
     elif osc.rows > 1 and osc.cols > 1:                   # chunked, full k×d o
         scan = c * (8 if keep else 4) * N * max(mem, o_step) + c * 3 * B * C * mem
     else:                                                 # chunked, o along k or along d
@@ -186,7 +189,23 @@ def step_seconds(config: RunConfig, osc: Oscillation, form: str, layer: dict, pa
     matmul = 3 * N * (params / max(L, 1) * L + m.d_model * t.vocab_size)
     python = (2 * t.seq_len * L * SCAN_STEP_S) if form == "recurrent" else 2 * math.ceil(t.seq_len / CHUNK) * L * \
         SCAN_STEP_S
+    if form == "chunked" and static_full(osc):
+        # the recurrence itself, group by group of sequences, its memory in cache (scan/chunked_static.py)
+        import torch
+
+        from lcsm_core.scan.chunked_static import group_size
+        mem = osc.memory_rows * osc.memory_cols
+        groups = math.ceil(o.batch_size / group_size(o.batch_size, osc.memory_rows, osc.memory_cols, torch.float32,
+                                                     torch.device("cpu")))
+        python = 2 * t.seq_len * groups * L * SCAN_STEP_S
+        touched += 3 * L * N * mem
     return TIME_CALIBRATION * (touched / ELEMENTWISE_PER_S + matmul / MATMUL_PER_S + python)
+
+
+def static_full(osc: Oscillation) -> bool:
+    """One k×d o for every step: the chunked form steps it without expanding it (scan/chunked_static.py)."""
+    return osc.psi == "elementwise" and osc.structure == "dense" and not osc.per_step and osc.rows > 1 \
+        and osc.cols > 1
 
 
 def dominant_part(config: RunConfig, osc: Oscillation, form: str, layer: dict, parts: dict) -> str:

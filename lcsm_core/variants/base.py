@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from ..scan import eos_scan, prepare
-from ..scan.structured import is_structured
+from ..scan.structured import Diagonal, dense, is_structured
 from .oscillation import OscillationShape
 from .sizes import check_layer_size
 
@@ -28,9 +28,10 @@ class EOSStates:
     dim: i (B|1, C, T, d), e/s (B|1, C, T, k), o (B|1, C, T|1, ...); y (B, C, T, 1)
     is read back as (B, T, C).
 
-    A layer may declare o structured (`lcsm_core.scan.structured`: Outer, DeltaRule): `scan_o` is what it
-    declared and what `eos_scan` gets, unexpanded; `o` is the dense tensor it stands for, built only when a
-    reader asks (the EOS view, eigenvalues), never on the training path.
+    A layer may declare o structured (`lcsm_core.scan.structured`: Outer, DeltaRule, Diagonal): `scan_o` is what
+    it declared and what `eos_scan` gets, unexpanded; `o` is the dense tensor it stands for (for a Diagonal, the
+    k×k matrix psi="matrix" reads), built only when a reader asks (the EOS view, eigenvalues), never on the
+    training path.
     """
 
     def __init__(self, i: torch.Tensor, e: torch.Tensor, o, s: torch.Tensor, psi: str = "elementwise",
@@ -42,7 +43,9 @@ class EOSStates:
     @property
     def o(self) -> torch.Tensor:
         if self._dense_o is None:
-            self._dense_o = prepare(self.i, self.e, self.scan_o, self.s, self.psi, "propagate").densified().o
+            o = self.scan_o
+            self._dense_o = dense(o) if isinstance(o, Diagonal) else \
+                prepare(self.i, self.e, o, self.s, self.psi, "propagate").densified().o
         return self._dense_o
 
     def __repr__(self) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from ..scan.structured import DeltaRule
+from ..scan.structured import DeltaRule, Diagonal
 from .attention import QKVLayer
 from .base import EOSStates, VariantInfo, linear
-from .oscillation import cols_d, qkv, rows_k
+from .oscillation import cols_d, one, qkv, rows_k
 from .registry import register
 
 
@@ -68,12 +68,12 @@ class M2(QKVLayer):
 class M3(QKVLayer):
     info = VariantInfo("m3", "M3", "online learner", "v_t", "k_t", "I − Diag{k_t}", "q_t", "matrix", "e, o, s",
                        "proposed in LCSM Table 7; k_t = sigmoid(·) keeps 1 − k in (0, 1)",
-                       oscillation_shape=qkv(rows_k, rows_k, True, built_from=1, psi="matrix"))
+                       oscillation_shape=qkv(rows_k, one, True, built_from=1))   # diag(1 − k) runs as 1 − k
     feature = "sigmoid"
 
     def states(self, x):
         q, k, v = self.qkv(x)
-        return EOSStates(i=v, e=k, o=torch.diag_embed(1 - k), s=q, psi="matrix")
+        return EOSStates(i=v, e=k, o=Diagonal(1 - k), s=q, psi="matrix")               # I − Diag{k_t}, unexpanded
 
 
 @register

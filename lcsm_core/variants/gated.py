@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..scan.structured import Outer
 from .attention import QKVLayer
 from .base import EOSLayer, EOSStates, VariantInfo, check_tau, data_dependent_decay, linear
 from .oscillation import channel_bank, cols_d, one, qkv, rows_k
@@ -34,7 +35,8 @@ class GLA(QKVLayer):
 class DUR(GLA):
     info = VariantInfo("dur", "DUR / GFW", "gated linear attention", "v_t", "k_t", "g_t ḡ_tᵀ", "q_t",
                        "elementwise", "e, o, s", "decay on both the key and the value side",
-                       oscillation_shape=qkv(rows_k, cols_d, True, built_from=1, extra_k=7, extra_d=3))
+                       oscillation_shape=qkv(rows_k, cols_d, True, built_from=1, extra_k=7, extra_d=3,
+                                             structure="outer"))
 
     def __init__(self, d_model, expand_dim, **kw):
         super().__init__(d_model, expand_dim, **kw)
@@ -44,7 +46,7 @@ class DUR(GLA):
         q, k, v = self.qkv(x)
         g = data_dependent_decay(self.gate_proj(x), self.tau)          # (B, T, k)
         g_bar = data_dependent_decay(self.value_gate_proj(x), self.tau)  # (B, T, d)
-        return EOSStates(i=v, e=k, o=g.unsqueeze(-1) * g_bar.unsqueeze(-2), s=q)
+        return EOSStates(i=v, e=k, o=Outer(g, g_bar), s=q)               # g ḡᵀ by its factors, never (B, T, k, d)
 
 
 @register

@@ -12,14 +12,25 @@ from lcsm_core.variants import build_layer_from_code
     ("gla", 16, 16, "chunked"), ("linear_attention", 64, 64, "chunked"), ("longhorn", 16, 64, "recurrent"),
     ("longhorn", 64, 64, "recurrent"), ("mamba", 64, 64, "recurrent"), ("lru", 16, 16, "recurrent"),
     ("dss", 16, 16, "recurrent"), ("tnn", 16, 16, "recurrent"), ("hgrn", 8, 16, "recurrent"),
-    ("rwkv4", 8, 16, "recurrent"), ("s4", 8, 16, "recurrent"), ("deltanet", 16, 16, "recurrent"),
-    ("1-0-1-0", 32, 32, "recurrent"), ("1-1-1-0", 32, 32, "recurrent"), ("1-0-1-0", 8, 8, "chunked"),
+    ("rwkv4", 8, 16, "recurrent"), ("s4", 8, 16, "recurrent"), ("deltanet", 16, 16, "chunked"),
+    ("1-0-1-0", 32, 32, "chunked"), ("1-1-1-0", 32, 32, "chunked"), ("1-0-1-0", 8, 8, "chunked"),
+    ("0-0-0-0", 128, 128, "chunked"), ("dur", 16, 16, "chunked"), ("m3", 16, 16, "chunked"),
 ])
 def test_auto_form_on_cpu(name, k, d, expected, monkeypatch):
+    """What the layer hands to eos_scan (its declared o: a static (k, d) tensor, an Outer, a DeltaRule, a
+    Diagonal or a dense tensor)."""
     monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)
     layer = build_layer_from_code(name, d, k) if "-" in name else build_layer(name, d, k)
     st = layer.states(torch.randn(2, 9, d))
-    assert choose_form(prepare(st.i, st.e, st.o, st.s, st.psi)) == expected
+    assert choose_form(prepare(st.i, st.e, st.scan_o, st.s, st.psi)) == expected
+
+
+@pytest.mark.parametrize("k,d", [(16, 16), (32, 32), (64, 64)])
+def test_a_per_step_full_oscillation_stays_recurrent(k, d, monkeypatch):
+    """The dense (B, T, k, d) tensor of an Outer still runs step by step: the chunked form would build its decays."""
+    monkeypatch.delenv("LCSM_SCAN_FORM", raising=False)
+    st = build_layer_from_code("1-1-1-0", d, k).states(torch.randn(2, 9, d))
+    assert choose_form(prepare(st.i, st.e, st.o, st.s, st.psi)) == "recurrent"
 
 
 def test_environment_forces_a_form(monkeypatch):
