@@ -68,7 +68,7 @@ def chart_text(fig: dict, note: str = "", name: str = "") -> dict:
         said.append(f"{len(frames)} frames to play")
     parts = [p for p in (note.strip().rstrip("."), *said) if p]
     summary = f"{title}: " + "; ".join(parts) + "." if parts else f"{title}: no data."
-    return {"summary": summary, "tables": [table(s) for s in series]}
+    return {"summary": summary, "tables": rounded_columns([table(s) for s in series])}
 
 
 def summary_of(text: dict | None) -> str:
@@ -229,11 +229,15 @@ def cell(value) -> float | int | str | None:
 
 
 def column(data: np.ndarray) -> list:
-    """`cell` of each value of a numeric array, rounded in numpy (a family tables ~2 000 values per member): a value
-    is k·10ᵉ with k an integer of 4 digits, made by one division or multiplication by an exact power of ten, so
-    it is the double nearest that decimal and JSON writes it short ("0.8631", not "0.86310000000000001")."""
+    """`cell` of each value of a numeric array, rounded in numpy: a value is k·10ᵉ with k an integer of 4 digits,
+    made by one division or multiplication by an exact power of ten, so it is the double nearest that decimal and
+    JSON writes it short ("0.8631", not "0.86310000000000001")."""
     if data.dtype.kind not in "fiu":
         return [str(v) for v in data.tolist()]
+    return _rounded(data)
+
+
+def _rounded(data: np.ndarray) -> list:
     data = data.astype(float)
     finite = np.isfinite(data)
     safe = np.where(finite & (data != 0), np.abs(data), 1.0)
@@ -397,33 +401,45 @@ def thinned(n: int, most: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, n - 1, most)).astype(int))
 
 
-def columns(*arrays: np.ndarray) -> list[list]:
-    """`column` of each of `arrays` (one numeric pass for them all where they are all numbers)."""
-    if len(arrays) < 2 or any(a.dtype.kind not in "fiu" for a in arrays):
-        return [column(a) for a in arrays]
-    cells = column(np.concatenate([a.astype(float).ravel() for a in arrays]))
-    ends = np.cumsum([a.size for a in arrays]).tolist()
-    return [cells[start:end] for start, end in zip([0, *ends[:-1]], ends)]
+def rounded_columns(tables: list[dict]) -> list[dict]:
+    """The tables with their numeric columns (numpy arrays, as `table` leaves them) as `column` writes them, rounded
+    in one pass for the whole chart (a family tables ~2 000 values per member: numpy's cost is per call)."""
+    arrays = [c for t in tables for c in t["columns"] if isinstance(c, np.ndarray) and c.dtype.kind in "fiu"]
+    if not arrays:
+        return [{**t, "columns": [c if isinstance(c, list) else column(c) for c in t["columns"]]} for t in tables]
+    cells = _rounded(np.concatenate([a.astype(float).ravel() for a in arrays]))
+    at = 0
+    out = []
+    for t in tables:
+        done = []
+        for c in t["columns"]:
+            if isinstance(c, np.ndarray) and c.dtype.kind in "fiu":
+                done.append(cells[at:at + c.size])
+                at += c.size
+            else:
+                done.append(c if isinstance(c, list) else column(c))
+        out.append({**t, "columns": done})
+    return out
 
 
 def table(s: Series) -> dict:
-    """A series' points as a table, by column: {"caption", "headers", "columns"} (cells: `cell`'s); the first
-    column heads each row (x, or a heat map's y)."""
+    """A series' points as a table, by column: {"caption", "headers", "columns"}, the columns numpy arrays (text for
+    categories; `rounded_columns` writes them as cells); the first column heads each row (x, or a heat map's y)."""
     x_title, y_title = s.x_axis.title or "x", s.y_axis.title or "y"
     if s.kind == "grid":
         rows = thinned(len(s.y), MAX_GRID_ROWS)
         cols = thinned(len(s.x), MAX_GRID_COLUMNS)
-        heads, *cells = columns(s.x[cols], s.y[rows], *s.z[np.ix_(rows, cols)].T)
         return dict(caption=f"{s.label} ({s.z_name}; rows: {y_title}, columns: {x_title})",
-                    headers=[f"{y_title} \\ {x_title}", *(shown(v) for v in heads)], columns=cells)
+                    headers=[f"{y_title} \\ {x_title}", *(shown(v) for v in column(s.x[cols]))],
+                    columns=[s.y[rows], *s.z[np.ix_(rows, cols)].T])
     if s.kind == "histogram":
         data = np.sort(s.x[np.isfinite(s.x)])
         picked = thinned(len(data), MAX_ROWS)
         return dict(caption=f"{s.label} (the values, sorted)", headers=["n", x_title],
-                    columns=[(picked + 1).tolist(), column(data[picked])])
+                    columns=[(picked + 1).tolist(), data[picked]])
     picked = thinned(len(s.y), MAX_ROWS)
     return dict(caption=s.label + (f" ({len(picked)} of {len(s.y)} points)" if len(picked) < len(s.y) else ""),
-                headers=[x_title, s.y_axis.title or s.label or y_title], columns=columns(s.x[picked], s.y[picked]))
+                headers=[x_title, s.y_axis.title or s.label or y_title], columns=[s.x[picked], s.y[picked]])
 
 
 def rows_of(table: dict) -> list[list[str]]:

@@ -6,7 +6,7 @@ name) and its series' points as tables ("Show the data").
 - a summary changes whenever what its chart shows changes (presets, a setting's ends, a family's members);
 - the readouts a lesson declares per chart (`Lesson.chart_readouts`) are readouts the page shows, said first;
 - Streamlit's charts carry the summary as `alt` (their accessible name) and a "Show the data" expander with the
-  tables as HTML.
+  tables as HTML; a family sends each table column once (`family.shared_tables`).
 The browser side (names in the accessibility tree, tables, the live region): tests/browser/test_chart_text_browser.py.
 """
 from __future__ import annotations
@@ -32,8 +32,10 @@ from app.kit.chart_text import (
     shown,
     thinned,
 )
+from app.kit.family import prepared, resolved
 from app.kit.figure_style import plotly_array
 from app.kit.page_text import chart_notes, readouts
+from app.kit.sweep import sweep_family
 from app.lessons import lesson
 from app.lessons.paper_lab import accuracy_figure
 from app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
@@ -187,6 +189,31 @@ def test_a_summary_changes_when_its_chart_changes(page):
                     assert summary != text["summary"], f"{page} [{name}] {chart}: {summary!r}"
             seen[chart].append((said(text), text["summary"]))
     assert changed, f"{page}: no case changed any chart"
+
+
+@pytest.mark.parametrize("page", [p for p in FIGURE_PAGES if lesson(p).sweep is not None])
+def test_each_member_of_a_family_says_its_own_summary(page):
+    """Moving the swept control shows members whose main chart differs: so do their summaries, which the family
+    carries as it carries their readouts."""
+    spec = lesson(page)
+    held = {k: v for k, v in spec.settings.defaults.items() if k != spec.sweep.setting}
+    members = sweep_family(spec, held)
+    summaries = [m["readouts"]["charts"][spec.sweep.chart]["summary"] for m in members]
+    assert len(set(summaries)) == len(summaries), summaries
+    sent = resolved(prepared(spec, tuple(sorted(held.items())), members).link["family"])
+    assert {name: text["charts"] for name, text in sent["readouts"].items()} == \
+        {m["name"]: m["readouts"]["charts"] for m in members}
+
+
+def test_a_family_sends_each_table_column_once():
+    spec = lesson("spring")
+    held = {k: v for k, v in spec.settings.defaults.items() if k != "c"}
+    members = sweep_family(spec, held)
+    text = json.loads(prepared(spec, tuple(sorted(held.items())), members).link["family"])
+    columns = [json.dumps(c) for c in text["columns"]]
+    assert len(columns) == len(set(columns))
+    times = members[0]["readouts"]["charts"]["energy"]["tables"][0]["columns"][0]
+    assert columns.count(json.dumps(times)) == 1        # the time axis of every member's energy: one column
 
 
 @pytest.mark.parametrize("page", [p for p in FIGURE_PAGES if lesson(p).chart_readouts])
