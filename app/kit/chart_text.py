@@ -33,7 +33,8 @@ FEW_POINTS = 4           # a series of at most this many points is said point by
 SETTLE_BAND = 0.05       # a curve settles once it stays within this fraction of its span around its last value
 SETTLE_BEFORE = 0.8      # … said only where that happens before this fraction of its x extent
 TEXT_TRACE_KEYS = frozenset(("type", "name", "x", "y", "z", "xaxis", "yaxis", "hoverinfo", "mode", "visible",
-                             "colorbar"))
+                             "colorbar", "hovertemplate"))
+HOVER_Z = re.compile(r"(?:^|<br>)\s*([^<>%]*?[^\s<>%:=])\s*[:=]?\s*%\{z")     # "log₁₀ dist %{z:.2f}" → log₁₀ dist
 TAG = re.compile(r"<[^>]+>")
 UNIT = re.compile(r"^(?P<name>.*?)\s*\((?P<unit>[^()\s:,]{1,6})\)$")      # "t (s)" → t, s
 ASIDE = re.compile(r"\s*\([^()]*\)$")                                     # "step t (dotted: …)" → step t
@@ -172,7 +173,10 @@ def read_series(trace: dict, n: int, layout: dict) -> Series | None:
         rows, cols = z.shape
         x = x if x is not None and len(x) == cols else np.arange(cols, dtype=float)
         y = y if y is not None and len(y) == rows else np.arange(rows, dtype=float)
-        z_name = plain_words(_text_of(((trace.get("colorbar") or {}).get("title")))) or "value"
+        # what a heat map's numbers are: as its hover names them (a colour bar may label log values as powers)
+        hover = HOVER_Z.search(trace.get("hovertemplate") or "")
+        z_name = (plain_words(hover[1]) if hover else "") or plain_words(
+            _text_of((trace.get("colorbar") or {}).get("title"))) or "value"
         series = Series(label or panel or "heat map", "grid", x_axis, y_axis, x, y, z, z_name)
     elif kind == "histogram":
         data = x if x is not None else y
@@ -456,6 +460,8 @@ def data_html(text: dict) -> str:
         head = "".join(f'<th scope="col">{escape(h)}</th>' for h in table["headers"])
         body = "".join("<tr>" + "".join((f'<th scope="row">{escape(v)}</th>' if n == 0 else f"<td>{escape(v)}</td>")
                                         for n, v in enumerate(row)) + "</tr>" for row in rows_of(table))
-        parts.append(f"<table><caption>{escape(table['caption'])}</caption><thead><tr>{head}</tr></thead>"
-                     f"<tbody>{body}</tbody></table>")
+        # a wide table (a heat map's columns) scrolls sideways in its own box, which the keyboard can reach
+        parts.append(f'<div role="region" tabindex="0" aria-label="{escape(table["caption"])}" '
+                     f'style="overflow-x: auto"><table><caption>{escape(table["caption"])}</caption><thead><tr>{head}'
+                     f"</tr></thead><tbody>{body}</tbody></table></div>")
     return '<div class="lcsm-chart-data">' + "".join(parts) + "</div>"
