@@ -51,7 +51,9 @@ def chart_text(fig: dict, note: str = "", name: str = "") -> dict:
     title; `name`: the chart's name, where it has no title)."""
     layout = fig.get("layout") or {}
     title = plain_words(_text_of(layout.get("title"))) or name
-    series = [s for n, trace in enumerate(fig.get("data") or []) if (s := read_series(trace, n, layout)) is not None]
+    axes: dict = {}                                 # the chart's axes and panel titles, read once
+    series = [s for n, trace in enumerate(fig.get("data") or []) if (s := read_series(trace, n, layout, axes))
+              is not None]
     _distinguish(series)
     room = MAX_SUMMARY_CHARS - len(title) - len(note)
     said = [phrase(s) for s in series] if len(series) <= MAX_SERIES_SAID else []
@@ -156,15 +158,18 @@ class Series:
         self.panel = ""
 
 
-def read_series(trace: dict, n: int, layout: dict) -> Series | None:
-    """The trace as a series, or None where it is no data (a reference drawn for the eye, a hidden or empty one)."""
+def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None) -> Series | None:
+    """The trace as a series, or None where it is no data (a reference drawn for the eye, a hidden or empty one).
+    `axes`: where the chart's axes and panel titles are kept once read (its other traces share them)."""
     if trace.get("hoverinfo") == "skip" or trace.get("visible") is False:
         return None
     kind = trace.get("type", "scatter")
     xref, yref = trace.get("xaxis") or "x", trace.get("yaxis") or "y"
-    x_axis, y_axis = axis_of(layout, xref), axis_of(layout, yref)
+    axes = {} if axes is None else axes
+    if (xref, yref) not in axes:
+        axes[xref, yref] = (axis_of(layout, xref), axis_of(layout, yref), panel_title(layout, xref, yref))
+    x_axis, y_axis, panel = axes[xref, yref]
     label = plain_words(trace.get("name"))
-    panel = panel_title(layout, xref, yref)
     x, y = values(trace.get("x")), values(trace.get("y"))
     if kind in ("heatmap", "contour"):
         z = values(trace.get("z"))
@@ -252,7 +257,9 @@ def _rounded(data: np.ndarray) -> list:
         rounded = np.where(power >= 0, np.round(data * scale) / scale, np.round(data / scale) * scale)
     rounded = np.where(finite, rounded, 0.0)
     whole = (rounded == np.floor(rounded)) & (np.abs(rounded) < 1e15)
-    out = [int(v) if w else v for v, w in zip(rounded.tolist(), whole.tolist())]
+    out = rounded.tolist()
+    for i in np.flatnonzero(whole).tolist():                      # JSON writes 20, not 20.0
+        out[i] = int(out[i])
     for i in np.flatnonzero(~(finite & exact)).tolist():          # a gap, an infinity, a value past 10^±19
         v = float(data[i])
         out[i] = None if v != v else ("∞" if v == INF else "-∞" if v == -INF else float(f"{v:.4g}"))
