@@ -18,8 +18,8 @@ are not in these numbers; --whole adds a second table with them: `app.kit.sweep.
 and readout of every member) with and without `compute_many`; --worker times the preview worker's whole job,
 `app.kit.preview_pool.compute_family` (the members, the page link's text and the outline made from them, both
 pickled: what a held move costs the helpers), beside its members alone; --split divides that job into its parts
-(`split`: the core call, the members' charts, their readouts, `page_member`, `prepared`, the pickles), to say
-whose code a held move's helper CPU is.
+(`split`: the core call, the members' charts, their readouts, the charts' words, `page_member`, `prepared`, the
+pickles), to say whose code a held move's helper CPU is.
 """
 from __future__ import annotations
 
@@ -99,21 +99,24 @@ def measure(page: str, changes: dict, repeats: int, whole: bool | str = False) -
                 **{f"{name} best": min(t) for name, t in times.items()})
 
 
-SPLIT = ("compute", "charts", "readouts", "page_member", "prepared", "pickles")
+SPLIT = ("compute", "charts", "readouts", "words", "page_member", "prepared", "pickles")
 
 
 def split(page: str, changes: dict, repeats: int) -> dict:
     """The preview worker's job (`preview_pool.compute_family`) step by step as `sweep.sweep_family` and `prepared`
     take it, each step's CPU ms summed over the family's members: the page's core call (`compute_many`, else
-    `compute` per value), its charts (`Sweep.figures` or `figures`), readouts (`metrics` as text), the members'
-    frames (`sweep_figure.page_member`), the web process's form of the family (`family.prepared`: link text and
-    outline) and the two pickles. Medians over `repeats` (after two unmeasured runs)."""
+    `compute` per value), its charts (`Sweep.figures` or `figures`, made as plain as a member needs), readouts
+    (`metrics` as text), the charts' words (`chart_text`: summaries and data tables), the members' frames
+    (`sweep_figure.page_member`), the web process's form of the family (`family.prepared`: link text and outline)
+    and the two pickles. Medians over `repeats` (after two unmeasured runs)."""
     import pickle
 
+    from app.kit.chart_element import plain_part
+    from app.kit.chart_text import chart_text
     from app.kit.family import prepared
-    from app.kit.page_text import page_text
+    from app.kit.page_text import chart_notes, page_text
     from app.kit.sweep import shared_values, sweep_values
-    from app.kit.sweep_figure import page_member
+    from app.kit.sweep_figure import PART_TRACE_KEYS, page_member, part_layout_key
     from app.lessons import lesson
     spec = lesson(page)
     setting = spec.settings[spec.sweep.setting]
@@ -137,15 +140,20 @@ def split(page: str, changes: dict, repeats: int) -> dict:
             at = {**held, setting.name: value}
             results[value] = result
             t0 = time.process_time()
-            figures = draw(at, result)
+            figures = {name: plain_part(fig, PART_TRACE_KEYS, part_layout_key)
+                       for name, fig in draw(at, result).items()}
             t1 = time.process_time()
             readouts = page_text(spec, at, result)
             t2 = time.process_time()
-            members.append(page_member(setting, value, figures, readouts))
+            notes = chart_notes(spec, at, result, readouts["metrics"])
+            readouts["charts"] = {name: chart_text(fig, notes.get(name, ""), name) for name, fig in figures.items()}
             t3 = time.process_time()
+            members.append(page_member(setting, value, figures, readouts))
+            t4 = time.process_time()
             took["charts"] += t1 - t0
             took["readouts"] += t2 - t1
-            took["page_member"] += t3 - t2
+            took["words"] += t3 - t2
+            took["page_member"] += t4 - t3
         t0 = time.process_time()
         family = prepared(spec, tuple(sorted(held.items())), shared_values(members))
         t1 = time.process_time()

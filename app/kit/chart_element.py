@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ import streamlit as st
 from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
+from .chart_text import chart_text, summary_of
 from .figure_style import COMPACTED, COMPACTED_TRACES, MAX_LINE_POINTS, compact_array
 
 try:                                                      # streamlit 1.67.0 internals (see the docstring)
@@ -65,10 +66,13 @@ LEAVES = frozenset((str, int, float, bool, type(None)))   # never arrays, nothin
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One chart as the browser receives it: `spec`, the figure's JSON (plotly.io.to_json), and its height."""
+    """One chart as the browser receives it: `spec`, the figure's JSON (plotly.io.to_json), its height, and `text`,
+    what it shows in words (`chart_text.chart_text`: its summary, the chart's accessible name, and its data tables;
+    read from the figure the spec writes, so two specs are equal where their JSON and height are)."""
 
     spec: str
     height: int = DEFAULT_HEIGHT
+    text: dict | None = field(default=None, compare=False)
 
     @property
     def nbytes(self) -> int:
@@ -94,13 +98,17 @@ class PlainFigure(dict):
         return copy.deepcopy(dict(self))
 
 
-def chart_spec(fig) -> ChartSpec:
+def chart_spec(fig, note: str = "", name: str = "") -> ChartSpec:
     """The spec `st.plotly_chart(fig)` would send, for a plotly Figure or a figure dict (validated as it does):
     a Figure is written from its own properties (`plain_figure`), a `PlainFigure` as it is, a dict goes the
-    reference way."""
+    reference way; with its text alternative read from the same figure (`note`: the lesson's words on what
+    matters in it; `name`: the chart's, where it has no title)."""
     if not isinstance(fig, go.Figure | PlainFigure):
-        return reference_chart_spec(fig)
-    return written(plain_chart(fig))
+        spec = reference_chart_spec(fig)
+        return ChartSpec(spec.spec, spec.height, chart_text(fig if isinstance(fig, dict) else fig.to_dict(), note,
+                                                            name))
+    plain = plain_chart(fig)
+    return written(plain, chart_text(plain, note, name))
 
 
 def plain_chart(fig) -> dict:
@@ -113,11 +121,11 @@ def plain_chart(fig) -> dict:
     return plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
 
 
-def written(figure: dict) -> ChartSpec:
-    """A figure dict (`plain_chart`'s) as the spec the browser receives."""
+def written(figure: dict, text: dict | None = None) -> ChartSpec:
+    """A figure dict (`plain_chart`'s) as the spec the browser receives (`text`: its `chart_text`)."""
     import plotly.io
 
-    return ChartSpec(plotly.io.to_json(dict(figure), validate=False), figure_height(figure))
+    return ChartSpec(plotly.io.to_json(dict(figure), validate=False), figure_height(figure), text)
 
 
 def reference_chart_spec(fig) -> ChartSpec:
@@ -329,18 +337,22 @@ def figure_height(figure: dict) -> int:
 
 def emit_chart(chart: ChartSpec, config: dict[str, Any], *, key: str, container=None) -> None:
     """Draw `chart` in `container` (default: the current place on the page), as st.plotly_chart would with
-    `config`, `key`, width "stretch", height "content", the streamlit theme and no selections."""
+    `config`, `key`, width "stretch", height "content", the streamlit theme, no selections and its summary as
+    `alt` (the chart's accessible name: Streamlit gives the chart the role figure, named by it)."""
     dg = container if container is not None else st._main      # `_enqueue` finds the active block itself
+    alt = summary_of(chart.text).strip() or None
     if not INTERNALS or not hasattr(dg, "_enqueue"):
-        dg.plotly_chart(json.loads(chart.spec), config=config, key=key)
+        dg.plotly_chart(json.loads(chart.spec), config=config, key=key, alt=alt)
         return
     proto = PlotlyChartProto()
     proto.theme = THEME
     proto.form_id = current_form_id(dg)
     proto.spec = chart.spec
     proto.config = json.dumps(config)
+    if alt is not None:
+        proto.alt = alt
     proto.id = compute_and_register_element_id(
         "plotly_chart", user_key=key, key_as_main_identity=False, dg=dg, plotly_spec=chart.identity,
         plotly_config=proto.config, selection_mode=SELECTION_MODE, is_selection_activated=False, theme=THEME,
-        width=WIDTH, height="content", alt=None)
+        width=WIDTH, height="content", alt=alt)
     dg._enqueue("plotly_chart", proto, layout_config=LayoutConfig(width=WIDTH, height=chart.height))

@@ -12,10 +12,14 @@
 // value. Any other control and every preset commits on release and puts the whole instrument in one pending
 // state until the page at the new values arrives. Each commit carries a sequence number that the page's
 // payload echoes: a payload older than the last commit never replaces what the learner sees.
+//
+// Every chart says what it shows (app/kit/chart_text.py): its summary is its accessible name, and "Show the data"
+// under it holds the summary and its series' points as tables — the member's during a move, as its readouts are.
+// Each committed move is announced once, in the polite live region: its readouts (a swept move's as it commits,
+// any other move's once the page at the new values arrives).
 const ANIMATE = { mode: "immediate", frame: { duration: 0, redraw: true }, transition: { duration: 0 } };
 const KEY_PAUSE_MS = 350;          // a run of arrow keys commits once, this long after its last key
 const STALE_MS = 5000;             // a commit's answer is awaited this long before any page is shown again
-const ANNOUNCE_MS = 800;           // the readouts are announced once, this long after the last move
 const MAIN_HEIGHT = 380;           // px: the main chart's most, so controls, readouts and chart share one screen
 const PRESENT_MAIN_HEIGHT = 350;   // px: the same on a projector, whose readouts are larger
 const MIN_MAIN_HEIGHT = 280;       // px: never less (a phone scrolls to it)
@@ -162,10 +166,22 @@ function withArrays(family) {
   return family;
 }
 
+// The members' chart tables as they arrive (family.shared_tables): each chart names its tables, and each table its
+// columns, by their place in the family's lists; each member gets its tables back whole.
+function withTables(family) {
+  const tables = family.tables || [], columns = family.columns || [];
+  for (const text of Object.values(family.readouts || {})) {
+    for (const words of Object.values(text.charts || {})) {
+      words.tables = words.tables.map((n) => ({ ...tables[n], columns: tables[n].columns.map((c) => columns[c]) }));
+    }
+  }
+  return family;
+}
+
 function keepFamily(payload) {
   const held = registry.families[payload.page];
   if (held && held.id === payload.family_id) return;
-  registry.families[payload.page] = { id: payload.family_id, family: withArrays(payload.family) };
+  registry.families[payload.page] = { id: payload.family_id, family: withTables(withArrays(payload.family)) };
   const listener = registry.listeners[payload.page];
   if (listener) listener();
 }
@@ -241,11 +257,65 @@ function fitTerms(equations) {
   }
 }
 
+// The readouts in words, for the live region: each metric, then each notice (its markup as plain text).
+function readoutWords(text) {
+  const plain = (words) => String(words).replace(/\*\*/g, "").replace(/\$([^$]+)\$/g, "$1");
+  return [...text.metrics.map((m) => `${m.label} ${m.value}`), ...text.notices.map((n) => plain(n.text))].join("; ");
+}
+
+// One announcement per committed move (its caller is the commit): the live region's text set once.
 function announce(state, text) {
-  clearTimeout(state.announceTimer);
-  state.announceTimer = setTimeout(() => {
-    state.nodes.live.textContent = text.metrics.map((m) => `${m.label} ${m.value}`).join("; ");
-  }, ANNOUNCE_MS);
+  if (text) state.nodes.live.textContent = readoutWords(text);
+}
+
+// --- what each chart shows, in words and numbers (chart_text.py) ------------------------------------------------
+// A cell as chart_text.shown writes it (Python's "{:.4g}"): 4 significant digits, no trailing zeros.
+function shownCell(value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value !== "number") return String(value);
+  if (value === 0) return "0";
+  const power = Math.floor(Math.log10(Math.abs(value)));
+  if (power >= -4 && power < 4) return String(Number(value.toPrecision(4)));
+  const [mantissa, exponent] = value.toExponential(3).split("e");
+  const digits = String(Math.abs(Number(exponent))).padStart(2, "0");
+  return `${mantissa.replace(/\.?0+$/, "")}e${exponent.startsWith("-") ? "-" : "+"}${digits}`;
+}
+
+function dataTable(table) {
+  const head = el("tr", {}, table.headers.map((h) => el("th", { scope: "col", text: h })));
+  const body = el("tbody");
+  const rows = table.columns.length ? table.columns[0].length : 0;
+  for (let r = 0; r < rows; r++) {
+    body.appendChild(el("tr", {}, table.columns.map((column, c) =>
+      el(c === 0 ? "th" : "td", { scope: c === 0 ? "row" : null, text: shownCell(column[r]) }))));
+  }
+  const grid = el("table", { className: "lcsm-data-table" }, [el("caption", { text: table.caption }),
+    el("thead", {}, [head]), body]);
+  // a wide table (a heat map's columns) scrolls sideways in its own box, which the keyboard can reach
+  return el("div", { className: "lcsm-table-box", role: "region", tabindex: "0", "aria-label": table.caption }, [grid]);
+}
+
+// The chart's words: its summary as its accessible name; the summary and tables under "Show the data", written
+// when that is open (and again on each move while it is).
+function setChartWords(box, words) {
+  if (!words) return;
+  box.words = words;
+  box.figure.setAttribute("aria-label", words.summary);
+  if (box.details.open) fillData(box);
+  else box.filled = false;
+}
+
+function fillData(box) {
+  const words = box.words;
+  box.data.textContent = "";
+  if (!words) return;
+  box.data.appendChild(el("p", { className: "lcsm-data-summary", text: words.summary }));
+  for (const table of words.tables) box.data.appendChild(dataTable(table));
+  box.filled = true;
+}
+
+function drawChartWords(state, charts) {
+  for (const [name, words] of Object.entries(charts || {})) if (state.charts[name]) setChartWords(state.charts[name], words);
 }
 
 // --- charts ---------------------------------------------------------------------------------------------
@@ -278,12 +348,14 @@ function framesOf(state, figure) {
 }
 
 // The main chart's most height: MAIN_HEIGHT, less where the readouts above it are tall (six metrics on a
-// projector), so that it ends on the first screen; measured once, at the first drawing (the page not scrolled).
+// projector), so that it ends on the first screen with its "Show the data" line under it; measured once, at the
+// first drawing (the page not scrolled). Never less than MIN_MAIN_HEIGHT, that line included.
 function mainHeight(state, box) {
   if (state.mainMost === undefined) {
     const most = state.payload.present ? PRESENT_MAIN_HEIGHT : MAIN_HEIGHT;
-    const room = window.innerHeight - box.figure.getBoundingClientRect().top - 8;
-    state.mainMost = Math.max(MIN_MAIN_HEIGHT, Math.min(most, room > 0 ? room : most));
+    const line = box.details.offsetHeight;
+    const room = window.innerHeight - box.figure.getBoundingClientRect().top - line - 8;
+    state.mainMost = Math.max(MIN_MAIN_HEIGHT - line, Math.min(most, room > 0 ? room : most));
   }
   return state.mainMost;
 }
@@ -297,6 +369,7 @@ async function drawChart(state, name, box) {
   box.plot.style.height = `${layout.height || 450}px`;
   const title = layout.title && (layout.title.text || layout.title);
   box.figure.setAttribute("aria-label", typeof title === "string" ? title.replace(/<[^>]+>/g, "") : name);
+  setChartWords(box, (state.payload.text.charts || {})[name]);
   const own = figure.frames || [];                     // an animation of its own (▶ play): it keeps it
   const frames = own.length ? own : themed(framesOf(state, state.payload.figures[name]), state.theme.colours);
   // one call: the drawing and its frames (react replaces the frames a chart held before)
@@ -315,7 +388,7 @@ function showMember(state, name) {
   const text = memberText(state, name);
   if (text) {
     drawReadouts(state, text);
-    announce(state, text);
+    drawChartWords(state, text.charts);
   }
   state.root.dataset.member = name;
 }
@@ -368,7 +441,8 @@ function commit(state, values, preset = null, pending = true) {
   state.seq = Math.max(state.seq, state.payload.seq || 0) + 1;
   state.sentSeq = state.seq;
   state.sentAt = Date.now();
-  if (pending) {
+  if (pending) {                             // announced once the page at the new values arrives
+    state.announceSeq = state.seq;
     state.root.classList.add("lcsm-pending");
     state.root.setAttribute("aria-busy", "true");
     state.nodes.status.textContent = "Updating the page…";
@@ -414,6 +488,7 @@ function sweptControl(state, spec, list) {
     if (Date.now() - keyed < 1000) timer = setTimeout(() => commitSwept(state, spec, list[i].name), KEY_PAUSE_MS);
   });
   range.addEventListener("change", () => {          // a pointer released: commit now
+    if (Date.now() - keyed < 1000) return;           // (a key's change too, in Chromium: its pause commits it)
     clearTimeout(timer);
     commitSwept(state, spec, list[Number(range.value)].name);
   });
@@ -427,6 +502,7 @@ function commitSwept(state, spec, name) {
   if (state.committed === name) return;
   state.committed = name;
   commit(state, { [spec.name]: name }, null, false);   // the page already shows this member: nothing pending
+  announce(state, memberText(state, name));            // … and its readouts: said now, once
 }
 
 function plainControl(state, spec) {
@@ -562,14 +638,19 @@ function build(parent, payload) {
 
 function chartBox(name) {
   const plot = el("div", { className: "lcsm-plot" });
-  const figure = el("figure", { className: "lcsm-chart", "data-chart": name, role: "group" }, [plot]);
+  const data = el("div", { className: "lcsm-data-body" });
+  const details = el("details", { className: "lcsm-data" }, [el("summary", { text: "Show the data" }), data]);
+  // a figure (its role), named by its summary (setChartWords); plotly's drawing inside it is its picture
+  const figure = el("figure", { className: "lcsm-chart", "data-chart": name }, [plot, details]);
+  const box = { plot, figure, details, data, frames: null, words: null, filled: false };
+  details.addEventListener("toggle", () => { if (details.open && !box.filled) fillData(box); });
   // A chart takes its column's width whenever the column changes (the layout settling, a sidebar folding, a
   // phone turning): plotly's own `responsive` follows the window only.
   const resized = new ResizeObserver(() => {
     if (window.Plotly && plot.classList.contains("js-plotly-plot")) window.Plotly.Plots.resize(plot);
   });
   resized.observe(figure);
-  return { plot, figure, frames: null };
+  return box;
 }
 
 function layoutCharts(state) {
@@ -617,6 +698,10 @@ async function renderNow(state) {
   state.root.classList.toggle("lcsm-dark", state.theme.dark);
   drawControls(state);
   drawReadouts(state, payload.text);
+  if (state.announceSeq && (payload.seq || 0) >= state.announceSeq) {   // the page a move committed: said once
+    state.announceSeq = 0;
+    announce(state, payload.text);
+  }
   layoutCharts(state);
   state.Plotly = state.Plotly || await plotlyReady(payload.vendor).catch(() => null);
   if (!state.Plotly) {
@@ -648,6 +733,7 @@ function take(state, payload) {
   state.committed = currentName(state);
   registry.listeners[payload.page] = () => { if (state.payload === payload) render(state); };
   if (same) {                                 // a commit that changed nothing (a refused value): nothing pending,
+    state.announceSeq = 0;                    // nothing new to say
     if (state.root.classList.contains("lcsm-pending") && !state.dragging) drawControls(state);   // controls back
     settled(state);
     return;

@@ -4,11 +4,13 @@ one browser component (Streamlit's public custom-component v2 API), so that one 
 What the browser gets, in two mounts of the one component (`instrument.js`):
 
 - the page (`instrument_payload`): every setting as a control (native range, number, select, checkbox), the
-  presets, every chart at the current value as its finished JSON spec, and the current readouts and equations.
-  It changes with every committed value;
+  presets, every chart at the current value as its finished JSON spec, and the current readouts, equations and
+  charts' words (`text.charts`: each chart's summary and data tables, `app.kit.chart_text`). It changes with every
+  committed value;
 - the family (`family_payload`, only where the drag preview is on): every chart's frames and every member's
-  readouts and equations (`app.kit.family.Family.link`). It does not depend on the swept value, so across swept
-  moves it is the same message, byte for byte, and Streamlit's message cache sends a reference, not the family.
+  readouts, equations and charts' words (`app.kit.family.Family.link`). It does not depend on the swept value, so
+  across swept moves it is the same message, byte for byte, and Streamlit's message cache sends a reference, not
+  the family.
 
 In the browser, moving the swept control (mouse, arrow keys, touch) steps through the family's members and moves
 every chart, readout and equation at once, with no round trip; its release (or a pause in the keys) commits the
@@ -101,7 +103,8 @@ def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts
         insight=st.session_state.get(insight_key(spec)),
         rows=[list(row) for row in lesson.charts if not isinstance(row, str)],
         configs={name: chart_config(f"{lesson.page}-{name}") for name in charts},   # the PNG download, as elsewhere
-        text=text, vendor=VENDOR_URLS, caption=lesson.caption)
+        text={**text, "charts": {name: chart.text for name, chart in charts.items() if chart.text is not None}},
+        vendor=VENDOR_URLS, caption=lesson.caption)
     body = ",".join(f"{json.dumps(name)}:{chart.spec}" for name, chart in charts.items())
     return (json.dumps(head)[:-1] + ',"figures":{' + body + "}}").encode("utf-8")
 

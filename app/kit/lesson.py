@@ -110,6 +110,11 @@ class Lesson:
     quantities: Callable[[Values, Any], dict[str, float]] | None = None
     equations: Callable[[dict[str, float]], list[str]] | None = None
     caption: str = ""
+    # Per chart, the labels of the page's metrics that say what matters in it: (("response", ("regime",
+    # "half-life")), ...). Its text alternative (`app.kit.chart_text`: a summary, the chart's accessible name, and
+    # data tables, read from the chart's data) says those readouts first, as shown ("regime underdamped, half-life
+    # 6.93 s"); a label the page does not show at these settings is left out, and so is a chart not named here.
+    chart_readouts: tuple[tuple[str, tuple[str, ...]], ...] = ()
     panel: Callable[[Values, Any], list] | None = None          # blocks (app.kit.blocks): tables, cards, text
     live: Live | None = None                                    # work started and watched (app.kit.live)
     snippet: Snippet | None = None                              # the page as a runnable lcsm_core script

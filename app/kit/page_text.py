@@ -50,12 +50,34 @@ def stacked(line: str) -> str:
 def page_text(lesson: Lesson, values: dict, result: Any) -> dict:
     """The metrics and notices at `values` as shown (label, value, delta), and the live equations, each a list of
     its terms; no signed zero anywhere."""
+    metrics, notices = readouts(lesson, values, result)
+    equations: list[list[str]] = []
+    if lesson.equations is not None and lesson.quantities is not None:
+        equations = [terms(no_negative_zero(line)) for line in lesson.equations(lesson.quantities(values, result))]
+    return dict(metrics=metrics, notices=notices, equations=equations)
+
+
+def readouts(lesson: Lesson, values: dict, result: Any) -> tuple[list[dict], list[dict]]:
+    """The metrics (label, value, delta, good) and notices (text, level, icon) at `values`, as shown."""
     items = lesson.metrics(values, result) if lesson.metrics is not None else []
     metrics = [dict(label=m.label, value=no_negative_zero(m.value),
                     delta=no_negative_zero(m.delta) if m.delta else None, good=m.good)
                for m in items if isinstance(m, Metric)]
     notices = [dict(text=n.text, level=n.level, icon=n.icon) for n in items if isinstance(n, Notice)]
-    equations: list[list[str]] = []
-    if lesson.equations is not None and lesson.quantities is not None:
-        equations = [terms(no_negative_zero(line)) for line in lesson.equations(lesson.quantities(values, result))]
-    return dict(metrics=metrics, notices=notices, equations=equations)
+    return metrics, notices
+
+
+def chart_notes(lesson: Lesson, values: dict, result: Any, metrics: list[dict] | None = None) -> dict[str, str]:
+    """Per chart that `Lesson.chart_readouts` names, its readouts in words, as shown ("regime underdamped, half-life
+    6.93 s"; a delta in brackets): what its text alternative says first (`app.kit.chart_text`). `metrics`: the
+    page's, as `readouts` gives them, where the caller has them."""
+    if not lesson.chart_readouts:
+        return {}
+    shown = {m["label"]: m for m in (readouts(lesson, values, result)[0] if metrics is None else metrics)}
+    notes = {}
+    for chart, labels in lesson.chart_readouts:
+        said = [f"{m['label']} {m['value']}" + (f" ({m['delta']})" if m["delta"] else "")
+                for m in (shown.get(label) for label in labels) if m is not None]
+        if said:
+            notes[chart] = ", ".join(said)
+    return notes

@@ -52,10 +52,12 @@ import streamlit as st
 from . import family as families
 from .cache import STORES, cached
 from .chart_element import ChartSpec
+from .chart_text import chart_text
 from .classroom import presenter_figure
 from .fair_share import current_visitor
 from .family import Family
 from .lesson import Lesson
+from .page_text import chart_notes
 from .preview_pool import WARM, PreviewPool, worker_count
 from .sweep import sweep_family
 from .sweep_figure import chart_family, member, preview_figure
@@ -271,8 +273,11 @@ def reference_preview(page: str, frozen: tuple, present: bool, lesson: Lesson, f
 
 def previewed(page: str, frozen: tuple, present: bool, lesson: Lesson, family: Family,
               currents: dict[str, dict]) -> PagePreview:
-    """The page's preview from its charts at the current value (`currents`: figure dicts, never changed here)."""
+    """The page's preview from its charts at the current value (`currents`: figure dicts, never changed here), each
+    with its text alternative read from the same figure."""
+    from .render import computed
     values = dict(frozen)
+    notes = chart_notes(lesson, values, computed(page, frozen, lesson))
     setting = lesson.settings[lesson.sweep.setting]
     link = family.link
     members = list(family.members)
@@ -290,5 +295,6 @@ def previewed(page: str, frozen: tuple, present: bool, lesson: Lesson, family: F
         fig = {**fig, "layout": {**fig["layout"], "meta": {**(fig["layout"].get("meta") or {}), "lcsm": tag}}}
         if present:
             fig = presenter_figure(fig)
-        charts[chart] = ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450))
+        charts[chart] = ChartSpec(plotly.io.to_json(fig, validate=False), int(fig["layout"].get("height") or 450),
+                                  chart_text(current, notes.get(chart, ""), chart))
     return PagePreview(charts, family)

@@ -39,7 +39,7 @@ from .lesson_view import (
     lesson_intro,
 )
 from .live_lesson import render_live
-from .page_text import page_text, stacked
+from .page_text import chart_notes, page_text, stacked
 from .preview import await_family, family_first, inline_family, page_preview, pool, waited_preview
 from .progress import new_learner_markdown, score_keeper, score_line
 from .reading_order import draw_steps, folded_notes, folded_story, next_lesson, steps_by_chart, story
@@ -236,11 +236,12 @@ def computed(page: str, frozen: tuple, _lesson: Lesson):
 @cached(store="charts")
 def chart_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson) -> dict[str, ChartSpec]:
     """Every chart of the page at these settings as the spec st.plotly_chart would send (the presenter's larger
-    fonts and lines applied when `present`)."""
+    fonts and lines applied when `present`), with its text alternative (the lesson's `chart_readouts` first)."""
     result = computed(page, frozen, _lesson)
     specs = {}
+    notes = chart_notes(_lesson, dict(frozen), result)
     for name, fig in _lesson.figures(dict(frozen), result).items():
-        specs[name] = chart_spec(presenter_figure(fig.to_dict()) if present else fig)
+        specs[name] = chart_spec(presenter_figure(fig.to_dict()) if present else fig, notes.get(name, ""), name)
     return specs
 
 

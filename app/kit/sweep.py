@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .chart_element import PlainFigure, Refiller, plain_figure  # noqa: F401 (pages make a `Sweep.figures` from here)
+from .chart_element import PlainFigure, Refiller, plain_figure, plain_part  # noqa: F401 (pages: `Sweep.figures`)
+from .chart_text import chart_text
 from .lesson import Lesson, Sweep
-from .page_text import page_text
+from .page_text import chart_notes, page_text
 from .settings import Setting
-from .sweep_figure import page_member
+from .sweep_figure import PART_TRACE_KEYS, page_member, part_layout_key
 
 MAX_FRAMES = 25        # the cost bound: moving a held setting recomputes every member (compute + the figures)
 
@@ -43,9 +44,14 @@ def sweep_values(setting: Setting, sweep: Sweep, values: dict) -> list:
 def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, Any], dict]:
     """Every chart a drag moves (`Sweep.figures`, else every chart of the page; Figures or plain figure dicts:
     `sweep_figure.chart_part` makes plain only what a member keeps) and the page's readouts, drawn from `result`
-    at `values`."""
+    at `values`, with those charts' text alternatives (`charts`: the summary and data tables the instrument shows
+    with the member, as it shows its readouts)."""
     draw = lesson.sweep.figures if lesson.sweep is not None and lesson.sweep.figures is not None else lesson.figures
-    return draw(values, result), page_text(lesson, values, result)
+    figures = {name: plain_part(fig, PART_TRACE_KEYS, part_layout_key) for name, fig in draw(values, result).items()}
+    text = page_text(lesson, values, result)
+    notes = chart_notes(lesson, values, result, text["metrics"])
+    charts = {name: chart_text(fig, notes.get(name, ""), name) for name, fig in figures.items()}
+    return figures, {**text, "charts": charts}
 
 
 def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None, results: dict | None = None

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .chart_element import plain_part
+from .chart_text import TEXT_TRACE_KEYS
 from .figure_style import AXIS_KEY, plotly_array
 from .settings import Setting
 
@@ -64,7 +65,7 @@ def identity(setting: Setting, value: Any) -> dict:
 def chart_part(name: str, fig) -> dict:
     """One chart of a member: its frame (what moves), its trace signature, its axis extents and whether it has an
     animation of its own (`own_frames`: such a chart does not follow a drag)."""
-    fig = plain_part(fig, PART_TRACE_KEYS, _part_layout_key)        # a Figure: only this much made plain
+    fig = plain_part(fig, PART_TRACE_KEYS, part_layout_key)        # a Figure: only this much made plain
     return dict(signature=signature(fig), frame=moving_frame(fig, name), extents=extents(fig),
                 own_frames=bool(fig.get("frames")))
 
@@ -76,10 +77,13 @@ def moving_frame(fig: dict, name: str) -> dict:
     return dict(name=name, data=data, layout=layout)
 
 
-PART_TRACE_KEYS = frozenset((*MOVING_DATA, "type", "xaxis", "yaxis"))   # what a chart's part reads of a trace
+# What a chart's part reads of a trace, and what its text alternative reads (`page_at` makes a member's figures this
+# plain once, for both)
+PART_TRACE_KEYS = frozenset((*MOVING_DATA, "type", "xaxis", "yaxis", *TEXT_TRACE_KEYS))
 
 
-def _part_layout_key(key: str) -> bool:
+def part_layout_key(key: str) -> bool:
+    """The layout keys a chart's part (and its text alternative, `chart_text.text_layout_key`) reads."""
     return key in MOVING_LAYOUT or AXIS_KEY.match(key) is not None
 
 
@@ -321,7 +325,7 @@ def own_frame(fig: dict, name: str) -> dict:
     """The frame of the value `fig` is drawn at, made from the drawing (as `instrument.js` makes it in the browser
     for a value that is no member: its moving data and marks, nothing sent twice)."""
     ranges = ((fig["layout"].get("meta") or {}).get("lcsm") or {}).get("ranges") or {}   # as its frames name
-    frame = moving_frame(plain_part(fig, PART_TRACE_KEYS, _part_layout_key), name)   # a Figure: this much plain
+    frame = moving_frame(plain_part(fig, PART_TRACE_KEYS, part_layout_key), name)   # a Figure: this much plain
     frame["layout"].update({key: {"range": span, "autorange": False} for key, span in ranges.items()})
     return frame
 

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from .chart_element import ChartSpec, chart_spec, emit_chart
+from .chart_text import data_html
 from .classroom import ClassroomView, presenter_figure
 from .lesson import Metric, Notice
 from .settings import Preset, Setting, Settings
@@ -88,13 +89,23 @@ def show_chart(fig: go.Figure | dict | ChartSpec, filename: str, *, container=No
     """A plotly chart with the modebar's "download as PNG" saving `<filename>.png` at 2× scale.
 
     `fig` may be a `ChartSpec` (the renderer caches those: drawn from the cached string, no plotly objects made;
-    the caller has applied the presenter view), a figure dict from `Figure.to_dict()` or a Figure.
+    the caller has applied the presenter view), a figure dict from `Figure.to_dict()` or a Figure. Its summary is its
+    accessible name, and "Show the data" under it holds its numbers (`app.kit.chart_text`).
     """
     if not isinstance(fig, ChartSpec):
         if st.session_state.get(PRESENTING_KEY):
             fig = presenter_figure(fig if isinstance(fig, dict) else fig.to_dict())
         fig = chart_spec(fig)
     emit_chart(fig, chart_config(filename), key=key or f"chart.{filename}", container=container)
+    if fig.text is not None:
+        show_data(fig.text, container)
+
+
+def show_data(text: dict, container=None) -> None:
+    """"Show the data" under a chart: its summary (also its accessible name) and its series' points as HTML tables
+    (a screen reader walks a table by its headings; st.dataframe draws a canvas grid)."""
+    with (container if container is not None else st).expander("Show the data"):
+        st.markdown(data_html(text), unsafe_allow_html=True)
 
 
 def chart_config(filename: str) -> dict:

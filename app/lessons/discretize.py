@@ -313,6 +313,8 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🔢 Sampling",
     compute=compute, figures=figures, charts=(("s-plane", "z-plane", "z-plane-zoom"), ("responses", "error")),
     metrics=metrics, quantities=quantities, equations=equations,
+    chart_readouts=tuple((chart, tuple(f"{label}: largest |z|" for label in METHOD_LABELS.values()))
+                         for chart in ("z-plane", "z-plane-zoom")),
     # dragging Δ coarsens the samples until Euler's response grows (past 2ζ/ωn = 0.2 s at the defaults), so the
     # values are dense below 0.3 s, sparse above (13 frames, not 18: a held move's family costs the server ~30 %
     # less; the release draws the exact Δ). The responses, not the z-plane: its square axes would have to hold

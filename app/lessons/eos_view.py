@@ -271,6 +271,7 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🧩 Layer",
     compute=compute, figures=figures, metrics=metrics, quantities=quantities, panel=recurrence_panel,
     charts=(("states",), "t", ("memory", "memory_norm"), ("weights", "spectrum"), ("output",)),
+    chart_readouts=(("spectrum", ("largest |eigenvalue|",)),),
     chart_controls=("source", "variant", "code", "signal", "scale"),
     snippet=Snippet(
         imports="from lcsm_core.eos_view import inspect_layer",

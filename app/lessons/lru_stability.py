@@ -281,6 +281,8 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="📉 Training",
     compute=compute, figures=figures, charts=(("eigenvalues",), ("loss",)),
     metrics=metrics, quantities=quantities, equations=equations,
+    chart_readouts=tuple((chart, ("naive: largest |λ| in training", "exponential: largest |λ| in training"))
+                         for chart in ("eigenvalues", "loss")),
     # "gradient steps", not the learning rate: a family over lr trains 7 runs (seconds each on a 2-core CPU) on
     # every move of γ, r_max or the seed, while every steps value is a cut of the one cached run (10, 20, … 150):
     # dragging it plays the training in both charts

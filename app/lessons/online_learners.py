@@ -197,6 +197,7 @@ LESSON = Lesson(
     compute=compute, figures=figures, charts=(("recall",), ("final", "radius")),
     chart_controls=("n_keys", "key_scale", "beta", "gate"),
     metrics=metrics, quantities=quantities, equations=equations,
+    chart_readouts=tuple((chart, tuple(f"{rule}: final error" for rule in RULES)) for chart in ("recall", "final")),
     snippet=Snippet(
         imports="from lcsm_core.online_learning import recall_study",
         call="recall_study(n_keys={n_keys}, key_dim={key_dim}, repeats={repeats}, beta={beta}, decay={gate}, "

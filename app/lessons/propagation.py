@@ -259,6 +259,8 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="📡 Sequences",
     compute=compute, figures=figures, charts=(("traces",), ("by_length", "by_theta"), ("distance",)),
     metrics=metrics, quantities=quantities, equations=equations,
+    # the final distance of each system and its verdict: what the distances show
+    chart_readouts=(("distance", ("low damping", "high damping", "negative damping", "LRU eigenvalue")),),
     # ν from explodes (< 0) through remembers to forgets, dense near 0 where the horizon 1/ν outlasts the sequence;
     # up to 0.1 (2e⁻²⁰ after 200 steps): the fixed log axis of ν = 0.3 would reach 10⁻²⁶ and flatten the rest.
     # The distance, not the readout panels: their linear axes would have to span ±10⁶ (ν < 0) and 10⁻⁹.

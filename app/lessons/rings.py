@@ -219,6 +219,9 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="⭕ Ring",
     compute=compute, figures=figures, charts=(("eigenvalues", "radius-histogram"), ("impulse-responses",)),
     metrics=metrics, quantities=quantities, equations=equations,
+    chart_readouts=(("eigenvalues", ("smallest |λ|", "largest |λ|")),
+                    ("radius-histogram", ("smallest |λ|", "largest |λ|")),
+                    ("impulse-responses", ("median memory horizon", "longest memory horizon"))),
     # r_max sets the memory horizon 1/(1 − |λ|): the values crowd toward 1, where horizons grow tenfold per step;
     # below 0.8 (horizons of a few steps) every other tenth (15 frames, not 18: a held move's family costs less)
     sweep=Sweep("r_max", "eigenvalues", values=(0.1, 0.3, 0.5, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99,

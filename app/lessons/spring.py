@@ -187,6 +187,8 @@ LESSON = Lesson(
     settings=SETTINGS, presets=PRESETS, sidebar_title="🪀 Spring",
     compute=compute, figures=figures, charts=(("response", "phase"), ("energy", "poles")),
     metrics=metrics, quantities=quantities, equations=equations,
+    chart_readouts=(("response", ("regime", "half-life", "doubling time")), ("phase", ("regime",)),
+                    ("poles", ("damping ratio ζ", "natural frequency ωn"))),
     # c is what learners drag (ringing → critical → creeping → exploding); -1 to 5 in steps of 0.5: 13 frames
     # where 25 looked no different while dragging, and the release draws the page at the exact value (a held move's
     # family costs the server about half)

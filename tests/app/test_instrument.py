@@ -85,6 +85,8 @@ def test_the_payload_carries_every_setting_and_splices_each_chart_spec(monkeypat
     payload = json.loads(instrument_payload(spec, values, ClassroomView(), charts, text))
     assert [c["name"] for c in payload["controls"]] == [p.name for p in spec.settings.params]
     assert payload["figures"]["response"] == json.loads(charts["response"].spec)
-    assert payload["text"] == text and payload["swept"]["name"] == "c"
+    assert payload["text"] == {**text, "charts": {name: chart.text for name, chart in charts.items()}}
+    assert payload["text"]["charts"]["response"]["summary"].startswith("Time response: ")   # each chart's words
+    assert payload["swept"]["name"] == "c"
     assert control(spec.settings["freq"], values, ClassroomView())["shown"] is False   # only with a sine
     assert instrument_key("spring") == "spring.instrument"

@@ -9,15 +9,18 @@ drag itself, in a real browser, in tests/browser/test_instrument_browser.py.
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import numpy as np
 import pytest
 
 from app.kit import family as families
+from app.kit.chart_element import plain_chart
+from app.kit.chart_text import chart_text
 from app.kit.classroom import ClassroomView
 from app.kit.instrument import family_mount_key
-from app.kit.page_text import page_text
+from app.kit.page_text import chart_notes, page_text
 from app.kit.sweep import MAX_FRAMES, sweep_family, sweep_member, sweep_values
 from app.kit.sweep_figure import (
     MOVING_DATA,
@@ -70,7 +73,41 @@ def same_member(found: dict, expected: dict, where: str) -> None:
         for moved, trace in zip(frame["data"], part["frame"]["data"]):
             assert set(moved) == set(trace) and all(same_data(moved[k], trace[k]) for k in moved), (where, chart)
         assert frame["layout"] == part["frame"]["layout"], (where, chart)
-    assert found["readouts"] == expected["readouts"], where
+    assert without_charts(found["readouts"]) == without_charts(expected["readouts"]), where
+    assert set(found["readouts"]["charts"]) == set(expected["readouts"]["charts"]), where
+    for chart, words in expected["readouts"]["charts"].items():
+        assert same_words(found["readouts"]["charts"][chart], words), (where, chart)
+
+
+def without_charts(readouts: dict) -> dict:
+    return {key: value for key, value in readouts.items() if key != "charts"}
+
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def same_words(a: dict, b: dict) -> bool:
+    """Two charts' text alternatives (`chart_text`) say the same, their numbers equal as rounded from data equal to
+    fp64 rounding (`same_data`): a value on a rounding boundary may round one unit of its last digit apart, and
+    numerical noise (1e-17 where the other is 0) is below 1e-6 of the largest number."""
+    def close(x: list[float], y: list[float]) -> bool:
+        scale = max([abs(v) for v in x + y] or [0.0])
+        return len(x) == len(y) and all(abs(u - v) <= 1.1e-2 * max(abs(u), abs(v)) + 1e-6 * scale
+                                        for u, v in zip(x, y))
+    said = [NUMBER.sub("#", t["summary"]) for t in (a, b)]
+    if said[0] != said[1] or not close(*[[float(n) for n in NUMBER.findall(t["summary"])] for t in (a, b)]):
+        return False
+    if len(a["tables"]) != len(b["tables"]):
+        return False
+    for one, other in zip(a["tables"], b["tables"]):
+        if (one["caption"], one["headers"]) != (other["caption"], other["headers"]):
+            return False
+        for x, y in zip(one["columns"], other["columns"], strict=True):
+            numbers_x = [v for v in x if isinstance(v, int | float)]
+            if [v for v in x if not isinstance(v, int | float)] != [v for v in y if not isinstance(v, int | float)] \
+                    or not close(numbers_x, [v for v in y if isinstance(v, int | float)]):
+                return False
+    return True
 
 
 @pytest.mark.parametrize("page", list(SWEPT))
@@ -98,6 +135,8 @@ def test_a_member_is_the_whole_page_at_that_value(page):
     result = spec.compute(values)
     moved = spec.sweep.figures(values, result) if spec.sweep.figures is not None else spec.figures(values, result)
     assert set(found["charts"]) == set(moved)
+    words = chart_notes(spec, values, result)
+    texts = {chart: chart_text(plain_chart(fig), words.get(chart, ""), chart) for chart, fig in moved.items()}
     for chart, fig in moved.items():
         drawn, frame = fig.to_dict(), found["charts"][chart]["frame"]
         assert frame["name"] == found["name"] and len(frame["data"]) == len(drawn["data"]), chart
@@ -106,7 +145,9 @@ def test_a_member_is_the_whole_page_at_that_value(page):
             assert all(same_data(moved[key], trace[key]) for key in moved), (chart, trace.get("name"))
         for key in ("title", "shapes", "annotations"):
             assert frame["layout"][key] == drawn["layout"].get(key, [] if key != "title" else {}), chart
-    assert found["readouts"] == page_text(spec, values, result)         # metrics, notices and equations
+    assert without_charts(found["readouts"]) == page_text(spec, values, result)    # metrics, notices, equations
+    assert set(found["readouts"]["charts"]) == set(texts)                          # and what each chart shows
+    assert all(same_words(found["readouts"]["charts"][chart], words) for chart, words in texts.items())
     assert found["readouts"]["metrics"], "a swept page shows numbers that a drag must move"
     assert found["readouts"]["equations"], "a swept page's live equations move with a drag"
 
