@@ -133,7 +133,7 @@ function richText(katex, text, node) {
     if (!piece) continue;
     if (piece.startsWith("$") && piece.endsWith("$") && piece.length > 2) {
       const math = el("span");
-      if (katex) katex.render(piece.slice(1, -1), math, { throwOnError: false });
+      if (katex) katex.render(piece.slice(1, -1), math, { throwOnError: false, output: "htmlAndMathml" });
       else math.textContent = piece.slice(1, -1);
       node.appendChild(math);
     } else if (piece.startsWith("**") && piece.endsWith("**")) node.appendChild(el("strong", { text: piece.slice(2, -2) }));
@@ -424,7 +424,8 @@ function drawControls(state) {
   let group = "";
   for (const spec of state.payload.controls) {
     if (!spec.shown) continue;
-    if (spec.group && spec.group !== group) controls.appendChild(el("h3", { className: "lcsm-group", text: spec.group }));
+    // a group's name heads a section of the page, next under its title's h1 (WCAG 1.3.1: no level skipped)
+    if (spec.group && spec.group !== group) controls.appendChild(el("h2", { className: "lcsm-group", text: spec.group }));
     group = spec.group;
     const swept = spec.name === state.payload.swept.name && list;
     controls.appendChild(swept ? sweptControl(state, spec, list) : plainControl(state, spec));
