@@ -15,7 +15,7 @@ def wrong_cards(at) -> int:
 def test_every_erratum_has_a_card_with_printed_failing_and_corrected_holding():
     at = open_page("check_math")
     assert_clean(at)
-    assert any(h.value == "Errata in the sources" for h in at.subheader)
+    assert any(h.value == "Errata in the sources" for h in at.header)
     headers = [m.value for m in at.markdown]
     for erratum in ERRATA:
         assert f"**{erratum.source} · {erratum.location}**" in headers, erratum.id
