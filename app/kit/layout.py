@@ -11,6 +11,8 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
   opacity, not a fixed grey, so that it holds in the dark theme too.
 - `prefers-reduced-motion: reduce` stops Streamlit's animations and transitions (WCAG 2.3.3); the instrument's are
   off in instrument.css.
+- A page's sections are h2 under its title's h1 (WCAG 1.3.1), at the size Streamlit draws h3.
+- Streamlit's phone menu is given list roles by the page script (`page_script.js` says why).
 - A page link (Home's lesson list) and a toggle's label wrap instead of cutting their text.
 - On a phone (touch: no hover) plotly's tool bar stays shown: it gets its own row above the chart instead of
   covering the chart's title.
@@ -21,6 +23,9 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
 - On a phone the controls of the main chart sit with it (`app.kit.chart_controls`): their copy, in the container
   keyed `CHART_CONTROLS_KEY`, is drawn on every screen and hidden wider than a phone (the sidebar is open there).
 Charts place their titles and legends in `figure_style.build`; the sidebar's order is `render.render_lesson`'s.
+Streamlit's elements are reached by their data-testid attributes, a private detail of its markup: it has no public
+class for a metric, a caption or a page link (a keyed container's st-key-… class is public, and used where it
+serves). They are kept in this one style sheet, so that a Streamlit upgrade is checked in one place.
 """
 from __future__ import annotations
 
@@ -49,6 +54,9 @@ LAYOUT_CSS = """
 .katex-display > .katex { white-space: normal; padding: 0 3px; }
 .katex-display > .katex > .katex-html > .base { white-space: normal; width: auto; margin: 0.1em 0; }
 [data-testid="stCaptionContainer"] { opacity: 0.8 !important; }
+/* A page's sections are h2 (its title the one h1), drawn at the size Streamlit gives h3, as they were when they were
+   h3: the outline changed, not the look (the instrument's group names and the presenter's keep their own). */
+[data-testid="stMainBlockContainer"] h2:not(.lcsm-group) { font-size: 1.75rem; padding: 0.75rem 0 1rem; }
 .st-key-lcsm_page_script, [data-testid="stLayoutWrapper"]:has(> .st-key-lcsm_page_script) { display: none; }
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation-duration: 0.01ms !important; animation-iteration-count: 1 !important;
