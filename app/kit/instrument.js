@@ -457,11 +457,21 @@ function watchFocus(root, page) {
     const control = event.target.closest("[data-name]");
     registry.focused[page] = control ? { at: Date.now(), where: [control.dataset.name, event.target.className,
       event.target.tagName] } : null;
+    requestAnimationFrame(() => clearOfReadouts(root, event.target));
   });
   root.addEventListener("focusout", (event) => {
     if (event.relatedTarget) registry.focused[page] = null;   // moved elsewhere on purpose, not lost with the element
     else if (registry.focused[page]) registry.focused[page].at = Date.now();
   });
+}
+
+// On a phone the readouts stay at the foot of the screen (sticky): a control the keyboard reaches behind them (the
+// browser scrolls it only just into the window) is brought to the middle of the screen (WCAG 2.4.11).
+function clearOfReadouts(root, target) {
+  const readouts = root.querySelector(".lcsm-readouts");
+  if (!readouts || readouts.contains(target) || getComputedStyle(readouts).position !== "sticky") return;
+  const at = target.getBoundingClientRect(), cover = readouts.getBoundingClientRect();
+  if (at.bottom > cover.top && at.top < cover.bottom) target.scrollIntoView({ block: "center" });
 }
 
 function build(parent, payload) {

@@ -10,7 +10,9 @@
 - the page's language (3.1.1) is set; one h1 a page, and no heading level skipped in the page or its sidebar;
 - every formula shown carries KaTeX's MathML, what a screen reader reads (Streamlit's and the instrument's);
 - with `prefers-reduced-motion: reduce` the lesson instrument's transitions are off, and nothing on the page moves
-  longer than a blink (2.3.3).
+  longer than a blink (2.3.3);
+- on a phone a control the keyboard reaches is not hidden behind the instrument's readouts, which stay at the foot
+  of the screen (2.4.11).
 Known limit, not checked here: plotly's legend entries (≈20 px high, 20 px apart where a legend stacks) are pointer
 targets under 24 px drawn in the chart's SVG; benchmarks/results/accessibility.md says why they stay.
 One app and one browser serve every check; a page is read once it has finished running.
@@ -105,6 +107,13 @@ MOTION = """() => { const root = document.querySelector('.lcsm-instrument');
     out[where] = Math.max(out[where], longest(e)); }
   root.classList.remove('lcsm-pending');
   return out }"""
+
+
+# The focused element, and whether the lesson instrument's readouts (sticky at the foot of a phone's screen) cover
+# all of it.
+FOCUS_HIDDEN = """() => { const at = document.activeElement.getBoundingClientRect();
+  const cover = document.querySelector('.lcsm-readouts').getBoundingClientRect();
+  return [document.activeElement.outerHTML.slice(0, 80), at.top >= cover.top && at.bottom <= cover.bottom] }"""
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +222,24 @@ def test_reduced_motion_turns_the_instruments_transitions_off(app_and_browser):
     assert seen["no-preference"]["pending"] > 0, seen          # the fade the reduced motion takes away
     assert seen["reduce"]["pending"] == 0 and seen["reduce"]["instrument"] == 0, seen
     assert seen["reduce"]["page"] <= 1e-4, seen                # Streamlit's own: a blink (0.01 ms), no motion
+
+
+def test_a_control_reached_by_keyboard_is_not_hidden_behind_the_phones_readouts(app_and_browser):
+    url, browser = app_and_browser
+    context = browser.new_context(viewport={"width": NARROW[0], "height": NARROW[1]})
+    try:
+        page = open_page(context, url, "spring")
+        page.wait_for_selector(".lcsm-instrument[data-drawn] .lcsm-swept", timeout=60_000)
+        wait_idle(page)
+        page.locator(".lcsm-controls input").first.focus()
+        hidden = []
+        for _ in range(12):                                    # the controls, then the presets under them
+            page.keyboard.press("Tab")
+            page.evaluate(SETTLED)
+            what, covered = page.evaluate(FOCUS_HIDDEN)
+            if covered:
+                hidden.append(what)
+        assert not hidden, hidden
+    finally:
+        context.close()
+
