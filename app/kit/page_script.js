@@ -69,11 +69,16 @@
     fitEquations();
     menuAsList();
   }
-  new MutationObserver(() => {
+  new MutationObserver((records) => {
+    for (const record of records) {           // an equation drawn anew in the same box is fitted anew
+      const node = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+      const display = node?.closest(".katex-display");
+      if (display) sized.delete(display);
+    }
     if (!queued) {
       queued = true;
       requestAnimationFrame(update);
     }
-  }).observe(document.body, { childList: true, subtree: true });
+  }).observe(document.body, { childList: true, characterData: true, subtree: true });
   update();
 })();
