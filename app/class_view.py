@@ -44,7 +44,7 @@ def render_class_view() -> None:
     if not present:
         st.title("👥 Class view")
         st.markdown(f"Learners join with this link (Home, class **{code}**):")
-        st.code(f"{root}/?class={code}", language=None)
+        st.code(f"{root}/?class={code}", language=None, wrap_lines=True)
         st.caption("Keep this page's own address to come back: it holds your teacher secret — do not share it. "
                    "Learners' answers are counted per browser tab, anonymously.")
     if present:                                         # a projector: the step and its counts on one screen
@@ -138,7 +138,7 @@ def class_path(code: str, root: str, present: bool) -> None:
         middle.markdown(where if present else f"**{course.title}** · {where}")
         right.button("Next ▶", key="class_view.next", on_click=go_to_step, args=(n + 1, len(steps)),
                      disabled=n == len(steps) - 1, width="stretch")
-        st.subheader(step.title)
+        st.header(step.title)
         if step.prompt:
             st.markdown(step.prompt)
         st.link_button("Open this step on the projector", f"{root}/{step.page}?{step.query(present=True)}",

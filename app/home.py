@@ -37,7 +37,7 @@ def render_home(lessons: dict) -> None:
     st.caption("i: input state · e: expand state · o: oscillation state · s: shrink state · "
                "ψ = ⊙ (elementwise) or × (matrix) · m₀ = 0")
 
-    st.subheader("Lessons")
+    st.header("Lessons")
     unreadable = {row.page for row in every_lesson_progress() if not row.readable}
     for page, lesson in lessons.items():
         broken = " — ⚠️ its lesson file could not be read (the page says why)" if lesson.page in unreadable else ""
@@ -45,7 +45,7 @@ def render_home(lessons: dict) -> None:
 
     progress_section()
 
-    st.subheader("The variant registry")
+    st.header("The variant registry")
     st.markdown(
         "Every model below is a short declaration of how it computes (i, e, o, s) from the input x_t; all of "
         "them run through the same `eos_scan`. Columns follow LCSM Table 1 (and Table 7, Longhorn, LRU)."
@@ -71,7 +71,7 @@ def progress_section() -> None:
     """The learner's exercises and challenges solved, per lesson and in all."""
     rows = every_lesson_progress()
     keeper = score_keeper()
-    st.subheader(f"Your progress in {keeper}")
+    st.header(f"Your progress in {keeper}")
     st.markdown(score_line(rows))
     narrow = {"lesson": st.column_config.TextColumn(width="medium"),    # a phone shows every count
               "challenges": st.column_config.TextColumn(width="small"),

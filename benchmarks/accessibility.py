@@ -6,11 +6,12 @@ Starts the app as the README does (app/serve.py, its own data directory) unless 
 view and every lesson in Debian's chromium at 1280×720 and 390×844, opens every fold (notes, exercises, "Show the
 data"), waits for the page to settle and runs axe-core (the `axe-playwright-python` package: axe 4.12) with every
 rule it runs by default (WCAG 2.0/2.1/2.2 A and AA, and its best practices: headings, landmarks), none disabled and
-no element excluded. Prints per page × viewport the violations
-by impact (critical / serious / moderate / minor) and the rules behind them, and the charts that carry an
-accessible name (axe does not read text drawn in a chart's SVG). Writes the table as a section of
-benchmarks/results/accessibility.md (one section per `--label`). tests/browser/test_accessibility_browser.py runs
-the same audit as a gate.
+no element excluded, and with `target-size` (WCAG 2.2's 2.5.8, 24×24 px or spaced: off in axe by default).
+Prints per page × viewport the violations by impact (critical / serious / moderate / minor) and the rules behind
+them, and the charts that carry an accessible name (axe does not read text drawn in a chart's SVG). Writes the
+table as a section of benchmarks/results/accessibility.md (one section per `--label`).
+tests/browser/test_accessibility_browser.py runs the same audit (`audit`) as a gate, with checks of its own on each
+page it opens (`probes`).
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ IMPACTS = ("critical", "serious", "moderate", "minor")
 SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
                   return a ? a.getAttribute('data-test-script-state') : null }"""
 OPEN_FOLDS = "() => document.querySelectorAll('details:not([open])').forEach(d => d.open = true)"
+AXE_OPTIONS = {"rules": {"target-size": {"enabled": True}}}
 CHART_NAMES = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
     const named = plot.closest('[aria-label], [aria-labelledby], figure');
     const label = named && (named.getAttribute('aria-label') || (named.getAttribute('aria-labelledby') &&
@@ -56,35 +58,49 @@ def wait_idle(page, timeout_s: float = 90.0) -> None:
         time.sleep(0.15)
 
 
-def audit_page(browser, url: str, name: str, viewport: tuple[int, int]) -> dict:
-    """axe's violations on one page at one viewport (every fold open), and its charts' accessible names."""
+def open_page(context, url: str, name: str):
+    """A page of the app (`name`: "home", "class_view" or a lesson's page) in `context`, settled, every fold open."""
+    page = context.new_page()
+    page.goto(f"{url}/{'' if name == 'home' else name}")
+    page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+    wait_idle(page)
+    page.evaluate(OPEN_FOLDS)
+    wait_idle(page)
+    return page
+
+
+def audit_page(browser, url: str, name: str, viewport: tuple[int, int], probes: dict | None = None,
+               axe: bool = True) -> dict:
+    """axe's violations on one page at one viewport (every fold open), its charts' accessible names, and what each
+    of `probes` (name → a function of the open page) found on it (`axe=False`: the probes alone)."""
     from axe_playwright_python.sync_playwright import Axe
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     try:
-        page = context.new_page()
-        page.goto(f"{url}/{'' if name == 'home' else name}")
-        page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-        wait_idle(page)
-        page.evaluate(OPEN_FOLDS)
-        wait_idle(page)
-        violations = Axe().run(page).response["violations"]        # every rule axe runs by default
+        page = open_page(context, url, name)
+        # every rule axe runs by default, and target-size, which it does not
+        violations = Axe().run(page, options=AXE_OPTIONS).response["violations"] if axe else []
         names = page.evaluate(CHART_NAMES)
+        found = {probe: look(page) for probe, look in (probes or {}).items()}
     finally:
         context.close()
     return dict(page=name, viewport=viewport, violations=[
         dict(id=v["id"], impact=v.get("impact") or "minor", nodes=len(v["nodes"]), help=v["help"],
              targets=[", ".join(map(str, n["target"])) for n in v["nodes"][:3]]) for v in violations],
-        charts=len(names), named_charts=sum(1 for n in names if n))
+        charts=len(names), named_charts=sum(1 for n in names if n), probes=found)
 
 
-def audit(url: str, pages: list[str], viewports: dict = VIEWPORTS) -> list[dict]:
+def audit(url: str, pages: list[str], viewports: dict = VIEWPORTS, probes: dict | None = None, axe: bool = True,
+          browser=None) -> list[dict]:
+    """`audit_page` over every page at every viewport, in `browser` (a Playwright chromium), or in one of its own."""
+    if browser is not None:
+        return [audit_page(browser, url, name, size, probes, axe) for name in pages for size in viewports.values()]
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        own = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         try:
-            return [audit_page(browser, url, name, size) for name in pages for size in viewports.values()]
+            return audit(url, pages, viewports, probes, axe, own)
         finally:
-            browser.close()
+            own.close()
 
 
 def table(rows: list[dict]) -> str:
@@ -133,8 +149,8 @@ def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     text = (f"`python3 benchmarks/accessibility.py` · {time.strftime('%Y-%m-%d %H:%M')} UTC · at {commit} · axe-core "
-            "4.12, every default rule (WCAG 2.0/2.1/2.2 A and AA, best practices), none disabled, no element excluded, "
-            "every fold open\n\n"
+            "4.12, every default rule (WCAG 2.0/2.1/2.2 A and AA, best practices) and target-size (WCAG 2.5.8), none "
+            "disabled, no element excluded, every fold open\n\n"
             + table(rows))
     print(text)
     if not args.no_write:

@@ -10,9 +10,9 @@ from .blocks import Callout, Chart, Columns, Download, Group, Pick, Readout, Tab
 from .page_text import stacked
 from .widgets import show_chart, show_readout
 
-TEXT = {"markdown": st.markdown, "caption": st.caption, "subheader": st.subheader,
+TEXT = {"markdown": st.markdown, "caption": st.caption, "heading": st.header, "subheader": st.subheader,
         "latex": lambda text: st.latex(stacked(text)),
-        "code": lambda text: st.code(text, language=None)}
+        "code": lambda text: st.code(text, language=None, wrap_lines=True)}
 
 
 def draw_blocks(blocks: Sequence, on_change: Callable[[Callable], Callable] | None = None) -> None:

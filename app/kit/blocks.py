@@ -15,8 +15,9 @@ from .lesson import Metric, Notice
 
 @dataclass(frozen=True)
 class Text:
-    """A line of prose: `markdown`, `caption`, `subheader`, `latex` (a display equation) or `code` (a copyable
-    line, e.g. a share link)."""
+    """A line of prose: `markdown`, `caption`, `heading` (a section of the page, an h2 under its title's h1),
+    `subheader` (a part of a section, h3), `latex` (a display equation) or `code` (a copyable line, e.g. a share
+    link)."""
 
     text: str
     kind: str = "markdown"

@@ -204,7 +204,7 @@ function richText(katex, text, node) {
     if (!piece) continue;
     if (piece.startsWith("$") && piece.endsWith("$") && piece.length > 2) {
       const math = el("span");
-      if (katex) katex.render(piece.slice(1, -1), math, { throwOnError: false });
+      if (katex) katex.render(piece.slice(1, -1), math, { throwOnError: false, output: "htmlAndMathml" });
       else math.textContent = piece.slice(1, -1);
       node.appendChild(math);
     } else if (piece.startsWith("**") && piece.endsWith("**")) node.appendChild(el("strong", { text: piece.slice(2, -2) }));
@@ -555,7 +555,8 @@ function drawControls(state) {
   let group = "";
   for (const spec of state.payload.controls) {
     if (!spec.shown) continue;
-    if (spec.group && spec.group !== group) controls.appendChild(el("h3", { className: "lcsm-group", text: spec.group }));
+    // a group's name heads a section of the page, next under its title's h1 (WCAG 1.3.1: no level skipped)
+    if (spec.group && spec.group !== group) controls.appendChild(el("h2", { className: "lcsm-group", text: spec.group }));
     group = spec.group;
     const swept = spec.name === state.payload.swept.name && list;
     controls.appendChild(swept ? sweptControl(state, spec, list) : plainControl(state, spec));
@@ -587,6 +588,7 @@ function watchFocus(root, page) {
     const control = event.target.closest("[data-name]");
     registry.focused[page] = control ? { at: Date.now(), where: [control.dataset.name, event.target.className,
       event.target.tagName] } : null;
+    requestAnimationFrame(() => clearOfReadouts(root, event.target));
   });
   root.addEventListener("focusout", (event) => {
     if (event.relatedTarget) registry.focused[page] = null;   // moved elsewhere on purpose, not lost with the element
@@ -612,6 +614,15 @@ function skipLinks(nodes) {
     if (target.scrollIntoView) target.scrollIntoView({ block: "nearest" });
   });
   return nav;
+}
+
+// On a phone the readouts stay at the foot of the screen (sticky): a control the keyboard reaches behind them (the
+// browser scrolls it only just into the window) is brought to the middle of the screen (WCAG 2.4.11).
+function clearOfReadouts(root, target) {
+  const readouts = root.querySelector(".lcsm-readouts");
+  if (!readouts || readouts.contains(target) || getComputedStyle(readouts).position !== "sticky") return;
+  const at = target.getBoundingClientRect(), cover = readouts.getBoundingClientRect();
+  if (at.bottom > cover.top && at.top < cover.bottom) target.scrollIntoView({ block: "center" });
 }
 
 function build(parent, payload) {

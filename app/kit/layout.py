@@ -3,8 +3,16 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
 
 - A metric never ends in "…": its label, value and delta wrap, and the value's type shrinks with its column
   (at most 16 % of the column's width per em: "underdamped" fits a quarter of a 1280-px page with the sidebar open).
-- A display equation wider than the column scrolls sideways inside its own box, a shadow at the edge that hides
-  more of it (the page never scrolls sideways).
+- A display equation fits its column (WCAG 1.4.10, reflow at 320 px): it breaks after a relation or an operator
+  and, inside a part still too wide, between its pieces; what is still wider is set smaller by the page script
+  (`page_script.js`). Should that script not run, the equation scrolls inside its own box, a shadow at the edge
+  that hides more of it; the page never scrolls sideways.
+- A caption is the text at 80 % opacity, not Streamlit's 60 % (3.9:1 on white; WCAG 1.4.3 asks 4.5:1): an
+  opacity, not a fixed grey, so that it holds in the dark theme too.
+- `prefers-reduced-motion: reduce` stops Streamlit's animations and transitions (WCAG 2.3.3); the instrument's are
+  off in instrument.css.
+- A page's sections are h2 under its title's h1 (WCAG 1.3.1), at the size Streamlit draws h3.
+- Streamlit's phone menu is given list roles by the page script (`page_script.js` says why).
 - A page link (Home's lesson list) and a toggle's label wrap instead of cutting their text.
 - On a phone (touch: no hover) plotly's tool bar stays shown: it gets its own row above the chart instead of
   covering the chart's title.
@@ -15,8 +23,13 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
 - On a phone the controls of the main chart sit with it (`app.kit.chart_controls`): their copy, in the container
   keyed `CHART_CONTROLS_KEY`, is drawn on every screen and hidden wider than a phone (the sidebar is open there).
 Charts place their titles and legends in `figure_style.build`; the sidebar's order is `render.render_lesson`'s.
+Streamlit's elements are reached by their data-testid attributes, a private detail of its markup: it has no public
+class for a metric, a caption or a page link (a keyed container's st-key-… class is public, and used where it
+serves). They are kept in this one style sheet, so that a Streamlit upgrade is checked in one place.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import streamlit as st
 
@@ -35,6 +48,20 @@ LAYOUT_CSS = """
     linear-gradient(to left, #fff 40%, rgba(255,255,255,0)) right / 1.5rem 100% no-repeat local,
     radial-gradient(farthest-side at 0 50%, rgba(0,0,0,0.25), transparent) left / 0.6rem 100% no-repeat scroll,
     radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,0.25), transparent) right / 0.6rem 100% no-repeat scroll; }
+/* KaTeX sets a display equation on one line and each of its parts (split after a relation or an operator) on one
+   line: here the parts wrap, and inside a part its pieces wrap (width: auto, not KaTeX's min-content, so a part
+   that fits stays whole). The end padding holds the 2 px a last subscript's box sticks out (KaTeX's .vlist-s). */
+.katex-display > .katex { white-space: normal; padding: 0 3px; }
+.katex-display > .katex > .katex-html > .base { white-space: normal; width: auto; margin: 0.1em 0; }
+[data-testid="stCaptionContainer"] { opacity: 0.8 !important; }
+/* A page's sections are h2 (its title the one h1), drawn at the size Streamlit gives h3, as they were when they were
+   h3: the outline changed, not the look (the instrument's group names and the presenter's keep their own). */
+[data-testid="stMainBlockContainer"] h2:not(.lcsm-group) { font-size: 1.75rem; padding: 0.75rem 0 1rem; }
+.st-key-lcsm_page_script, [data-testid="stLayoutWrapper"]:has(> .st-key-lcsm_page_script) { display: none; }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation-duration: 0.01ms !important; animation-iteration-count: 1 !important;
+    transition-duration: 0.01ms !important; scroll-behavior: auto !important; }
+}
 [data-testid="stPageLink"] a, [data-testid="stPageLink"] a * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; height: auto; }
 .st-key-presenter_controls [data-testid="stWidgetLabel"] p,
@@ -69,6 +96,8 @@ LAYOUT_CSS = """
 
 
 CHART_CONTROLS_KEY = "chart_controls"   # its CSS class, st-key-chart_controls, is in LAYOUT_CSS
+PAGE_SCRIPT_KEY = "lcsm_page_script"    # its CSS class, st-key-lcsm_page_script, is in LAYOUT_CSS
+PAGE_SCRIPT = (Path(__file__).parent / "page_script.js").read_text(encoding="utf-8")
 PRESENTER_SPLIT = (1, 3)       # controls : charts, in the presenter view's two columns
 
 
@@ -81,7 +110,11 @@ def presenter_columns():
 
 
 def layout_style() -> None:
-    """The shared layout rules and the focus mark (app/kit/focus_style.py); a style-only st.html goes to the page's
-    event container: it takes no space."""
+    """The shared layout rules and the focus mark (app/kit/focus_style.py; a style-only st.html goes to the page's
+    event container: it takes no space), and the page script (`page_script.js`). A script's st.html is an element of
+    the page: it sits in a container of its own, which the style sheet hides (a hidden element takes no gap in the
+    page's column)."""
     from .focus_style import FOCUS_CSS
     st.html(LAYOUT_CSS + FOCUS_CSS)
+    with st.container(key=PAGE_SCRIPT_KEY):
+        st.html(f"<script>{PAGE_SCRIPT}</script>", unsafe_allow_javascript=True)

@@ -188,19 +188,34 @@ def objectives_line(lesson: LessonText) -> str:
 
 
 def notes(lesson: LessonText) -> list[str]:
-    """The lesson's prose, then every other section under its heading, as the page draws them."""
-    return [markdown(lesson.body)] + [markdown(f"#### {heading}\n\n{text}") for heading, text in lesson.extra.items()]
+    """The lesson's prose, then every other section under its heading, as the page draws them: a section is next
+    under the page's title (h2), as are the prose's `###` subsections (`prose_headings`)."""
+    return ([markdown(prose_headings(lesson.body))]
+            + [markdown(f"## {heading}\n\n{text}") for heading, text in lesson.extra.items()])
 
 
 def story(lesson: LessonText) -> str:
     """The lesson's story, shown open at the top of the page: its prose up to the first `###` subsection."""
-    return markdown(_story_split(lesson.body)[0])
+    return markdown(prose_headings(_story_split(lesson.body)[0]))
 
 
 def more_notes(lesson: LessonText) -> list[str]:
     """What the page folds under "More notes": the prose's `###` subsections, then every other section."""
     rest = _story_split(lesson.body)[1]
-    return ([markdown(rest)] if rest else []) + notes(lesson)[1:]
+    return ([markdown(prose_headings(rest))] if rest else []) + notes(lesson)[1:]
+
+
+def prose_headings(text: str) -> str:
+    """The lesson's prose with its headings one level up, as the page shows them. In the file a `##` line starts a
+    section of the file, so the prose writes its subsections as `###`; on the page the title is the one h1 and a
+    subsection is next under it, h2 (WCAG 1.3.1: no level skipped). Lines in a fenced code block stay as written."""
+    lines, fenced = text.splitlines(), False
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and re.match(r"^#{3,6}\s", line):
+            lines[n] = line[1:]
+    return "\n".join(lines)
 
 
 def _story_split(body: str) -> tuple[str, str]:

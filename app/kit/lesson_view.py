@@ -111,7 +111,7 @@ def lesson_exercises(lesson: LessonText, quantities: dict) -> None:
         with st.container(border=True):
             graded_item(lesson.page, "exercise", n, ex, quantities, words=lesson.words)
     done = sum(ex.title in solved for ex in lesson.exercises)
-    heading.subheader(f"✏️ Exercises · {done} of {len(lesson.exercises)} solved")
+    heading.header(f"✏️ Exercises · {done} of {len(lesson.exercises)} solved")
 
 
 def lesson_challenges(lesson: LessonText, quantities: dict, focus: int | None = None, top=None) -> None:
@@ -124,7 +124,7 @@ def lesson_challenges(lesson: LessonText, quantities: dict, focus: int | None = 
     for n, challenge in enumerate(lesson.challenges):
         if n == focus and top is not None:
             with top, st.container(border=True):
-                st.subheader(f"🎯 Challenge {n + 1} of {len(lesson.challenges)}: {challenge.title}")
+                st.header(f"🎯 Challenge {n + 1} of {len(lesson.challenges)}: {challenge.title}")
                 st.caption("Opened by your teacher's link. Reach the target, then press the button.")
                 graded_item(lesson.page, "challenge", n, challenge, quantities, numbered=False, words=lesson.words)
             st.markdown(f"**{n + 1}. {challenge.title}** — ⬆️ above, opened by your teacher's link.")
@@ -132,7 +132,7 @@ def lesson_challenges(lesson: LessonText, quantities: dict, focus: int | None = 
         with st.container(border=True):
             graded_item(lesson.page, "challenge", n, challenge, quantities, words=lesson.words)
     done = sum(c.title in solved for c in lesson.challenges)
-    heading.subheader(f"🏆 Challenges · {done} of {len(lesson.challenges)} solved")
+    heading.header(f"🏆 Challenges · {done} of {len(lesson.challenges)} solved")
 
 
 def graded_item(page: str, kind: str, n: int, item: Exercise, quantities: dict, numbered: bool = True,

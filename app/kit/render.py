@@ -144,7 +144,7 @@ def snippet_panel(lesson: Lesson, values: dict) -> None:
     """The page at these settings as a short lcsm_core script, to read, copy or download."""
     with st.expander("🐍 Reproduce these numbers in Python"):
         script = snippet_script(lesson, values)
-        st.code(script, language="python")
+        st.code(script, language="python", wrap_lines=True)     # a phone wraps it: the page never scrolls sideways
         st.download_button("⬇️ Download the script", script, file_name=snippet_filename(lesson),
                            mime="text/x-python", key=f"{lesson.page}.snippet.download")
 

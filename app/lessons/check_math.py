@@ -139,7 +139,7 @@ def live_check(v: dict, live: dict) -> list:
     gradcheck = (Callout(f"torch.autograd.gradcheck passes (fp64). Largest gradient entry: {live['scale']:.3g}.",
                          "success") if live["gradcheck"] else
                  Callout("gradcheck failed: the hand-written backward disagrees with finite differences.", "error"))
-    return [Text("Run it yourself: the core's hand-written backward vs autograd", "subheader"),
+    return [Text("Run it yourself: the core's hand-written backward vs autograd", "heading"),
             Text(f"ψ = {PSI_NAMES[v['psi']]}, T = {v['T']}, k = {v['k']}, d = {v['d']}"
                  + (", complex o" if v["complex"] else "") + " (change them in the sidebar). For complex oscillations "
                  "every multiplier in the backward is conjugated (PyTorch's convention: the gradient of a real loss "
@@ -150,7 +150,7 @@ def live_check(v: dict, live: dict) -> list:
 
 def errata_section(rows: list[dict]) -> list:
     """One card per printed error in the sources: where, printed vs corrected, the numbers, the verdict."""
-    return [Text("Errata in the sources", "subheader"), Text(
+    return [Text("Errata in the sources", "heading"), Text(
         "Beyond the backward pass, the sources print a few more things that do not hold. Each card quotes the seed, "
         "then evaluates the printed form and the corrected one on the same random fp64 data (the seed in the "
         "sidebar) against a truth computed another way, never with the code the card is about — the recurrence "

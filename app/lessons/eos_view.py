@@ -123,7 +123,7 @@ def recurrence_panel(v: dict, view: LayerInspection) -> list:
     """Which layer this is and how it computes its four states."""
     r = view.recurrence
     psi_symbol = r"\odot" if view.psi == "elementwise" else r"\times"
-    return [Text(f"### {view.title}"),
+    return [Text(f"## {view.title}"),
             Text(rf"\mathbf m_t = \mathbf o_t {psi_symbol} \mathbf m_{{t-1}} + \mathbf e_t \mathbf i_t^\top,\;"
                  rf"\mathbf y_t = \mathbf m_t^\top \mathbf s_t", "latex"),   # one line: it fits a column
             Text(f"**i** = `{r['i']}` · **e** = `{r['e']}` · **o** = `{r['o']}` · **s** = `{r['s']}`"

@@ -186,7 +186,7 @@ def intro(v: dict, c: Control) -> list:
     if c.present:                  # a projector: the heatmap on the first screen, the words folded above it
         return [Group([question, Text(grid_said(spec), "caption"), Table(entries), Text(differences(spec))],
                       fold=f"{ablation.title}: {ablation.question}")]
-    return [Text(ablation.title, "subheader"), question, Text(grid_said(spec), "caption"),
+    return [Text(ablation.title, "heading"), question, Text(grid_said(spec), "caption"),
             Group([Table(entries), Text(differences(spec))],
                   fold=f"The {len(ablation.entries)} entries and how this grid differs from the paper")]
 

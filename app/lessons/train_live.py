@@ -303,10 +303,10 @@ def past_runs(store: RunStore, c: Control) -> list:
         linked = store.get_run(c.run)
         runs = [linked, *runs] if linked is not None else runs
     if not runs:
-        return [Text("Past runs", "subheader"), Text("No runs of yours yet.", "caption")]
+        return [Text("Past runs", "heading"), Text("No runs of yours yet.", "caption")]
     labels = {r.id: f"{r.id} · {r.label}" for r in runs}
     chosen = [i for i in c.picked[COMPARE] if i in labels]
-    return [Text("Past runs", "subheader"),
+    return [Text("Past runs", "heading"),
             Table([{"run": r.id, "layer · task · sizes": r.label, "status": r.status, "steps": r.steps,
                     "time (s)": round(r.wall_s, 1), "test acc": r.test_acc, "best test acc": r.best_test_acc}
                    for r in runs], key="runs_table"),
@@ -338,7 +338,10 @@ def compare_runs(store, run_ids: list[int]) -> list:
 
 
 # --- figures -------------------------------------------------------------------------------------
-REPLAY = {"frame": {"duration": 150, "redraw": True}, "fromcurrent": False}
+# No tween between snapshots (plotly's default eases each move over 500 ms): the replay steps, and a step of the
+# slider jumps, so nothing glides for a learner who asks for reduced motion (the server cannot see that setting).
+STILL = {"duration": 0}
+REPLAY = {"frame": {"duration": 150, "redraw": True}, "transition": STILL, "fromcurrent": False}
 
 
 def curves_figure(metrics: dict[str, np.ndarray], title: str, diverged_at: float | None = None) -> go.Figure:
@@ -381,8 +384,10 @@ def eigen_figure(snapshots: list[tuple[int, list[np.ndarray]]], zoom: bool = Fal
         x_range = y_range = [-radius, radius]
     frames = [go.Frame(data=[circle, *layer_traces(layers)], name=str(step)) for step, layers in snapshots]
     slider = dict(active=len(snapshots) - 1, currentvalue=dict(prefix="step "), y=-0.12, pad=dict(t=30),
+                  transition=STILL,
                   steps=[dict(label=str(step), method="animate",
-                              args=[[str(step)], dict(mode="immediate", frame=dict(duration=0, redraw=True))])
+                              args=[[str(step)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                                      transition=STILL)])
                          for step, _ in snapshots])
     replay = dict(type="buttons", showactive=False, x=0, y=1.02, xanchor="left", yanchor="bottom",
                   buttons=[dict(label="▶ replay", method="animate", args=[None, REPLAY])])

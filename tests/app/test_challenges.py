@@ -145,7 +145,7 @@ def test_a_challenge_link_opens_it_at_the_top_and_solves_there():
     assert_clean(at, "challenge link")
     assert not view_notes(at)
     [title] = load_lesson("spring").challenges[:1]
-    headings = [h.value for h in at.subheader]
+    headings = [h.value for h in at.header]
     assert headings[0] == f"🎯 Challenge 1 of 1: {title.title}", headings
     assert any(title.prompt.split("\n")[0] in m.value for m in at.markdown)
     at.button(key="spring.challenge.0.check").click().run()
@@ -154,7 +154,7 @@ def test_a_challenge_link_opens_it_at_the_top_and_solves_there():
         send_commit(at, "spring", {name: SPRING[name].encode(value)})     # each move in the instrument
     at.button(key="spring.challenge.0.check").click().run()
     assert any(s.value.startswith("Correct.") for s in at.success)      # the ✅ becomes its icon
-    assert "🏆 Challenges · 1 of 1 solved" in [h.value for h in at.subheader]
+    assert "🏆 Challenges · 1 of 1 solved" in [h.value for h in at.header]
 
 
 @pytest.mark.parametrize("bad", ["2", "one", "[x](https://evil.example)"])
@@ -163,8 +163,8 @@ def test_a_bad_challenge_link_falls_back_with_a_literal_note(bad):
     assert_clean(at, bad)
     [note] = view_notes(at)
     assert f"challenge: `{bad}` is not a challenge of this page" in note
-    assert not [h for h in at.subheader if h.value.startswith("🎯")]
-    assert "🏆 Challenges · 0 of 1 solved" in [h.value for h in at.subheader]      # still in its block
+    assert not [h for h in at.header if h.value.startswith("🎯")]
+    assert "🏆 Challenges · 0 of 1 solved" in [h.value for h in at.header]      # still in its block
 
 
 def test_the_share_panel_adds_a_challenge():

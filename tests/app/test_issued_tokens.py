@@ -122,9 +122,9 @@ def test_a_forged_learner_token_neither_reads_nor_writes_someone_elses_score(dat
     planted = open_page("spring", {"learner": guessed})
     assert url_value(planted, "learner") != guessed
     assert any("not issued by this server" in i.value for i in planted.info)
-    assert not any("1 of 3 solved" in h.value for h in planted.subheader)
+    assert not any("1 of 3 solved" in h.value for h in planted.header)
     reloaded = open_page("spring", {"learner": token})
-    assert url_value(reloaded, "learner") == token and any("1 of 3 solved" in h.value for h in reloaded.subheader)
+    assert url_value(reloaded, "learner") == token and any("1 of 3 solved" in h.value for h in reloaded.header)
     with sqlite3.connect(data_dir / "runs.sqlite") as db:
         stored = {row[0] for row in db.execute("SELECT learner FROM progress")}
     assert owner_hash(token) in stored and token not in stored

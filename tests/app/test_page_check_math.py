@@ -27,7 +27,7 @@ def verdict_counts(at) -> dict[str, int]:
 def test_every_erratum_has_a_card_with_its_quote_and_verdict():
     at = open_page("check_math")
     assert_clean(at)
-    assert any(h.value == "Errata in the sources" for h in at.subheader)
+    assert any(h.value == "Errata in the sources" for h in at.header)
     headers = [m.value for m in at.markdown]
     for erratum in ERRATA:
         assert f"**{erratum.source} · {erratum.location}**" in headers, erratum.id

@@ -32,6 +32,6 @@ def test_home_says_what_the_explorer_is_and_where_to_start_before_anything_else(
     assert start.page == first.page and start.page_script_hash == at.get("page_link")[1].proto.page_script_hash
     assert "Start with lesson 1" in " ".join(m.value for m in at.markdown[:3])
     assert not at.metric                                                   # no big numbers about the machinery
-    big = [at.title[0].value] + [h.value for h in at.subheader]
+    big = [at.title[0].value] + [h.value for h in at.header]
     assert not any("torch" in text or "chunked" in text for text in big), big
     assert any("eos_scan path" in c.value for c in at.caption)             # still there, small, in an expander

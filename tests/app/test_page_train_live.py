@@ -204,3 +204,16 @@ def test_two_runs_compare_side_by_side_with_their_differences_and_exports(page):
     assert "compared runs" in titles and "last eigenvalues of each run" in titles
     labels = [b.label for b in at.get("download_button")]
     assert any("CSV" in label for label in labels) and any("JSON" in label for label in labels)
+
+
+def test_the_eigenvalue_replay_steps_without_gliding():
+    """No tween between snapshots (plotly's default eases each over 500 ms): nothing glides for a learner who asked
+    for reduced motion, which the server cannot see."""
+    import numpy as np
+
+    from app.lessons.train_live import eigen_figure
+
+    layout = eigen_figure([(0, [np.array([0.5 + 0.1j])]), (10, [np.array([0.6 + 0.2j])])]).to_plotly_json()["layout"]
+    [slider], [replay] = layout["sliders"], layout["updatemenus"]
+    moves = [step["args"][1] for step in slider["steps"]] + [button["args"][1] for button in replay["buttons"]]
+    assert slider["transition"]["duration"] == 0 and all(move["transition"]["duration"] == 0 for move in moves)

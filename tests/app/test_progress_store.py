@@ -70,7 +70,7 @@ def solve_spring_exercise(at) -> None:
 
 
 def exercises_heading(at) -> str:
-    return next(h.value for h in at.subheader if h.value.startswith("✏️ Exercises"))
+    return next(h.value for h in at.header if h.value.startswith("✏️ Exercises"))
 
 
 def test_a_reload_or_a_typed_link_with_the_token_keeps_what_was_solved(data_dir):

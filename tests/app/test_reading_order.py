@@ -45,7 +45,7 @@ def test_a_step_naming_a_chart_the_page_does_not_draw_is_a_format_error():
 def test_the_story_is_the_prose_before_its_first_subsection_and_the_rest_is_folded():
     text = parse_lesson(HEAD + "## Aside\nA note.\n")
     assert lt.story(text) == "A story."
-    assert lt.more_notes(text) == ["### Details\nMore.", "#### Aside\n\nA note."]
+    assert lt.more_notes(text) == ["## Details\nMore.", "## Aside\n\nA note."]   # h2: next under the title
 
 
 def chart_order(page: str) -> list[str]:
@@ -126,3 +126,8 @@ def test_a_step_naming_an_unknown_chart_is_told_on_its_page_only(tmp_path, monke
     assert instrument(at, "spring")["figures"] and at.get("page_link")    # the page runs on
     other = open_page("discretize")
     assert not other.exception and not [e for e in other.error if "does not draw" in e.value]
+
+
+def test_the_prose_headings_go_one_level_up_but_not_in_code():
+    prose = "### A\ntext\n#### B\n```\n### a comment\n```\n##### C"
+    assert lt.prose_headings(prose) == "## A\ntext\n### B\n```\n### a comment\n```\n#### C"

@@ -97,13 +97,13 @@ def test_settings_survive_navigating_away_and_back():
 
 def test_feedback_stays_until_its_settings_change_and_solved_exercises_are_counted():
     at = open_page("spring")
-    assert any("0 of 3 solved" in h.value for h in at.subheader)
+    assert any("0 of 3 solved" in h.value for h in at.header)
     send_commit(at, "spring", preset=1)                                # ⚖️ critically damped, in the instrument
     at.button(key="spring.exercise.0.check").click().run()
     assert any("Correct" in s.value for s in at.success)
     at.button(key="spring.exercise.2.check").click().run()              # another exercise: the first stays
     assert any("Correct" in s.value for s in at.success) and any("Not yet" in e.value for e in at.error)
-    assert any("1 of 3 solved" in h.value for h in at.subheader)
+    assert any("1 of 3 solved" in h.value for h in at.header)
     send_commit(at, "spring", {"c": "2.5"}, seq=2)                      # what was graded changed: feedback goes
     assert not at.success and not at.error
-    assert any("1 of 3 solved" in h.value for h in at.subheader)       # solved stays solved
+    assert any("1 of 3 solved" in h.value for h in at.header)       # solved stays solved

@@ -1,0 +1,245 @@
+"""The accessibility gate (WCAG 2.2 AA) on Home, Class view and every lesson, every fold open.
+
+- axe-core (benchmarks/accessibility.py's `audit`: every rule axe runs by default and target-size, none disabled, no
+  element excluded) at 1280×720 and 390×844: no critical and no serious violation, and headings in order;
+- reflow (1.4.10) at 320 CSS px (a 1280-px window at 400 %) and at 1280×720: nothing scrolls sideways — not the
+  page, not the main column, not a display equation (made to fit its column: its scrollWidth is at most its
+  width; a box that scrolls would not count) — but a data table (a grid: two-dimensional by nature);
+- target size (2.5.8): axe's target-size covers what a keyboard reaches; plotly's tool-bar buttons, which it does
+  not see, are 24×24 px or spaced so that a 24-px circle on each touches no other;
+- the page's language (3.1.1) is set; one h1 a page, and no heading level skipped in the page or its sidebar;
+- every formula shown carries KaTeX's MathML, what a screen reader reads (Streamlit's and the instrument's);
+- with `prefers-reduced-motion: reduce` the lesson instrument's transitions are off, and nothing on the page moves
+  longer than a blink (2.3.3);
+- on a phone a control the keyboard reaches is not hidden behind the instrument's readouts, which stay at the foot
+  of the screen (2.4.11).
+Known limit, not checked here: plotly's legend entries (≈20 px high, 20 px apart where a legend stacks) are pointer
+targets under 24 px drawn in the chart's SVG; benchmarks/results/accessibility.md says why they stay.
+One app and one browser serve every check; a page is read once it has finished running.
+"""
+import pytest
+
+from benchmarks.accessibility import VIEWPORTS, audit, open_page, page_names, wait_idle
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, needs_chromium, running_app
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+PAGES = page_names()
+BLOCKING = ("critical", "serious")
+
+# What scrolls sideways: the page, and every box that shows more by scrolling (overflow auto or scroll) or is a
+# display equation; a data table may (st.dataframe's grid). What no one can see (a folded sidebar) is left out.
+SIDEWAYS = """() => { const out = [], doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth)
+    out.push(`the page: ${doc.scrollWidth} px in a ${window.innerWidth}-px window`);
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.scrollWidth <= e.clientWidth) continue;
+    const equation = e.classList.contains('katex-display'), style = getComputedStyle(e);
+    if (!equation && !['auto', 'scroll'].includes(style.overflowX)) continue;
+    const box = e.getBoundingClientRect();
+    if (box.width === 0 || box.right <= 0 || box.left >= window.innerWidth
+        || !e.checkVisibility({visibilityProperty: true})) continue;
+    if (e.closest('[data-testid="stDataFrame"]')) continue;
+    const what = equation ? `equation ${JSON.stringify(e.innerText.trim().slice(0, 30))}`
+      : `${(e.closest('[data-testid]') || e).getAttribute('data-testid') || e.tagName.toLowerCase()} box`;
+    out.push(`${what}: ${e.scrollWidth} px in ${e.clientWidth} px`); }
+  return out }"""
+
+# Every heading shown: [level, where ("sidebar", "main" or "elsewhere"), text].
+HEADINGS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]')]
+  .filter(h => h.checkVisibility({visibilityProperty: true}))
+  .map(h => [Number(h.getAttribute('aria-level') || h.tagName.slice(1)),
+             h.closest('[data-testid="stSidebar"]') ? 'sidebar'
+               : h.closest('[data-testid="stMain"]') ? 'main' : 'elsewhere',
+             h.textContent.trim().slice(0, 50)])"""
+
+# Every KaTeX formula: how many, and those without MathML inside (a screen reader would get nothing).
+MATH = """() => { const all = [...document.querySelectorAll('.katex')];
+  return {formulas: all.length, without: all.filter(k => !k.querySelector('.katex-mathml math semantics'))
+    .map(k => k.textContent.trim().slice(0, 30))} }"""
+
+# plotly's tool-bar buttons under 24×24 px whose 24-px circle (on the centre of the button) reaches another button,
+# or another small button's circle (WCAG 2.5.8's spacing exception).
+TOOL_BAR = """() => { const buttons = [...document.querySelectorAll('.modebar-btn')]
+    .map(e => [e, e.getBoundingClientRect()]).filter(([, r]) => r.width > 0 && r.height > 0);
+  const centre = r => [r.left + r.width / 2, r.top + r.height / 2];
+  const small = r => r.width < 24 || r.height < 24;
+  const reaches = ([x, y], r) =>
+    Math.max(r.left - x, 0, x - r.right) ** 2 + Math.max(r.top - y, 0, y - r.bottom) ** 2 < 144;
+  const apart = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+  const out = [];
+  for (const [e, r] of buttons) {
+    if (!small(r)) continue;
+    const c = centre(r);
+    const near = buttons.find(([f, s]) => f !== e && (reaches(c, s) || (small(s) && apart(centre(s), c) < 24)));
+    if (near) out.push(`${e.getAttribute('data-title')} (${Math.round(r.width)}×${Math.round(r.height)} px) next to `
+                       + near[0].getAttribute('data-title')); }
+  return out }"""
+
+PROBES = {"sideways": lambda page: page.evaluate(SIDEWAYS), "headings": lambda page: page.evaluate(HEADINGS),
+          "math": lambda page: page.evaluate(MATH), "tool_bar": lambda page: page.evaluate(TOOL_BAR),
+          "lang": lambda page: page.evaluate("() => document.documentElement.lang")}
+NARROW = (320, 640)
+SIZES = (*VIEWPORTS, "320×640")        # every viewport the probes look at; axe looks at the first two
+SETTLED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def narrowed(page) -> dict:
+    """The probes on the page made 320 px wide (the phone's page, not loaded again: a third fewer page loads)."""
+    page.set_viewport_size({"width": NARROW[0], "height": NARROW[1]})
+    page.evaluate(SETTLED)
+    page.wait_for_timeout(300)                 # plotly's own resize waits for the window to stop changing
+    wait_idle(page)
+    page.evaluate(SETTLED)
+    return {name: look(page) for name, look in PROBES.items()}
+
+# The longest transition and animation (s; a delay moves nothing) of the lesson instrument's pending state (`.lcsm-main`
+# fades), of the rest of the instrument, and of every other element of the page.
+MOTION = """() => { const root = document.querySelector('.lcsm-instrument');
+  root.classList.add('lcsm-pending');                      // what a commit waiting for the server shows
+  const seconds = list => Math.max(0, ...list.split(',')
+    .map(t => parseFloat(t) * (t.trim().endsWith('ms') ? 1e-3 : 1)));
+  const longest = e => { const s = getComputedStyle(e);
+    return Math.max(seconds(s.transitionDuration), s.animationName === 'none' ? 0 : seconds(s.animationDuration)) };
+  const out = {pending: longest(root.querySelector('.lcsm-main')), instrument: 0, page: 0};
+  for (const e of document.querySelectorAll('*')) {
+    const where = root.contains(e) ? 'instrument' : 'page';
+    out[where] = Math.max(out[where], longest(e)); }
+  root.classList.remove('lcsm-pending');
+  return out }"""
+
+
+# The focused element, and whether the lesson instrument's readouts (sticky at the foot of a phone's screen) cover
+# all of it.
+FOCUS_HIDDEN = """() => { const at = document.activeElement.getBoundingClientRect();
+  const cover = document.querySelector('.lcsm-readouts').getBoundingClientRect();
+  return [document.activeElement.outerHTML.slice(0, 80), at.top >= cover.top && at.bottom <= cover.bottom] }"""
+
+
+@pytest.fixture(scope="module")
+def app_and_browser(tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    with running_app(tmp_path_factory.mktemp("data")) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        try:
+            yield url, browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def audited(app_and_browser) -> dict:
+    """(page, viewport label) → what was found there: axe's violations at the laptop's and the phone's viewport
+    (`audit`'s rows) and the probes at those and at 320 px (the phone's page made narrower)."""
+    url, browser = app_and_browser
+    laptop, phone = ({label: size} for label, size in VIEWPORTS.items())
+    rows = (audit(url, PAGES, laptop, PROBES, browser=browser)
+            + audit(url, PAGES, phone, {**PROBES, "narrowed": narrowed}, browser=browser))
+    found = {(row["page"], size_of(row)): row for row in rows}
+    for row in rows:
+        if "narrowed" in row["probes"]:
+            narrow = dict(page=row["page"], viewport=NARROW, violations=[], probes=row["probes"].pop("narrowed"))
+            found[(row["page"], size_of(narrow))] = narrow
+    return found
+
+
+def size_of(row: dict) -> str:
+    return f"{row['viewport'][0]}×{row['viewport'][1]}"
+
+
+def rows_of(audited: dict, page: str, sizes=SIZES) -> list[dict]:
+    return [audited[(page, size)] for size in sizes]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_axe_finds_nothing_critical_or_serious_and_headings_in_order(audited, page):
+    found = [f"{size_of(row)}: {v['id']} ({v['impact']}, ×{v['nodes']}) "
+             f"{v['help']} — {v['targets']}"
+             for row in rows_of(audited, page, tuple(VIEWPORTS)) for v in row["violations"]
+             if v["impact"] in BLOCKING or v["id"] == "heading-order"]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_nothing_scrolls_sideways_at_320_px_or_on_a_laptop(audited, page):
+    found = [f"{size}: {what}" for size in ("320×640", "1280×720")
+             for what in audited[(page, size)]["probes"]["sideways"]]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_one_h1_and_no_heading_level_skipped(audited, page):
+    for row in rows_of(audited, page):
+        headings = row["probes"]["headings"]
+        size = size_of(row)
+        assert not [h for h in headings if h[1] == "elsewhere"], (size, headings)
+        main = [level for level, where, _ in headings if where == "main"]
+        side = [level for level, where, _ in headings if where == "sidebar"]
+        assert main[:1] == [1] and main.count(1) == 1, (size, headings)
+        assert 1 not in side and side[:1] in ([], [2]), (size, headings)
+        for levels in (main, side):
+            assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), (size, headings)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_page_says_its_language(audited, page):
+    assert {row["probes"]["lang"] for row in rows_of(audited, page)} == {"en"}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_formula_carries_mathml(audited, page):
+    for row in rows_of(audited, page):
+        assert not row["probes"]["math"]["without"], row["probes"]["math"]
+
+
+def test_the_pages_with_math_are_seen_to_have_it(audited):
+    """The MathML check is not empty: Home's equation, check_math's, and the instrument's live equations (spring)."""
+    for page in ("home", "check_math", "spring"):
+        assert audited[(page, "1280×720")]["probes"]["math"]["formulas"] > 0, page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_chart_tool_bar_buttons_are_large_or_spaced(audited, page):
+    found = [f"{size_of(row)}: {what}" for row in rows_of(audited, page)
+             for what in row["probes"]["tool_bar"]]
+    assert not found, "\n".join(found)
+
+
+def test_reduced_motion_turns_the_instruments_transitions_off(app_and_browser):
+    url, browser = app_and_browser
+    seen = {}
+    for motion in ("no-preference", "reduce"):
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        try:
+            page = open_page(context, url, "spring")
+            page.emulate_media(reduced_motion=motion)
+            page.wait_for_selector(".lcsm-instrument[data-drawn]", timeout=60_000)
+            wait_idle(page)
+            seen[motion] = page.evaluate(MOTION)
+        finally:
+            context.close()
+    assert seen["no-preference"]["pending"] > 0, seen          # the fade the reduced motion takes away
+    assert seen["reduce"]["pending"] == 0 and seen["reduce"]["instrument"] == 0, seen
+    assert seen["reduce"]["page"] <= 1e-4, seen                # Streamlit's own: a blink (0.01 ms), no motion
+
+
+def test_a_control_reached_by_keyboard_is_not_hidden_behind_the_phones_readouts(app_and_browser):
+    url, browser = app_and_browser
+    context = browser.new_context(viewport={"width": NARROW[0], "height": NARROW[1]})
+    try:
+        page = open_page(context, url, "spring")
+        page.wait_for_selector(".lcsm-instrument[data-drawn] .lcsm-swept", timeout=60_000)
+        wait_idle(page)
+        page.locator(".lcsm-controls input").first.focus()
+        hidden = []
+        for _ in range(12):                                    # the controls, then the presets under them
+            page.keyboard.press("Tab")
+            page.evaluate(SETTLED)
+            what, covered = page.evaluate(FOCUS_HIDDEN)
+            if covered:
+                hidden.append(what)
+        assert not hidden, hidden
+    finally:
+        context.close()
+
