@@ -142,8 +142,8 @@ ERRATA: tuple[Erratum, ...] = (
             r"$\Delta$ has eigenvalues $e^{(-c/2m \pm i\omega_d)\Delta} = e^{-\nu \pm i\theta}$ with "
             r"$\nu = c\Delta/2m > 0$: the minus is the damping. The same sentence's $\mathcal O(e^{-k\nu_j}\dots)$ and "
             r"the later $\Lambda = \mathrm{diag}(\exp(-\nu + i\theta))$ carry it.",
-            "largest |λ − the eigenvalue of a damped spring's exact discretisation e^{AΔ} (a power series), ν = cΔ/2m, "
-            "θ = ω_dΔ|",
+            "largest |λ − the eigenvalue of a damped spring's exact discretisation exp(AΔ) (a power series), "
+            "ν = cΔ/2m, θ = ω_dΔ|",
             demos.lru_decay_sign, about=LRU_CODE),
     Erratum("lcsm-table1-dss", LCSM, "Table 1, DSS row, oscillation and ψ columns",
             "DSS\t\\mathbf{u}_t\t\\mathbf{B}\t$\\mathbf{a}\\mathbf{1}_k^\\top$\t\\mathbf{C}\t$k \\times d$\t\\times",
@@ -205,7 +205,7 @@ ERRATA: tuple[Erratum, ...] = (
             r"x_{k,j} = \mathcal O\big(\lambda_j^k\big) = \mathcal O\big(e^{-k\nu_j}e^{ik\theta_j}\big)",
             r"$\lambda_j^k = e^{k(-\nu_j + i\theta_j)}$: the angle turns $k$ times as well. The modulus "
             r"$e^{-k\nu_j}$, which the stability argument uses, is right either way.",
-            "largest |printed form − a damped spring's mode, stepped k times through e^{AΔ}|",
+            "largest |printed form − a damped spring's mode, stepped k times through exp(AΔ)|",
             demos.lru_power_angle, about=LRU_CODE),
     Erratum("longhorn-appc-scalar", LONGHORN, "Appendix C, proof of Theorem 6: the denominators "
             "“I + βₜ,ᵢ kₜᵀkₜ”",
@@ -241,7 +241,7 @@ ERRATA: tuple[Erratum, ...] = (
             demos.deltanet_eigenvalues,
             about=("lcsm_core.scan.structured.DeltaRule", "lcsm_core.variants.delta.DeltaNet"),
             detail=r"|\lambda| \le 1 \iff 0 \le \beta_t\lVert k_t\rVert^2 \le 2"),
-    Erratum("longhorn-table4-longhorn", LONGHORN, "Appendix B, Table 4, Longhorn row: the ones matrix 1_{m×n}",
+    Erratum("longhorn-table4-longhorn", LONGHORN, "Appendix B, Table 4, Longhorn row: the ones matrix 1 of size m×n",
             r"S_{t}=(1_{m\times n}-\varepsilon_{t}\otimes k_{t}^{\odot 2})\odot S_{t-1}+",
             r"S_t = (1_{m\times n} - \varepsilon_t\otimes k_t^{\odot 2})\odot S_{t-1} + "
             r"(\varepsilon_t\odot x_t)\otimes k_t",

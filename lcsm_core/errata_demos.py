@@ -596,7 +596,7 @@ def lru_decay_sign(seed: int) -> Demonstration:
     printed, corrected = np.exp(nu + 1j * theta), np.exp(-nu + 1j * theta)
     return Demonstration(_gap(printed, exact), "", _gap(corrected, exact),
                          (("smallest |λ| as printed", float(np.abs(printed).min())),
-                          ("largest |λ| of the springs' e^{AΔ}", float(np.abs(exact).max())),
+                          ("largest |λ| of the springs' exp(AΔ)", float(np.abs(exact).max())),
                           ("smallest ν = cΔ/2m (positive damping)", float(nu.min())),
                           ("largest |λ|¹⁰⁰ as printed: a state after 100 steps", float(np.abs(printed).max() ** 100))))
 

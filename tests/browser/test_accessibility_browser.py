@@ -28,7 +28,8 @@ PAGES = page_names()
 BLOCKING = ("critical", "serious")
 
 # What scrolls sideways: the page, and every box that shows more by scrolling (overflow auto or scroll) or is a
-# display equation; a data table may (st.dataframe's grid). What no one can see (a folded sidebar) is left out.
+# display equation; a data table may (st.dataframe's grid, or a chart's "Show the data" table in its focusable
+# region). What no one can see (a folded sidebar) is left out.
 SIDEWAYS = """() => { const out = [], doc = document.documentElement;
   if (doc.scrollWidth > window.innerWidth)
     out.push(`the page: ${doc.scrollWidth} px in a ${window.innerWidth}-px window`);
@@ -39,7 +40,8 @@ SIDEWAYS = """() => { const out = [], doc = document.documentElement;
     const box = e.getBoundingClientRect();
     if (box.width === 0 || box.right <= 0 || box.left >= window.innerWidth
         || !e.checkVisibility({visibilityProperty: true})) continue;
-    if (e.closest('[data-testid="stDataFrame"]')) continue;
+    if (e.closest('[data-testid="stDataFrame"]') || e.matches('[role="region"][tabindex="0"]:has(> table)'))
+      continue;                                                  // a data table's own focusable scroll region
     const what = equation ? `equation ${JSON.stringify(e.innerText.trim().slice(0, 30))}`
       : `${(e.closest('[data-testid]') || e).getAttribute('data-testid') || e.tagName.toLowerCase()} box`;
     out.push(`${what}: ${e.scrollWidth} px in ${e.clientWidth} px`); }

@@ -251,7 +251,7 @@ def test_lru_exponent_has_a_minus_by_the_physics_of_a_damped_spring():
     assert e.printed == r"\lambda_j = e^{\nu_j + i\theta_j}"
     for demo in demonstrations(e.id):
         f = facts(demo)
-        assert f["smallest |λ| as printed"] > 1 > f["largest |λ| of the springs' e^{AΔ}"]
+        assert f["smallest |λ| as printed"] > 1 > f["largest |λ| of the springs' exp(AΔ)"]
         assert f["smallest ν = cΔ/2m (positive damping)"] > 0
         assert demo.printed_error > FAILS_ABOVE and demo.corrected_error < HOLDS_BELOW
 
