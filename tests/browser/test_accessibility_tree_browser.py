@@ -2,20 +2,18 @@
 Accessibility.getFullAXTree): on Home, Class view and every lesson, every control a learner can operate has a name,
 and every slider also says its value. (Each chart's name and summary: test_chart_text_browser.py.)
 """
-import time
 
 import pytest
 
 from app.lessons import PAGES
 from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.test_browser_pages import wait_idle  # the pages' own wait
 
 SHOTS = ROOT / "tests" / "screenshots"
 pytestmark = [pytest.mark.browser, needs_chromium]
 OPERABLE = {"slider", "spinbutton", "combobox", "checkbox", "button", "textbox", "radio", "switch", "link", "tab",
             "menuitem", "listbox", "searchbox"}
 VALUED = {"slider"}                  # a number box may be empty (an answer not yet typed)
-SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
-                  return a ? a.getAttribute('data-test-script-state') : null }"""
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +27,6 @@ def browser_and_url(tmp_path_factory):
         finally:
             browser.close()
 
-
-def wait_idle(page, timeout=90.0):
-    deadline, calm = time.monotonic() + timeout, 0
-    while calm < 3:
-        assert time.monotonic() < deadline, f"{page.url} did not finish running"
-        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
-        calm = 0 if busy else calm + 1
-        page.wait_for_timeout(150)
 
 
 def value_of(node: dict, key: str) -> str:

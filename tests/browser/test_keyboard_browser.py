@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.test_browser_pages import wait_idle  # the pages' own wait
 
 SHOTS = ROOT / "tests" / "screenshots"
 pytestmark = [pytest.mark.browser, needs_chromium]
@@ -34,8 +35,6 @@ FOCUSED = """() => { const a = document.activeElement;
 READOUTS = "() => (document.querySelector('.lcsm-instrument .lcsm-readouts') || {}).innerText || ''"
 MAIN_DATA = """() => { const p = document.querySelector('.lcsm-instrument .lcsm-main .js-plotly-plot');
   return p ? JSON.stringify((p.data || []).map(t => [t.y && (t.y.bdata || Array.from(t.y).slice(0, 50))])) : ''; }"""
-SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
-                  return a ? a.getAttribute('data-test-script-state') : null }"""
 
 
 @pytest.fixture(scope="module")
@@ -50,14 +49,6 @@ def browser_and_url(tmp_path_factory):
         finally:
             browser.close()
 
-
-def wait_idle(page, timeout=90.0):
-    deadline, calm = time.monotonic() + timeout, 0
-    while calm < 3:
-        assert time.monotonic() < deadline, f"{page.url} did not finish running"
-        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
-        calm = 0 if busy else calm + 1
-        page.wait_for_timeout(150)
 
 
 def wait_for(page, check, what: str, timeout=60.0):
