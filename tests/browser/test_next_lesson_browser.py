@@ -25,7 +25,7 @@ def wait_for_query(page, name: str, limit_s: float = 60) -> str:
     deadline = time.monotonic() + limit_s
     while name not in query(page.url):
         assert time.monotonic() < deadline, f"{name} never reached the URL: {page.url}"
-        time.sleep(0.2)
+        page.wait_for_timeout(200)      # (not time.sleep: page.url is what playwright heard while its loop ran)
     return query(page.url)[name]
 
 
@@ -50,7 +50,7 @@ def test_next_lesson_link_carries_only_the_page_and_the_tab_keeps_its_learner(tm
             deadline = time.monotonic() + 30                                       # the address follows the page
             while not on_page(page, "discretize"):
                 assert time.monotonic() < deadline, page.url
-                time.sleep(0.2)
+                page.wait_for_timeout(200)
             wait_idle(page)
             assert page.locator("h1", has_text="Continuous").count() == 1
             assert wait_for_query(page, "learner") == learner                  # the same tab, the same score
