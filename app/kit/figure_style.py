@@ -82,7 +82,12 @@ FLAT = 1e-9            # an axis whose data spans less than this fraction of its
 NUMBER_FORMAT = dict(exponentformat="power", hoverformat=".6~g")       # every value axis
 COLORBAR = dict(thickness=12, exponentformat="power", tickformat="~g")  # every colour bar
 AXIS_KEY = re.compile(r"^[xy]axis\d*$")
-LEGENDS = {"right": dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02)}   # "top": `_top_band`
+# A legend names the traces; it is not a control. Plotly's legend entries hide their trace on a click, but each is
+# about 20 px high and stacked 20 px apart — a target under WCAG 2.5.8's 24 px that no lesson asks the learner to
+# use. Entries that do nothing on a click are labels, not targets.
+LABEL_ONLY = dict(itemclick=False, itemdoubleclick=False)
+# "top": `_top_band`
+LEGENDS = {"right": dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02, **LABEL_ONLY)}
 TITLE_LINE_CHARS = 44  # a title line that fits a chart as wide as a phone (≈ 360 px at 16 px); longer ones wrap
 SUBTITLE_ROW_CHARS = 40  # subplot titles' characters a row of panels fits on a phone (a line: 40 // columns)
 TITLE_LINE_PX = 20
@@ -497,7 +502,7 @@ def _top_band(title: str, height: int, legend_side: str, annotations, margin_top
     # however many rows it wraps to); a clear border of `gap` px keeps the plot and subplot titles off them.
     legend_spec = dict(orientation="h", xref="container", x=0, xanchor="left", yref="container",
                        y=1 - max(0, band - gap) / height, yanchor="top", borderwidth=gap, bordercolor=CLEAR,
-                       bgcolor=CLEAR)
+                       bgcolor=CLEAR, **LABEL_ONLY)
     return title_spec, legend_spec, top
 
 

@@ -9,6 +9,7 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
   that hides more of it; the page never scrolls sideways.
 - A caption is the text at 80 % opacity, not Streamlit's 60 % (3.9:1 on white; WCAG 1.4.3 asks 4.5:1): an
   opacity, not a fixed grey, so that it holds in the dark theme too.
+- A page's live region (`announce.py`) is drawn out of the flow, still in the accessibility tree.
 - `prefers-reduced-motion: reduce` stops Streamlit's animations and transitions (WCAG 2.3.3); the instrument's are
   off in instrument.css.
 - A page's sections are h2 under its title's h1 (WCAG 1.3.1), at the size Streamlit draws h3.
@@ -58,6 +59,10 @@ LAYOUT_CSS = """
    h3: the outline changed, not the look (the instrument's group names and the presenter's keep their own). */
 [data-testid="stMainBlockContainer"] h2:not(.lcsm-group) { font-size: 1.75rem; padding: 0.75rem 0 1rem; }
 .st-key-lcsm_page_script, [data-testid="stLayoutWrapper"]:has(> .st-key-lcsm_page_script) { display: none; }
+.lcsm-sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap; }
+[data-testid="stElementContainer"]:has(.lcsm-announce) { position: absolute; width: 1px; height: 1px;
+  overflow: hidden; clip: rect(0 0 0 0); }        /* out of the flow (no gap), still read: not display: none */
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation-duration: 0.01ms !important; animation-iteration-count: 1 !important;
     transition-duration: 0.01ms !important; scroll-behavior: auto !important; }

@@ -22,6 +22,7 @@ from contextlib import nullcontext
 
 import streamlit as st
 
+from .announce import announce_readouts
 from .block_view import draw_blocks
 from .cache import cached
 from .chart_controls import draw_chart_controls, presenter_controls, recover_preset_pick
@@ -157,8 +158,10 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
     if settings_controlled(lesson):
         return draw_instrument(lesson, values, frozen, result, view, pending, steps)
     if lesson.metrics is not None:
+        items = lesson.metrics(values, result)
         with (readout or st).container():
-            show_readout(lesson.metrics(values, result))
+            show_readout(items)
+            announce_readouts(lesson.page, values, items)
     if not lesson.charts:                               # a page without charts: its controls under its readouts
         draw_chart_controls(lesson, values, view)
     if lesson.panel is not None:

@@ -138,6 +138,9 @@ def check_figure(fig: go.Figure | dict, where: str) -> None:
         assert not RAW_TEX.search(plain), f"{where} · {kind}: raw TeX in {text!r}"
 
     if layout.get("showlegend") is not False:
+        legend = layout.get("legend") or {}
+        assert legend.get("itemclick") is False and legend.get("itemdoubleclick") is False, \
+            f"{where}: its legend entries hide traces on a click (targets under 24 px, WCAG 2.5.8)"
         named: dict[tuple, str] = {}
         for trace in d["data"]:
             if trace.get("showlegend") is False or not trace.get("name"):

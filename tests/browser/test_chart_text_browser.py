@@ -205,7 +205,8 @@ WATCH_LIVE = """() => {
   window.__announced = [];
   new MutationObserver((records) => {
     for (const r of records) {
-      const region = r.target.closest ? r.target.closest('.lcsm-instrument [aria-live]') : null;
+      const node = r.target.nodeType === Node.TEXT_NODE ? r.target.parentElement : r.target;   // a text's change too
+      const region = node && node.closest ? node.closest('.lcsm-instrument [aria-live]') : null;
       if (region && region.textContent) window.__announced.push(region.textContent);
     }
   }).observe(document.body, {childList: true, characterData: true, subtree: true});
@@ -262,5 +263,35 @@ def test_the_live_region_announces_each_committed_move_once(app_url, browser):
         settle(page)
         said = announced_after(page, 3)
         assert len(said) == 3 and said[2] == "; ".join(readout_words(page.evaluate(READOUTS)))
+    finally:
+        page.close()
+
+
+# A page whose settings are Streamlit's widgets: its readouts said by app/kit/announce.py's region.
+WATCH_PAGE_LIVE = WATCH_LIVE.replace(".lcsm-instrument [aria-live]", ".lcsm-announce")
+METRICS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m =>
+  [m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+   m.querySelector('[data-testid="stMetricValue"]').innerText.trim()])"""
+
+
+def test_a_widget_page_announces_its_readouts_once_per_move(app_url, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        open_streamlit_page(page, f"{app_url}/online_learners")
+        region = page.locator(".lcsm-announce")
+        assert region.count() == 1 and region.get_attribute("aria-live") == "polite"
+        assert region.inner_text() == "", "said something on load"
+        page.evaluate(WATCH_PAGE_LIVE)
+        slider = page.get_by_role("slider", name="learning rate β (DeltaNet, Longhorn)")
+        slider.focus()
+        page.keyboard.press("ArrowLeft")
+        said = announced_after(page, 1)
+        page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=60000)
+        metrics = page.evaluate(METRICS)
+        assert len(said) == 1 and metrics, said
+        assert said[0].startswith("; ".join(f"{label} {value}" for label, value in metrics)), (said, metrics)
+        page.get_by_role("slider", name="seed").focus()                        # another move: said again, once
+        page.keyboard.press("ArrowRight")
+        assert len(announced_after(page, 2)) == 2
     finally:
         page.close()
