@@ -27,6 +27,7 @@ from lcsm_core.class_store import DEFAULT_SEATS, MAX_SEATS, TEACHER_SECRET, Clas
 from lcsm_core.training.store_faults import log_store_fault
 
 TEACHER_PARAM, TEACHER_KEY, STEP_PARAM, STEP_KEY = "teacher", "class_view.teacher", "step", "class_view.step"
+CREATED_KEY = "class_view.created"       # the class this tab just created: said once
 POLL_S = 1.0
 STORE_FAULT = "The server's store could not be read or written just now; try again in a moment."
 
@@ -43,6 +44,8 @@ def render_class_view() -> None:
     root = app_root()
     if not present:
         st.title("👥 Class view")
+        if st.session_state.pop(CREATED_KEY, None) == code:
+            st.success(f"Class {code} created: bookmark this page's address to come back to it.", icon="👥")
         st.markdown(f"Learners join with this link (Home, class **{code}**):")
         st.code(f"{root}/?class={code}", language=None, wrap_lines=True)
         st.caption("Keep this page's own address to come back: it holds your teacher secret — do not share it. "
@@ -103,7 +106,7 @@ def create_class() -> None:
         return
     st.session_state[TEACHER_KEY] = secret
     st.query_params[TEACHER_PARAM] = secret
-    st.toast(f"Class {code} created: bookmark this page's address to come back to it.", icon="👥")
+    st.session_state[CREATED_KEY] = code                # said once on the page (a toast is a dialog with no name)
 
 
 def store_words(why: BaseException) -> str:
@@ -138,7 +141,10 @@ def class_path(code: str, root: str, present: bool) -> None:
         middle.markdown(where if present else f"**{course.title}** · {where}")
         right.button("Next ▶", key="class_view.next", on_click=go_to_step, args=(n + 1, len(steps)),
                      disabled=n == len(steps) - 1, width="stretch")
-        st.header(step.title)
+        if present:                                      # the projector's one h1 (it draws no page title)
+            st.title(step.title)
+        else:
+            st.header(step.title)
         if step.prompt:
             st.markdown(step.prompt)
         st.link_button("Open this step on the projector", f"{root}/{step.page}?{step.query(present=True)}",

@@ -16,6 +16,7 @@ page it opens (`probes`).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -42,9 +43,19 @@ CHART_NAMES = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plo
     return (label || '').trim(); })"""
 
 
+RUNNING_CLASS, PROJECTED_CLASS = "class_view:running", "class_view:projector"   # a class created on the way
+
+
 def page_names() -> list[str]:
     from app.lessons import PAGES
     return ["home", "class_view", *PAGES]
+
+
+def presenter_names() -> list[str]:
+    """Every lesson's presenter view (a teacher link's `?present=1`), the Class view of a class just created and
+    its projector view."""
+    from app.lessons import PAGES
+    return [f"{p}?present=1" for p in PAGES] + [RUNNING_CLASS, PROJECTED_CLASS]
 
 
 def wait_idle(page, timeout_s: float = 90.0) -> None:
@@ -61,9 +72,16 @@ def wait_idle(page, timeout_s: float = 90.0) -> None:
 def open_page(context, url: str, name: str):
     """A page of the app (`name`: "home", "class_view" or a lesson's page) in `context`, settled, every fold open."""
     page = context.new_page()
-    page.goto(f"{url}/{'' if name == 'home' else name}")
+    page.goto(f"{url}/{'' if name == 'home' else name.split(':')[0]}")
     page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
     wait_idle(page)
+    if name in (RUNNING_CLASS, PROJECTED_CLASS):
+        page.get_by_role("button", name="Create a class").click()
+        page.wait_for_url(re.compile(r"teacher=[0-9a-f]{32}"), timeout=60_000)
+        wait_idle(page)
+        if name == PROJECTED_CLASS:
+            page.goto(page.url + "&present=1")
+            wait_idle(page)
     page.evaluate(OPEN_FOLDS)
     wait_idle(page)
     return page
@@ -133,6 +151,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="audit this server instead of starting one")
     parser.add_argument("--pages", nargs="*", help="page names (default: Home, Class view, every lesson)")
+    parser.add_argument("--presenter", action="store_true",
+                        help="the presenter views and a running class's Class view (projector and laptop)")
     parser.add_argument("--label", default="", help="the results section's heading")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
@@ -142,6 +162,8 @@ def main() -> None:
         server = AppServer(data, data / "server.log", env={"LCSM_PREVIEW_MAX_LOAD": "1e9"}).start()
     try:
         rows = audit(args.url or server.url, args.pages or page_names())
+        if args.presenter:
+            rows += audit(args.url or server.url, presenter_names(), {"1280×720": VIEWPORTS["1280×720"]})
     finally:
         if server is not None:
             server.stop()

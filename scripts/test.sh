@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh --tests
 python3 -m ruff check .
 set +e
-python3 -m pytest -q -n 2 "$@"
+python3 -m pytest -q -n 2 --dist loadgroup "$@"     # a module's costly fixture (xdist_group) starts once
 rc=$?
 set -e
 # pytest exit 5 = no tests collected: that is a failure here, never a green run.

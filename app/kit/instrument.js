@@ -564,7 +564,8 @@ function drawControls(state) {
   if (state.payload.presets.length) {
     const row = el("div", { className: "lcsm-presets", role: "group", "aria-label": "Presets" });
     state.payload.presets.forEach((p, i) => {
-      const button = el("button", { type: "button", className: "lcsm-preset", title: p.insight, text: p.label });
+      const button = el("button", { type: "button", className: "lcsm-preset", title: p.insight, text: p.label,
+        "data-name": `preset-${i}` });          // its name keeps the focus on it through a redraw, as a control's
       button.addEventListener("click", () => commit(state, {}, i));
       row.appendChild(button);
     });
@@ -575,7 +576,8 @@ function drawControls(state) {
   const kept = registry.focused[state.payload.page];
   if (!focused && lost && kept && Date.now() - kept.at < STALE_MS) focused = kept.where;   // a re-mounted instrument
   if (focused && focused[0]) {                 // the control in use keeps the focus through a redraw
-    const again = [...controls.querySelectorAll(`[data-name="${focused[0]}"] ${focused[2].toLowerCase()}`)]
+    const tag = focused[2].toLowerCase();
+    const again = [...controls.querySelectorAll(`[data-name="${focused[0]}"] ${tag}, ${tag}[data-name="${focused[0]}"]`)]
       .find((node) => node.className === focused[1]);
     if (again) again.focus();
   }

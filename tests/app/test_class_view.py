@@ -94,6 +94,7 @@ def test_the_class_path_steps_one_screen_at_a_time_with_links_that_open_each_ste
     [link] = [c.value for c in projected.code]
     assert f"class={code}" in link and secret not in link and "/spring?" in link
     [counts] = projected.table                                       # the step's page only, beside the step
+    assert [t.value for t in projected.title] == ["1 · A spring rings, then settles"] and not projected.header  # one h1
     assert not projected.expander and len(counts.value) == 4         # spring: 1 challenge, 3 exercises
     far = class_view({"teacher": secret, "step": "99"})
     assert not far.exception and any("is not a step" in w.value for w in far.warning)

@@ -13,6 +13,8 @@ import pytest
 from app.kit.host_guard import HostGuard, allowed_hosts, refusal, same_origin, split_host
 from tests.browser.app_server import running_app
 
+pytestmark = pytest.mark.xdist_group("host_guard")     # one test process starts its server (--dist loadgroup)
+
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):

@@ -1,13 +1,14 @@
 """Start the app as the README does (app/serve.py: the app behind its host guard), on a free port, for the
 real-browser tests and tests/app/test_host_guard.py — through the one starter, benchmarks/app_process.py."""
 import contextlib
+import time
 from pathlib import Path
 
 import pytest
 
 from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer
 
-__all__ = ["BROWSER_ARGS", "CHROMIUM", "ROOT", "needs_chromium", "running_app"]
+__all__ = ["BROWSER_ARGS", "CHROMIUM", "ROOT", "needs_chromium", "running_app", "wait_idle"]
 ROOT = Path(__file__).resolve().parents[2]
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs chromium on PATH (bash scripts/install.sh --tests)")
 
@@ -28,3 +29,17 @@ def running_app(data_dir: Path, log_path: Path | None = None):
         yield server.url
     finally:
         server.stop()
+
+
+SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
+                  return a ? a.getAttribute('data-test-script-state') : null }"""
+
+
+def wait_idle(page, timeout=90.0):
+    """Until the script finished and no element is stale (three calm polls in a row)."""
+    deadline, calm = time.monotonic() + timeout, 0
+    while calm < 3:
+        assert time.monotonic() < deadline, f"{page.url} did not finish running"
+        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
+        calm = 0 if busy else calm + 1
+        page.wait_for_timeout(150)

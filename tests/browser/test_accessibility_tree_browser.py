@@ -6,8 +6,7 @@ and every slider also says its value. (Each chart's name and summary: test_chart
 import pytest
 
 from app.lessons import PAGES
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
-from tests.browser.test_browser_pages import wait_idle  # the pages' own wait
+from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
 pytestmark = [pytest.mark.browser, needs_chromium]
@@ -17,16 +16,8 @@ VALUED = {"slider"}                  # a number box may be empty (an answer not 
 
 
 @pytest.fixture(scope="module")
-def browser_and_url(tmp_path_factory):
-    from playwright.sync_api import sync_playwright
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "ax-tree-server.log") as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            yield browser, url
-        finally:
-            browser.close()
-
+def browser_and_url(browser, app_url):
+    return browser, app_url
 
 
 def value_of(node: dict, key: str) -> str:

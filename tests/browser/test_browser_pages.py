@@ -10,8 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from app.lessons import PAGES, lesson
-from tests.browser.app_server import BROWSER_ARGS as ARGS
-from tests.browser.app_server import CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
 # dynamics page → the slider moved to check that the plots follow
@@ -21,56 +20,33 @@ CHART_DATA = """() => JSON.stringify([...document.querySelectorAll(
                   '[data-testid="stPlotlyChart"] .js-plotly-plot, .lcsm-instrument figure.lcsm-chart .js-plotly-plot')]
                   .map(d => (d.data || []).map(t => [t.x, t.y, t.z])))"""
 INSTRUMENT_DRAWN = ".lcsm-instrument[data-drawn]"
-SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
-                  return a ? a.getAttribute('data-test-script-state') : null }"""
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def test_every_page_renders_and_dynamics_plots_follow_their_sliders(app_url, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "app-server.log") as url:
-        yield url
-
-
-def wait_idle(page, timeout=90.0):
-    """Until the script finished and no element is stale (three calm polls in a row)."""
-    deadline, calm = time.monotonic() + timeout, 0
-    while calm < 3:
-        assert time.monotonic() < deadline, f"{page.url} did not finish running"
-        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
-        calm = 0 if busy else calm + 1
-        time.sleep(0.15)
-
-
-def test_every_page_renders_and_dynamics_plots_follow_their_sliders(app_url):
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1600, "height": 2800})  # tall: the whole page in one shot
-            page.goto(app_url)
-            # the navigation sits in the top bar (app/streamlit_app.py): Home, then a menu per section
-            page.wait_for_selector('[data-testid="stTopNav"] a', timeout=60_000)
-            assert page.locator('[data-testid="stTopNavSection"]').count() >= 2
-            home = page.locator('[data-testid="stTopNav"] a').first.get_attribute("href")
-            links = [home] + [f"{app_url}/{name}" for name in PAGES]
-            for href in links:
-                page.goto(href)
-                wait_idle(page)
-                name = href.rstrip("/").rsplit("/", 1)[-1] or "home"
-                if name == f"127.0.0.1:{app_url.rsplit(':', 1)[-1]}":
-                    name = "home"
-                page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-                errors = page.locator('[data-testid="stException"]')
-                assert errors.count() == 0, f"{href}: {errors.first.inner_text()[:500]}"
-                if name in SLIDERS:
-                    check_slider_moves_plots(page, name)
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1600, "height": 2800})  # tall: the whole page in one shot
+    try:
+        page.goto(app_url)
+        # the navigation sits in the top bar (app/streamlit_app.py): Home, then a menu per section
+        page.wait_for_selector('[data-testid="stTopNav"] a', timeout=60_000)
+        assert page.locator('[data-testid="stTopNavSection"]').count() >= 2
+        home = page.locator('[data-testid="stTopNav"] a').first.get_attribute("href")
+        links = [home] + [f"{app_url}/{name}" for name in PAGES]
+        for href in links:
+            page.goto(href)
+            wait_idle(page)
+            name = href.rstrip("/").rsplit("/", 1)[-1] or "home"
+            if name == f"127.0.0.1:{app_url.rsplit(':', 1)[-1]}":
+                name = "home"
+            page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+            errors = page.locator('[data-testid="stException"]')
+            assert errors.count() == 0, f"{href}: {errors.first.inner_text()[:500]}"
+            if name in SLIDERS:
+                check_slider_moves_plots(page, name)
+    finally:
+        page.close()
 
 
 def check_slider_moves_plots(page, name):
@@ -87,7 +63,7 @@ def check_slider_moves_plots(page, name):
     deadline = time.monotonic() + 60
     while page.evaluate(CHART_DATA) == before:
         assert time.monotonic() < deadline, f"{name}: plots did not change after moving '{SLIDERS[name]}'"
-        time.sleep(0.2)
+        page.wait_for_timeout(200)
     deadline = time.monotonic() + 60                    # the move is committed once the keys pause
     while url_value(page.url, swept) == url_before:
         assert time.monotonic() < deadline, f"the URL did not record the new setting: {page.url}"
@@ -119,35 +95,31 @@ INSTRUMENT_CONTROLS = """() => [...document.querySelectorAll('.lcsm-instrument .
               .filter(e => e.offsetParent !== null).map(e => e.dataset.name)"""
 
 
-def test_a_teacher_link_opens_every_page_in_presenter_view_with_two_controls(app_url):
+def test_a_teacher_link_opens_every_page_in_presenter_view_with_two_controls(app_url, browser):
     """At projector size, ?present=1&show=a,b: no sidebar, exactly the two controls above the charts (on a dynamics
     page, in the instrument's controls; no settings widget of Streamlit's beside them)."""
-    from playwright.sync_api import sync_playwright
-
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            for name, shown in PRESENTED.items():
-                assert all(s in lesson(name).settings for s in shown.split(",")), name
-                page.goto(f"{app_url}/{name}?present=1&show={shown}")
-                wait_idle(page)
-                if name in SLIDERS:
-                    page.wait_for_selector(INSTRUMENT_DRAWN, timeout=60_000)
-                page.screenshot(path=str(SHOTS / f"{name}-presenter.png"))
-                errors = page.locator('[data-testid="stException"]')
-                assert errors.count() == 0, f"{name}: {errors.first.inner_text()[:500]}"
-                assert not page.locator('[data-testid="stSidebar"]').is_visible(), name
-                labels = set(page.evaluate(LABELS))
-                settings = lesson(name).settings
-                drawn = {p.name for p in settings.params if not p.in_main and p.label in labels}
-                if name in SLIDERS:                         # the instrument draws them; Streamlit draws none
-                    assert drawn == set(), (name, drawn)
-                    drawn = set(page.evaluate(INSTRUMENT_CONTROLS))
-                    assert page.locator(".lcsm-instrument .lcsm-controls").bounding_box()["y"] < \
-                        page.locator(".lcsm-instrument .lcsm-main").bounding_box()["y"] + 1, name
-                assert drawn == set(shown.split(",")), (name, drawn)
-                assert page.get_by_text("could not").count() == 0, name
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        for name, shown in PRESENTED.items():
+            assert all(s in lesson(name).settings for s in shown.split(",")), name
+            page.goto(f"{app_url}/{name}?present=1&show={shown}")
+            wait_idle(page)
+            if name in SLIDERS:
+                page.wait_for_selector(INSTRUMENT_DRAWN, timeout=60_000)
+            page.screenshot(path=str(SHOTS / f"{name}-presenter.png"))
+            errors = page.locator('[data-testid="stException"]')
+            assert errors.count() == 0, f"{name}: {errors.first.inner_text()[:500]}"
+            assert not page.locator('[data-testid="stSidebar"]').is_visible(), name
+            labels = set(page.evaluate(LABELS))
+            settings = lesson(name).settings
+            drawn = {p.name for p in settings.params if not p.in_main and p.label in labels}
+            if name in SLIDERS:                         # the instrument draws them; Streamlit draws none
+                assert drawn == set(), (name, drawn)
+                drawn = set(page.evaluate(INSTRUMENT_CONTROLS))
+                assert page.locator(".lcsm-instrument .lcsm-controls").bounding_box()["y"] < \
+                    page.locator(".lcsm-instrument .lcsm-main").bounding_box()["y"] + 1, name
+            assert drawn == set(shown.split(",")), (name, drawn)
+            assert page.get_by_text("could not").count() == 0, name
+    finally:
+        page.close()

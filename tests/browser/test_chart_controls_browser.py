@@ -5,8 +5,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
-from tests.browser.test_browser_pages import wait_idle
+from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 from tests.browser.test_layouts import open_page
 
 SHOTS = ROOT / "tests" / "screenshots"
@@ -37,37 +36,36 @@ def wait_for(page, check, what: str, timeout: float = 60.0):
     return found
 
 
-def test_the_copy_under_the_main_chart_moves_the_one_setting_on_a_phone(tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_the_copy_under_the_main_chart_moves_the_one_setting_on_a_phone(app_url, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     label = "key length ‖k‖"
-    with running_app(tmp_path / "data", SHOTS / "chart-controls-server.log") as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-            open_page(page, f"{url}/online_learners")      # its script done, its charts drawn
-            copy = page.locator(".st-key-chart_controls")
-            assert copy.is_visible(), "no controls with the main chart on a phone"
-            metrics = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
-            thumb = copy.get_by_role("slider", name=label)
-            thumb.scroll_into_view_if_needed()
-            page.screenshot(path=str(SHOTS / "chart-controls-phone.png"))
-            thumb.focus()
-            thumb.press("ArrowRight")                      # 1.00 → 1.05
-            page.screenshot()                              # a frame: see wait_for
-            wait_for(page, lambda: page.evaluate(URL_VALUE, "key_scale") == "1.05", f"the URL says {page.url}")
-            wait_idle(page)
-            moved = page.evaluate(URL_VALUE, "key_scale")
-            values = wait_for(page, lambda: (v := page.evaluate(SLIDER_VALUES, label))["sidebar"] == float(moved)
-                              and v, f"the sidebar does not show {moved}: {page.evaluate(SLIDER_VALUES, label)}")
-            assert float(moved) > 1 and values["copy"] == float(moved), (moved, values)
-            assert page.locator('[data-testid="stMetricValue"]').all_inner_texts() != metrics, "readouts unmoved"
-            copy.locator("[data-testid=stButtonGroup] button", has_text="Overloaded").click()   # a preset pill
-            page.screenshot()
-            wait_for(page, lambda: "n_keys=" in page.url and "n_keys=8" not in page.url,
-                     f"the preset did not move the page: {page.url}")
-            wait_idle(page)
-            assert page.locator('[data-testid="stException"]').count() == 0
-        finally:
-            browser.close()
+    url = app_url
+    before = len(browser.contexts)     # the pages this test opens: closed at its end
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        open_page(page, f"{url}/online_learners")      # its script done, its charts drawn
+        copy = page.locator(".st-key-chart_controls")
+        assert copy.is_visible(), "no controls with the main chart on a phone"
+        metrics = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+        thumb = copy.get_by_role("slider", name=label)
+        thumb.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "chart-controls-phone.png"))
+        thumb.focus()
+        thumb.press("ArrowRight")                      # 1.00 → 1.05
+        page.screenshot()                              # a frame: see wait_for
+        wait_for(page, lambda: page.evaluate(URL_VALUE, "key_scale") == "1.05", f"the URL says {page.url}")
+        wait_idle(page)
+        moved = page.evaluate(URL_VALUE, "key_scale")
+        values = wait_for(page, lambda: (v := page.evaluate(SLIDER_VALUES, label))["sidebar"] == float(moved)
+                          and v, f"the sidebar does not show {moved}: {page.evaluate(SLIDER_VALUES, label)}")
+        assert float(moved) > 1 and values["copy"] == float(moved), (moved, values)
+        assert page.locator('[data-testid="stMetricValue"]').all_inner_texts() != metrics, "readouts unmoved"
+        copy.locator("[data-testid=stButtonGroup] button", has_text="Overloaded").click()   # a preset pill
+        page.screenshot()
+        wait_for(page, lambda: "n_keys=" in page.url and "n_keys=8" not in page.url,
+                 f"the preset did not move the page: {page.url}")
+        wait_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        for context in browser.contexts[before:]:
+            context.close()

@@ -15,28 +15,12 @@ import time
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.app_server import ROOT, needs_chromium
 from tests.browser.test_instrument_browser import DYNAMICS, SWEPT, open_instrument, settle, wait_url
 
 SHOTS = ROOT / "tests" / "screenshots"
 STREAMLIT_PAGES = ("eos_view", "online_learners")          # charts drawn by st.plotly_chart, named by their alt
 pytestmark = [pytest.mark.browser, needs_chromium]
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "chart-text-server.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def summaries(page: str) -> dict[str, str]:

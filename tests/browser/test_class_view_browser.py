@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
-from tests.browser.test_browser_pages import wait_idle
+from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
 CRITICAL = "m=1&k=1&c=2"                      # spring's "Critically damped" exercise passes here
@@ -34,48 +33,47 @@ def wait_for_count(teacher, expected: str, limit_s: float) -> float:
     return time.monotonic() - start
 
 
-def test_the_class_view_shows_two_learners_answers_within_two_seconds(tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_the_class_view_shows_two_learners_answers_within_two_seconds(app_url, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path / "data", SHOTS / "class-view-server.log") as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-            teacher.goto(f"{url}/class_view")
-            wait_idle(teacher)
-            teacher.get_by_role("button", name="Create a class").click()
-            teacher.wait_for_url(re.compile(r"teacher=[0-9a-f]{32}"), timeout=60_000)
-            wait_idle(teacher)
-            secret = re.search(r"teacher=([0-9a-f]{32})", teacher.url).group(1)
-            code = re.search(r"\?class=([A-Z0-9]{6})", teacher.locator('[data-testid="stCode"]').first.inner_text())
-            assert code, teacher.locator('[data-testid="stCode"]').first.inner_text()
-            code = code.group(1)
-            teacher.screenshot(path=str(SHOTS / "class-view-step-1.png"))
-            learners = []
-            for _ in range(2):
-                tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
-                tab.goto(f"{url}/spring?{CRITICAL}&class={code}")
-                wait_idle(tab)
-                assert secret not in tab.url and f"class={code}" in tab.url
-                learners.append(tab)
-            seconds = []
-            for n, tab in enumerate(learners, start=1):
-                tab.get_by_role("button", name="Check my settings").first.click()
-                seconds.append(wait_for_count(teacher, f"{n} of 2", limit_s=60.0))
-                wait_idle(tab)
-                assert tab.locator('[data-testid="stAlertContentSuccess"]').count() >= 1
-            print(f"class view caught up {seconds[0]:.2f} s and {seconds[1]:.2f} s after each Check (target 2 s; "
-                  f"load {os.getloadavg()[0]:.1f})")
-            teacher.screenshot(path=str(SHOTS / "class-view-two-learners.png"), full_page=True)
-            presenter_flow(teacher, url, secret)
-            first = learners[0]
-            first.goto(first.url)                                   # a reload: the tab's URL, its token
-            wait_idle(first)
-            assert first.get_by_text(re.compile(r"Exercises · 1 of 3 solved")).count() == 1
-            first.screenshot(path=str(SHOTS / "class-view-learner-reloaded.png"))
-        finally:
-            browser.close()
+    url = app_url
+    before = len(browser.contexts)     # the pages this test opens: closed at its end
+    try:
+        teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+        teacher.goto(f"{url}/class_view")
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Create a class").click()
+        teacher.wait_for_url(re.compile(r"teacher=[0-9a-f]{32}"), timeout=60_000)
+        wait_idle(teacher)
+        secret = re.search(r"teacher=([0-9a-f]{32})", teacher.url).group(1)
+        code = re.search(r"\?class=([A-Z0-9]{6})", teacher.locator('[data-testid="stCode"]').first.inner_text())
+        assert code, teacher.locator('[data-testid="stCode"]').first.inner_text()
+        code = code.group(1)
+        teacher.screenshot(path=str(SHOTS / "class-view-step-1.png"))
+        learners = []
+        for _ in range(2):
+            tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+            tab.goto(f"{url}/spring?{CRITICAL}&class={code}")
+            wait_idle(tab)
+            assert secret not in tab.url and f"class={code}" in tab.url
+            learners.append(tab)
+        seconds = []
+        for n, tab in enumerate(learners, start=1):
+            tab.get_by_role("button", name="Check my settings").first.click()
+            seconds.append(wait_for_count(teacher, f"{n} of 2", limit_s=60.0))
+            wait_idle(tab)
+            assert tab.locator('[data-testid="stAlertContentSuccess"]').count() >= 1
+        print(f"class view caught up {seconds[0]:.2f} s and {seconds[1]:.2f} s after each Check (target 2 s; "
+              f"load {os.getloadavg()[0]:.1f})")
+        teacher.screenshot(path=str(SHOTS / "class-view-two-learners.png"), full_page=True)
+        presenter_flow(teacher, url, secret)
+        first = learners[0]
+        first.goto(first.url)                                   # a reload: the tab's URL, its token
+        wait_idle(first)
+        assert first.get_by_text(re.compile(r"Exercises · 1 of 3 solved")).count() == 1
+        first.screenshot(path=str(SHOTS / "class-view-learner-reloaded.png"))
+    finally:
+        for context in browser.contexts[before:]:
+            context.close()
 
 
 def presenter_flow(teacher, url: str, secret: str) -> None:

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.app_server import ROOT, needs_chromium
 from tests.colour_vision import DEFICIENCIES, contrast, delta_e, hex_color, rgba
 
 SHOTS = ROOT / "tests" / "screenshots"
@@ -70,22 +70,6 @@ SERIES = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(gd =>
     width: t.line ? t.line.width : null, symbol: t.marker ? String(t.marker.symbol) : null,
     size: t.marker ? t.marker.size : null, pattern: t.marker && t.marker.pattern ? t.marker.pattern.shape : null,
     fill: t.fill || null}))}))"""
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "colour-server.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def opened(browser, url: str, theme: str, ready: str, height: int = 900):

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from benchmarks.app_process import free_port
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, needs_chromium, running_app
+from tests.browser.app_server import needs_chromium
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -31,25 +31,24 @@ def foreign_site(html: str):
     return server
 
 
-def test_a_foreign_page_cannot_frame_the_app(tmp_path):
-    from playwright.sync_api import sync_playwright
-
-    with running_app(tmp_path / "data") as url, sync_playwright() as p:
-        site = foreign_site(f'<iframe id="app" src="{url}/paper_lab" style="opacity:0" width=800 height=600>'
-                            "</iframe>")
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            page = browser.new_page()
-            sockets = []
-            page.on("websocket", lambda ws: sockets.append(ws.url))
-            page.goto(f"http://127.0.0.1:{site.server_address[1]}/")
-            time.sleep(5)                                  # time enough for the app to connect, were it drawn
-            frame = page.frame_locator("#app")
-            assert frame.locator('[data-testid="stApp"]').count() == 0
-            assert not [s for s in sockets if "_stcore/stream" in s], sockets
-            direct = browser.new_page()
-            direct.goto(f"{url}/paper_lab")
-            direct.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-        finally:
-            browser.close()
-            site.shutdown()
+def test_a_foreign_page_cannot_frame_the_app(app_url, browser):
+    url = app_url
+    before = len(browser.contexts)     # the pages this test opens: closed at its end
+    site = foreign_site(f'<iframe id="app" src="{url}/paper_lab" style="opacity:0" width=800 height=600>'
+                        "</iframe>")
+    try:
+        page = browser.new_page()
+        sockets = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        page.goto(f"http://127.0.0.1:{site.server_address[1]}/")
+        time.sleep(5)                                  # time enough for the app to connect, were it drawn
+        frame = page.frame_locator("#app")
+        assert frame.locator('[data-testid="stApp"]').count() == 0
+        assert not [s for s in sockets if "_stcore/stream" in s], sockets
+        direct = browser.new_page()
+        direct.goto(f"{url}/paper_lab")
+        direct.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+    finally:
+        for context in browser.contexts[before:]:
+            context.close()
+        site.shutdown()

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.app_server import ROOT, needs_chromium
 
 SHOTS = ROOT / "tests" / "screenshots"
 DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")
@@ -76,22 +76,6 @@ def wait_url(page, name: str, value: str, timeout: float = 60.0) -> None:
         assert time.monotonic() < deadline, f"{name} never reached {value} in the URL: {page.url}"
         page.screenshot()
         time.sleep(0.2)
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "instrument-server.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.mark.parametrize("lesson", DYNAMICS)

@@ -10,8 +10,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
-from tests.browser.test_browser_pages import wait_idle  # the pages' own wait
+from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
 pytestmark = [pytest.mark.browser, needs_chromium]
@@ -38,17 +37,8 @@ MAIN_DATA = """() => { const p = document.querySelector('.lcsm-instrument .lcsm-
 
 
 @pytest.fixture(scope="module")
-def browser_and_url(tmp_path_factory):
-    from playwright.sync_api import sync_playwright
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "keyboard-server.log") as url, \
-            sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            yield browser, url
-        finally:
-            browser.close()
-
+def browser_and_url(browser, app_url):
+    return browser, app_url
 
 
 def wait_for(page, check, what: str, timeout=60.0):
@@ -141,3 +131,28 @@ def test_spring_end_to_end_with_the_keyboard_alone(browser_and_url):
     unringed = [w for w in walked if w["tag"] in ("INPUT", "BUTTON", "A", "SELECT", "SUMMARY")
                 and not (w["outline"][0] != "none" and w["outline"][1] >= 2 and contrast(w["outline"][2]) >= 3)]
     assert not unringed, f"focused without a ring of ≥ 3:1: {[(u['tag'], u['name'], u['outline']) for u in unringed]}"
+
+
+def test_a_preset_pressed_with_the_keyboard_keeps_the_focus_through_the_redraw(browser_and_url):
+    """Enter on a preset commits it; the instrument is redrawn at the preset (and again as its family arrives) and
+    the focus stays on that preset, so the next Tab goes on from where the learner was."""
+    browser, url = browser_and_url
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        page.goto(f"{url}/spring")
+        page.wait_for_selector(".lcsm-instrument[data-drawn] .lcsm-main .js-plotly-plot", timeout=90_000)
+        wait_idle(page)
+        preset = page.get_by_role("button", name="⚖️ Critically damped")
+        preset.focus()
+        drawn = page.evaluate("() => document.querySelector('.lcsm-instrument').dataset.drawn")
+        page.keyboard.press("Enter")
+        wait_for(page, lambda: "c=2" in page.url, "the preset was not committed to the URL")
+        wait_for(page, lambda: page.evaluate("() => document.querySelector('.lcsm-instrument').dataset.drawn")
+                 != drawn, "the instrument was not redrawn at the preset")
+        wait_idle(page)
+        page.wait_for_timeout(1500)                        # the family's redraw, if it comes after the page's
+        focused = page.evaluate(FOCUSED)
+        assert focused and focused["tag"] == "BUTTON" and focused["name"] == "⚖️ Critically damped", focused
+    finally:
+        context.close()

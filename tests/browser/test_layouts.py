@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
+from tests.browser.app_server import ROOT, needs_chromium
 
 SHOTS = ROOT / "tests" / "screenshots"
 PAGES = ("", "spring", "discretize", "rings", "lru_stability", "propagation", "eos_view", "online_learners",
@@ -206,16 +206,8 @@ PHONE_CONTROLS = """() => { const main = document.querySelector('[data-testid="s
 
 
 @pytest.fixture(scope="module")
-def browser_and_url(tmp_path_factory):
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path_factory.mktemp("data"), SHOTS / "layout-server.log") as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            yield browser, url
-        finally:
-            browser.close()
+def browser_and_url(browser, app_url):
+    return browser, app_url
 
 
 def open_page(page, url: str, timeout: float = 90.0) -> None:

@@ -6,8 +6,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium, running_app
-from tests.browser.test_browser_pages import wait_idle
+from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
 pytestmark = [pytest.mark.browser, needs_chromium]
@@ -29,32 +28,31 @@ def wait_for_query(page, name: str, limit_s: float = 60) -> str:
     return query(page.url)[name]
 
 
-def test_next_lesson_link_carries_only_the_page_and_the_tab_keeps_its_learner(tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_next_lesson_link_carries_only_the_page_and_the_tab_keeps_its_learner(app_url, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with running_app(tmp_path / "data", SHOTS / "next-lesson-server.log") as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{url}/spring?m=2.5")
-            wait_idle(page)
-            learner = wait_for_query(page, "learner")
-            assert query(page.url)["m"] == "2.5"
-            link = page.locator('[data-testid="stPageLink"] a', has_text="Next: ")
-            link.first.wait_for(timeout=90_000)              # the link ends the page: a loaded machine draws it late
-            assert link.count() == 1 and "Continuous" in link.inner_text()
-            link.scroll_into_view_if_needed()
-            link.click()
-            page.locator("h1", has_text="Continuous").wait_for(timeout=90_000)     # slow on a loaded machine
-            deadline = time.monotonic() + 30                                       # the address follows the page
-            while not on_page(page, "discretize"):
-                assert time.monotonic() < deadline, page.url
-                page.wait_for_timeout(200)
-            wait_idle(page)
-            assert page.locator("h1", has_text="Continuous").count() == 1
-            assert wait_for_query(page, "learner") == learner                  # the same tab, the same score
-            assert query(page.url).get("m") in (None, "1.0", "1")               # spring's m stayed behind
-            page.screenshot(path=str(SHOTS / "next-lesson.png"))
-        finally:
-            browser.close()
+    url = app_url
+    before = len(browser.contexts)     # the pages this test opens: closed at its end
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{url}/spring?m=2.5")
+        wait_idle(page)
+        learner = wait_for_query(page, "learner")
+        assert query(page.url)["m"] == "2.5"
+        link = page.locator('[data-testid="stPageLink"] a', has_text="Next: ")
+        link.first.wait_for(timeout=90_000)              # the link ends the page: a loaded machine draws it late
+        assert link.count() == 1 and "Continuous" in link.inner_text()
+        link.scroll_into_view_if_needed()
+        link.click()
+        page.locator("h1", has_text="Continuous").wait_for(timeout=90_000)     # slow on a loaded machine
+        deadline = time.monotonic() + 30                                       # the address follows the page
+        while not on_page(page, "discretize"):
+            assert time.monotonic() < deadline, page.url
+            page.wait_for_timeout(200)
+        wait_idle(page)
+        assert page.locator("h1", has_text="Continuous").count() == 1
+        assert wait_for_query(page, "learner") == learner                  # the same tab, the same score
+        assert query(page.url).get("m") in (None, "1.0", "1")               # spring's m stayed behind
+        page.screenshot(path=str(SHOTS / "next-lesson.png"))
+    finally:
+        for context in browser.contexts[before:]:
+            context.close()

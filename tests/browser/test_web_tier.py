@@ -14,8 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from benchmarks.app_process import AppServer, alive, children_of
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, needs_chromium
-from tests.browser.test_browser_pages import wait_idle
+from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
 SPEC = importlib.util.spec_from_file_location("web_tier", ROOT / "scripts" / "web_tier.py")
@@ -133,8 +132,9 @@ def test_app_sh_runs_the_launcher():
 
 
 def in_the_tier(test):
-    """A test against the module's tier: headless chromium and HAProxy, skipped with the reason without them."""
-    for mark in (pytest.mark.browser, pytest.mark.slow, needs_chromium, needs_haproxy):
+    """A test against the module's tier: headless chromium and HAProxy, skipped with the reason without them; all
+    in one test process, which starts the tier once (scripts/test.sh: --dist loadgroup)."""
+    for mark in (pytest.mark.browser, pytest.mark.slow, needs_chromium, needs_haproxy, pytest.mark.xdist_group("tier")):
         test = mark(test)
     return test
 
@@ -185,18 +185,6 @@ def tier(tmp_path_factory):
         left = wait_for(lambda: [pid for pid in [server.pid, *tree] if alive(pid)] or None, 20,
                         "nothing to be left", negate=True)
         assert not left, f"processes left after the tier stopped: {left}"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 class Tab:

@@ -1,0 +1,39 @@
+"""What the browser tests share, per test process: one app server (started as the README does, its own data
+directory) and one chromium. A test that needs a server of its own (its own environment, a web tier) starts one
+with `running_app` and still uses the shared chromium: one Playwright driver per process, as its sync API allows.
+
+Sharing them saves a server start and a cold page cache per module (the first visit of a lesson computes its
+family): a test opens its own page or context and closes it, and leaves nothing in the server another needs."""
+import os
+
+import pytest
+
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, running_app
+
+SHOTS = ROOT / "tests" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def playwright_driver():
+    if CHROMIUM is None:
+        pytest.skip("needs chromium on PATH (bash scripts/install.sh --tests)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver):
+    chromium = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with running_app(tmp_path_factory.mktemp("data"), SHOTS / f"app-server-{worker}.log") as url:
+        yield url
