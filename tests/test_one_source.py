@@ -1,4 +1,4 @@
-"""One source per fact: the spring's matrices, Train live's default learning rate."""
+"""One source per fact: the spring's matrices, what a sweep frame replaces, Train live's default learning rate."""
 import ast
 import io
 import re
@@ -37,6 +37,16 @@ def test_spring_matrices_are_the_state_space_and_broadcast():
         sys = spring_mass_damper(m, 0.2, k)
         np.testing.assert_array_equal(A[j], sys.A)
         np.testing.assert_array_equal(B[j], sys.B)
+
+
+def test_what_a_frame_replaces_is_named_in_python_only():
+    """instrument.js gets sweep_figure.MOVING_DATA and MOVING_LAYOUT in the page's payload."""
+    script = (ROOT / "app" / "kit" / "instrument.js").read_text(encoding="utf-8")
+    assert "MOVING_DATA =" not in script and "MOVING_LAYOUT =" not in script
+    assert "payload.moving" in script
+    written = [p.name for p in python_files("app") if re.search(r"\bMOVING_(DATA|LAYOUT)\s*=", p.read_text())]
+    assert written == ["sweep_figure.py"]
+    assert '"customdata"' not in (ROOT / "app" / "kit" / "instrument.py").read_text(encoding="utf-8")
 
 
 def learning_rates_written(tree: ast.AST):
