@@ -284,7 +284,7 @@ def load_lesson(page: str, directory: Path | None = None) -> LessonText:
 
 def _lesson_source(path: Path) -> str:
     """A lesson file's text; LessonFormatError, in a teacher's words, for a file that is not UTF-8 text or not a
-    file at all (a folder named like one, a dangling link): only its own page says so (issue 24, item 5)."""
+    file at all (a folder named like one, a dangling link): only its own page says so."""
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as why:
