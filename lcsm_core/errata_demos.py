@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .dynamics.spring import spring_matrices
 from .scan import eos_scan
 from .variants import build_layer
 
@@ -574,8 +575,7 @@ def _damped_springs(seed: int, count: int = K):
     mass, stiffness = rng.uniform(0.5, 2.0, count), rng.uniform(0.5, 4.0, count)
     damping = 2 * rng.uniform(0.05, 0.5, count) * np.sqrt(stiffness * mass)   # ζ = c / 2√(κm) in (0.05, 0.5)
     step = rng.uniform(0.1, 0.5)
-    transitions = [_matrix_exponential(np.array([[0.0, 1.0], [-kappa / m, -c / m]]) * step)
-                   for m, kappa, c in zip(mass, stiffness, damping)]
+    transitions = [_matrix_exponential(A * step) for A in spring_matrices(mass, damping, stiffness)[0]]
     nu = damping * step / (2 * mass)
     theta = np.sqrt(stiffness / mass - (damping / (2 * mass)) ** 2) * step
     return transitions, nu, theta

@@ -1,6 +1,6 @@
 """Tokens the server issues to a browser tab (`?owner=` drives a training run, `?learner=` holds a score), signed so
-a link cannot choose one (issue 24, item 3: any 32 hex characters were accepted, so a crafted link could hand a
-learner a token someone else knows — session fixation).
+a link cannot choose one (a crafted link could otherwise hand a learner a token someone else knows: session
+fixation).
 
 A token is 32 random hex digits followed by the first 32 hex digits of HMAC-SHA256(key, "<purpose>:<random>"):
 64 lower-case hex digits, URL-safe as the old ones were. `purpose` ("owner", "learner", "browser") keeps one kind

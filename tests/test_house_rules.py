@@ -1,7 +1,10 @@
 """Rules of the codebase that a test can hold: lint is clean, the core never imports UI libraries."""
 import ast
+import io
+import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -144,3 +147,36 @@ def test_test_modules_have_unique_names():
             continue
         assert path.name not in seen, f"{path.relative_to(ROOT)} and {seen[path.name].relative_to(ROOT)}: rename one"
         seen[path.name] = path
+
+
+# --- docstrings and comments say what and why; history lives in commit messages and benchmarks/results/ -----
+ISSUE_REFERENCE = re.compile(r"\bissues? ?#?\d+", re.IGNORECASE)
+
+
+def docstrings_and_comments(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every docstring (module, class, function) and every comment of a Python file."""
+    source = path.read_text(encoding="utf-8")
+    found = [(t.start[0], t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline)
+             if t.type == tokenize.COMMENT]
+    for node in ast.walk(ast.parse(source, filename=str(path))):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            text = ast.get_docstring(node, clean=False)
+            if text:
+                found.append((node.body[0].lineno, text))
+    return found
+
+
+def test_no_docstring_or_comment_tells_an_issues_history():
+    """'issue 24, item 6' points at a tracker a reader of the code does not have: say what and why instead."""
+    offenders = [f"{path.relative_to(ROOT)}:{line}" for folder in ("app", "lcsm_core")
+                 for path in (ROOT / folder).rglob("*.py")
+                 for line, text in docstrings_and_comments(path) if ISSUE_REFERENCE.search(text)]
+    offenders += [str(path.relative_to(ROOT)) for suffix in ("*.js", "*.css") for path in (ROOT / "app").rglob(suffix)
+                  if ISSUE_REFERENCE.search(path.read_text(encoding="utf-8"))]
+    assert not offenders, offenders
+
+
+def test_the_history_rule_sees_a_docstring_and_a_comment(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text('"""A module (issue 24, item 6)."""\nx = 1  # see issue 19\ny = "issue 3 in a string is data"\n')
+    assert [line for line, text in docstrings_and_comments(path) if ISSUE_REFERENCE.search(text)] == [2, 1]

@@ -1,4 +1,4 @@
-"""The controls of a page's main chart, drawn with it (issue 21 item 5): `Lesson.chart_controls` names the few
+"""The controls of a page's main chart, drawn with it: `Lesson.chart_controls` names the few
 settings that drive the main chart.
 
 - On a phone (≤ 640 px; the sidebar would cover the screen) they are drawn again under the main chart (a live

@@ -82,7 +82,7 @@ class ChartSpec:
     def identity(self) -> str:
         """The spec as the element id hashes it: its length and Python's hash of it (SipHash, computed once per
         string and kept by it) where st.plotly_chart has Streamlit hash the whole spec with BLAKE2b on every draw
-        (3.5 ms for a 3.4 MB whole-page preview spec, again on each rerun that re-sends a cached chart). The id
+        (a whole-page preview spec is megabytes, hashed again on each rerun that re-sends a cached chart). The id
         still changes exactly when the spec does; Python's hash differs between processes, which an element id,
         kept per session, does not mind."""
         return f"{len(self.spec)}-{hash(self.spec) & 0xFFFFFFFFFFFFFFFF:016x}"
@@ -251,7 +251,7 @@ def refilled(template: dict, data: list[dict | None], layout: dict) -> PlainFigu
     """The figure `build` + `plain_figure` make from traces styled as `template`'s (a plain figure of the same
     chart) but holding the values in `data` (per trace, by position: the raw values a page passes its trace
     constructor; None keeps the template's) under the plain `layout` — without making plotly objects: a preview
-    family draws its z-planes this way (0.05 instead of 0.3 ms a chart). x, y and z of a scatter, bar, heatmap or
+    family draws its z-planes this way (several times cheaper than building). x, y and z of a scatter, bar, heatmap or
     contour are made float32 where `compact_array` says so, as `build` makes them; arrays become typed-array specs.
     A key the template trace lacks, or a line `build` would thin, is refused (ValueError): its place in the trace,
     or its points, would differ. The layout is the caller's: `plain_figure(build([], ...))["layout"]` is exact for

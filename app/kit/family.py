@@ -1,13 +1,13 @@
 """A preview family as the web process keeps it, made where its members are computed (the preview worker).
 
-The members (`app.kit.sweep.sweep_family`: every chart's frame of every member, 0.4–2 MiB of dicts) serve the web
+The members (`app.kit.sweep.sweep_family`: every chart's frame of every member, as dicts) serve the web
 process twice: as the instrument's family data (every chart's frames and every member's readouts and equations, one
 JSON text the browser gets once per family) and, to draw each chart at the current value, through their outline
 only — per member its
 value, name, label and per chart its trace signature and axis extents; per chart and signature what every frame
 shares (`constants`) and how many shapes and notes a frame holds (`sweep_figure.group_outline`). `prepared`
 makes both from the members where they are computed: the web process then unpickles a text and a small outline
-instead of the members and encodes nothing, on the request path of a held move (issue 19 item 2).
+instead of the members and encodes nothing, on the request path of a held move.
 
 tests/app/test_family.py checks the link's text against the members' frames and readouts, and every chart drawn
 from the outline against the same chart drawn from the whole members (`sweep_figure.preview_figure`, both ways).
@@ -75,7 +75,7 @@ def shared_arrays(charts: dict[str, list[dict]]) -> tuple[dict[str, list[dict]],
     it more than once: in the returned list, named where it occurs `{"ref": n}` — or `{"ref": n, "length": k}`, its
     first k values, where a one-dimensional array is the start of a longer one of its type. `instrument.js` puts a
     copy back in each place on arrival (`resolved` is that, in Python). The z-plane and its zoom draw the same traces
-    and members that share a time axis repeat it (discretize's family 1.05 → 0.65 MiB); a training cut at each
+    and members that share a time axis repeat it (discretize's family); a training cut at each
     member's step draws the start of the longest run's curves (LRU stability's loss and paths). New containers:
     the members' frames are not changed."""
     count: dict[tuple, int] = {}
@@ -210,7 +210,7 @@ def empty(lesson: Lesson, held: tuple) -> Family:
 def encoded(value) -> str:
     """`value` as JSON text the way plotly writes a figure (NaN and ±Infinity as null, numpy values as numbers,
     compact separators). Plotly's encoder decodes and encodes its text again wherever "NaN" occurs in it, as
-    base64 array data often spells it (3 of spring's 6 ms); written strictly first, the text is the same and
+    base64 array data often spells it; written strictly first, the text is the same and
     that second pass is left to a family that holds a NaN."""
     try:
         return json.dumps(value, separators=(",", ":"), allow_nan=False, default=_PLOTLY.default)

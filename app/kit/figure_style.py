@@ -35,7 +35,7 @@ The figure, its dict and its JSON are the same as with plain plotly calls (`go.F
 
 Validated in tests, not in the server (`VALIDATE`): pages make their traces with `scatter`, `heatmap`, `contour`
 and `histogram`, which let plotly check every value under pytest (a mistyped property fails) and skip the checks
-in the server's processes (~0.12 → 0.02 ms a trace), where `build` also takes the traces into the figure as they
+in the server's processes (several times cheaper a trace), where `build` also takes the traces into the figure as they
 are instead of copying them (`_adopting`). A preview family builds every chart once per member, so this is most
 of a held move's CPU. The JSON is the same byte for byte (tests/app/test_figure_validation.py: every chart of
 every page at its defaults, presets and extreme settings, and every family).
@@ -155,8 +155,8 @@ def _assign_unvalidated(trace, changes: dict) -> None:
 
 ASSIGN = _assign_unvalidated            # (tests swap in `trace.update`, the reference)
 
-# Whether the trace constructors below validate what a page passes them (plotly's per-value checks, ~0.12 ms a
-# trace) and `build` lets plotly assemble the figure. On in tests (tests/app/conftest.py: a mistyped property
+# Whether the trace constructors below validate what a page passes them (plotly's per-value checks, the larger part of
+# a trace's cost) and `build` lets plotly assemble the figure. On in tests (tests/app/conftest.py: a mistyped property
 # fails there), off in the server's processes, where every figure of every preview member is built again and the
 # JSON is the same byte for byte (tests/app/test_figure_validation.py, every chart of every page).
 VALIDATE = os.environ.get("LCSM_VALIDATE_FIGURES", "0") == "1"

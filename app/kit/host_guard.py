@@ -17,7 +17,7 @@ first retry delay (measured in chromium: the 404s, then the root's pings 100 ms 
 Streamlit's answer and the right one (answering 200 would make `/spring` the base path of every later
 request); the guard passes both pings, as tests/app/test_host_guard.py checks.
 
-No framing (issue 24, item 8): every HTTP response the guard lets through or refuses carries
+No framing: every HTTP response the guard lets through or refuses carries
 `X-Frame-Options: DENY` and `Content-Security-Policy: frame-ancestors 'none'`, so a foreign page cannot load
 the app in an (invisible) iframe with a live websocket and click its buttons for the visitor.
 """

@@ -23,8 +23,6 @@ const STALE_MS = 5000;             // a commit's answer is awaited this long bef
 const MAIN_HEIGHT = 380;           // px: the main chart's most, so controls, readouts and chart share one screen
 const PRESENT_MAIN_HEIGHT = 350;   // px: the same on a projector, whose readouts are larger
 const MIN_MAIN_HEIGHT = 280;       // px: never less (a phone scrolls to it)
-const MOVING_DATA = ["x", "y", "z", "customdata", "text", "name"];     // sweep_figure.MOVING_DATA
-const MOVING_LAYOUT = ["title", "shapes", "annotations"];             // sweep_figure.MOVING_LAYOUT
 
 const registry = (window.__lcsmInstrument = window.__lcsmInstrument ||
   { families: {}, listeners: {}, loads: {}, focused: {} });
@@ -324,15 +322,16 @@ function tagOf(figure) {
 }
 
 // The frame of the value a chart is drawn at, from its spec (sweep_figure.own_frame): a value that is no member
-// has no frame in the family, and moving back to it must find one.
-function ownFrame(figure, name) {
+// has no frame in the family, and moving back to it must find one. `moving`: what a frame replaces, from the
+// page's payload (sweep_figure.MOVING_DATA and MOVING_LAYOUT).
+function ownFrame(figure, name, moving) {
   const data = figure.data.map((trace) => {
-    const moving = {};
-    for (const key of MOVING_DATA) if (trace[key] !== undefined) moving[key] = trace[key];
-    return moving;
+    const part = {};
+    for (const key of moving.data) if (trace[key] !== undefined) part[key] = trace[key];
+    return part;
   });
   const layout = {};
-  for (const key of MOVING_LAYOUT) layout[key] = figure.layout[key] !== undefined ? figure.layout[key] : (key === "title" ? {} : []);
+  for (const key of moving.layout) layout[key] = figure.layout[key] !== undefined ? figure.layout[key] : (key === "title" ? {} : []);
   for (const [key, range] of Object.entries(tagOf(figure).ranges || {})) layout[key] = { range, autorange: false };
   return structuredClone({ name, data, layout });
 }
@@ -344,7 +343,8 @@ function framesOf(state, figure) {
   const sig = JSON.stringify(tag.signature);
   const group = (held.family.charts[tag.chart] || []).find((g) => JSON.stringify(g.signature) === sig);
   const frames = structuredClone(group ? group.frames : []);      // plotly decodes arrays in place
-  return frames.some((f) => f.name === tag.current) ? frames : [...frames, ownFrame(figure, tag.current)];
+  if (frames.some((f) => f.name === tag.current)) return frames;
+  return [...frames, ownFrame(figure, tag.current, state.payload.moving)];
 }
 
 // The main chart's most height: MAIN_HEIGHT, less where the readouts above it are tall (six metrics on a

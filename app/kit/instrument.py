@@ -34,6 +34,7 @@ import streamlit as st
 from .classroom import ClassroomView
 from .lesson import Lesson
 from .settings import Setting
+from .sweep_figure import MOVING_DATA, MOVING_LAYOUT
 from .url_state import sent_widget_states
 from .vendor import VENDOR_URLS
 from .widgets import chart_config, insight_key
@@ -104,7 +105,7 @@ def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts
         rows=[list(row) for row in lesson.charts if not isinstance(row, str)],
         configs={name: chart_config(f"{lesson.page}-{name}") for name in charts},   # the PNG download, as elsewhere
         text={**text, "charts": {name: chart.text for name, chart in charts.items() if chart.text is not None}},
-        vendor=VENDOR_URLS, caption=lesson.caption)
+        vendor=VENDOR_URLS, caption=lesson.caption, moving=dict(data=MOVING_DATA, layout=MOVING_LAYOUT))
     body = ",".join(f"{json.dumps(name)}:{chart.spec}" for name, chart in charts.items())
     return (json.dumps(head)[:-1] + ',"figures":{' + body + "}}").encode("utf-8")
 

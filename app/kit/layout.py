@@ -1,4 +1,4 @@
-"""The page layout rules every page shares, for a projector at 1280×720 and a phone at 390×844 (issue 12):
+"""The page layout rules every page shares, for a projector at 1280×720 and a phone at 390×844:
 one style sheet, injected once per run by the router (tests/browser/test_layouts.py holds every page to it).
 
 - A metric never ends in "…": its label, value and delta wrap, and the value's type shrinks with its column

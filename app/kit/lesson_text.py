@@ -22,6 +22,7 @@ A lesson file is Markdown a teacher edits without Python:
     target: max_horizon < 150
     hint: / explain: as for exercises; a line that goes on without a field name continues the
     field above it (until a blank line)
+    solution: r_min=0.99&r_max=0.993  ← settings that solve it, as a link's query (not shown; tests check it)
     ## Quantities
     - half_life: envelope half-life t½ [s]      ← how feedback names a live quantity, and its unit
     ## Try this
@@ -53,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
-FIELDS = ("check", "target", "answer", "hint", "explain")
+FIELDS = ("check", "target", "answer", "hint", "explain", "solution")
 PROSE_FIELDS = ("hint", "explain")                           # fields whose text may go on over several lines
 QUANTITIES = "Quantities"                                    # the section naming the page's live quantities
 TRY_THIS = "Try this"                                        # the section of reading-order steps
@@ -80,6 +81,7 @@ class Exercise:
     answer: str | None = None
     hint: str = ""
     explain: str = ""
+    solution: str = ""        # a challenge's solving settings, as a link's query (`r_min=0.99&r_max=0.993`)
 
     @property
     def kind(self) -> str:
@@ -282,7 +284,7 @@ def load_lesson(page: str, directory: Path | None = None) -> LessonText:
 
 def _lesson_source(path: Path) -> str:
     """A lesson file's text; LessonFormatError, in a teacher's words, for a file that is not UTF-8 text or not a
-    file at all (a folder named like one, a dangling link): only its own page says so (issue 24, item 5)."""
+    file at all (a folder named like one, a dangling link): only its own page says so."""
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as why:
@@ -409,9 +411,11 @@ def _exercise(title: str, text: str, kind: str = "Exercise") -> Exercise:
             raise LessonFormatError(f"{where}: cannot read {condition} '{c}'")
     if answers and (len(answers) > 1 or not _ANSWER.match(answers[0])):
         raise LessonFormatError(f"{where}: answer must be 'VALUE [± TOL[%]]', got {answers}")
+    if len(found["solution"]) > 1:
+        raise LessonFormatError(f"{where}: one solution: line at most")
     return Exercise(title=title, prompt="\n".join(prompt).strip(), checks=checks,
                     answer=answers[0] if answers else None, hint=" ".join(found["hint"]),
-                    explain=" ".join(found["explain"]))
+                    explain=" ".join(found["explain"]), solution="".join(found["solution"]))
 
 
 def _value(term: str, quantities: dict) -> float:

@@ -66,7 +66,7 @@ def _pages(directory: str, stamp: int) -> list[str]:
 
 def lesson_pages(stamp: int | None = None) -> list[str]:
     """Every lesson file's page, in lesson order, from the cache (read again after an edit: `files_stamp`). Each
-    page run asks (the next-lesson link, the score): reading every file's front matter each time cost ~1 ms."""
+    page run asks (the next-lesson link, the score), and reading every file's front matter each time is not free."""
     return _pages(str(lesson_text.LESSONS_DIR), files_stamp() if stamp is None else stamp)
 
 

@@ -1,40 +1,19 @@
-"""Drag to preview (`Lesson.sweep`): one family of precomputed page states drives every chart and readout of
-the page during a drag, never computed on the request path (issue 21 item 1, issue 19 item 2).
+"""Drag to preview (`Lesson.sweep`): one family of precomputed page states drives every chart, readout and equation
+of the page during a drag; it is never computed on the request path.
 
-The mechanism:
-
-- A family is the whole page at every value of the swept setting, the other settings held (`app.kit.sweep`):
-  per member, every chart's frame (trace data + title, shapes, notes), axis extents and trace signature, and the
-  readouts (`Lesson.metrics`) as text. It is data only (no plotly objects), computed by the preview pool
-  (`app.kit.preview_pool`: a lowest-priority worker process; `Sweep.compute_many` where a page declares it, else
-  `compute` per value, always through the page's own `figures`) and kept in the byte-bounded cache
-  (`app.kit.cache`, store "previews") under (page, held settings), for every session of the process, as
-  `app.kit.family.Family`: the family's JSON text and the members' outline, both made in the worker (the
-  request process unpickles a text and encodes no family).
-- Family cached: every chart of the page is drawn at the current value (its picture only, no frames) with its
-  axes fixed over the family (`sweep_figure.fixed_ranges`; a runaway member's frame fits its own). Each figure is
-  tagged `layout.meta.lcsm = {page, chart, follows, family, current, signature}` (follows: the family's frames
-  apply to it; the browser makes a frame of a value off the grid). The family's frames, readouts and equations go
-  apart, in the instrument's family mount (`Family.link`, one per family): it does not depend on the swept value,
-  so a swept move re-sends the page and a reference to the family (Streamlit's ForwardMsg cache), not the family.
-  A chart with an animation of its own (▶ play) keeps its frames and
-  does not follow a drag; a chart whose traces differ in kind at some value has no frame there. The specs are
-  cached per (page, settings, presenter view) (`preview_specs`): a swept move rebuilds no member, a rerun at known
-  settings re-sends cached strings.
-- `app.kit.instrument` (a Streamlit v2 component) draws every chart with the family's frames added and moves
-  them all, with the readouts and equations, to the member its swept control is at — in the browser, no server
-  round trip — and commits the value on release; the script then draws URL, exercises and the instrument at that
-  value. One value everywhere: the preview never holds a value of its own after the release.
-- Family not cached (a move of another setting): the family is requested and the script waits for it, up to
-  `family_wait_s()` (a condition wait, no CPU): a family computed in that time (30–50 ms of the worker's CPU on
-  the five pages) is drawn in the same run — no second run of the page, no polls. Past the wait, the instrument is
-  drawn without a family (its swept control then commits on release like any other) and a fragment polls every
-  `POLL_S` and, once the family is in, reruns the page once (so the poll stops costing). The pool sheds new
-  families when the server is busy: the instrument stays without one, with a caption saying so, and the preview
-  comes back on a later move when the server is quiet.
+- A family is the whole page at every value of the swept setting, the other settings held (`app.kit.sweep`), as data
+  (no plotly objects): computed by the preview pool (`app.kit.preview_pool`, a lowest-priority worker process) and
+  cached per (page, held settings) as an `app.kit.family.Family` for every session of the process.
+- With its family cached, every chart is drawn at the current value with its axes fixed over the family and tagged
+  `layout.meta.lcsm` (`app.kit.sweep_figure`); the family goes to the browser once, in the instrument's family
+  mount (`app.kit.instrument`), which moves every chart, readout and equation to the member at the swept control
+  and commits the value on release. A chart with an animation of its own (▶ play) does not follow a drag.
+- Without it (a move of another setting), the script waits up to `family_wait_s()` for the pool (a condition wait,
+  no CPU); past the wait the instrument is drawn without a family and a fragment polls every `POLL_S`, rerunning
+  the page once when the family is in. A busy server sheds new families, and the instrument says so.
 
 With `LCSM_PREVIEW_WORKERS=0` the family is computed in the session itself after the rest of its page is drawn
-(`render_lesson` calls what `inline_family` returns last), and the instrument is drawn with it in its slot.
+(`inline_family`).
 """
 from __future__ import annotations
 
@@ -172,7 +151,7 @@ def family_first(lesson: Lesson, frozen: tuple) -> None:
     """A held move's family before the page computes: ask for it and wait up to `family_wait_s` (no CPU). The family
     brings its members' results (`store_family`), so where the current value is a member — after a release it
     always is, and the pages' defaults are — the page is not computed a second time here (LRU stability: its
-    training, 14 ms). `waited_preview` then waits only what is left of the same `family_wait_s`."""
+    training). `waited_preview` then waits only what is left of the same `family_wait_s`."""
     _RUN.deadline = None
     queue, wait_s = pool(), family_wait_s()
     if queue is None or wait_s == 0:

@@ -101,9 +101,9 @@ _prepared = False
 
 def _prepare_worker() -> None:
     """Once per worker, at its first family: every lesson imported, then the heap frozen (`gc.freeze`, as
-    `app.kit.web_process.prepare` does for a web process). Else the collector's full pass walks the ~340 000
-    objects of torch, plotly, scipy and the lessons every few dozen families: about 190 ms of the worker's CPU
-    each time, 5–7 ms a family on average (measured over 40 discretize families), counted in a held move's cost.
+    `app.kit.web_process.prepare` does for a web process). Else the collector's full pass walks the hundreds of
+    thousands of objects of torch, plotly, scipy and the lessons every few dozen families, a cost counted in a held
+    move's (benchmarks/results/move_profile-cpu.md).
     Done at the first job, not in `_start_worker`: the web process waits for its workers to start."""
     global _prepared
     if _prepared or not _in_worker:

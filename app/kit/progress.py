@@ -92,7 +92,7 @@ def solved_titles(page: str, kind: str) -> set:
 
 def _session_solved(page: str, kind: str) -> set:
     """`solved_titles` for a caller that kept the learner token in the URL this run already (once for every
-    lesson's counts, not once per lesson and kind: ~0.5 ms of every page run)."""
+    lesson's counts, not once per lesson and kind, on every page run)."""
     key = f"{page}.{kind}s.solved"
     if key not in st.session_state:
         st.session_state[key] = SolvedTitles(page, kind, stored_solved().get((page, kind), ()))

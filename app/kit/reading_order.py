@@ -1,4 +1,4 @@
-"""A lesson's reading order (issue 21, item 2): its story open at the top, its "try this" steps each drawn under
+"""A lesson's reading order: its story open at the top, its "try this" steps each drawn under
 the chart it names, and a link to the next lesson at the end — as Distill's explorables put each control and
 question beside its figure, in the order a reader meets them.
 

@@ -1,5 +1,5 @@
 """A tab whose web process died comes back by itself: its page reruns on the process it reconnects to, from the
-tab's URL and widgets, even if the learner touches nothing (issue 19, item 4).
+tab's URL and widgets, even if the learner touches nothing.
 
 Behind HAProxy a killed web process's tabs reconnect to another one, which opens a new session for each. Streamlit's
 frontend (1.67, `App.handleConnectionStateChanged`) asks the new session for a run on a reconnect only when a run

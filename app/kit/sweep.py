@@ -89,7 +89,7 @@ def sweep_family(lesson: Lesson, held: dict, results: dict | None = None) -> lis
 def shared_values(members: list[dict]) -> list[dict]:
     """`members` with each frame's trace data that equals the first member's (a time axis, a heat map that does not
     move with the swept setting) made the first member's object: the family is pickled from the worker with it once
-    (pickle writes a shared object once; propagation's family: 2.7 → 0.3 MiB) and compared in no time in the web
+    (pickle writes a shared object once) and compared in no time in the web
     process (`sweep_figure.constants`). Members are never changed after this: sharing is safe."""
     if len(members) < 2:
         return members

@@ -48,13 +48,9 @@ def load_settings(spec: Settings) -> None:
 def resend_values(spec: Settings) -> None:
     """Set every widget key to its own value, so every run's widget carries the value it shows.
 
-    Streamlit sends a widget's value to the browser only in a run that set its key; other runs send the bare
-    widget, and a browser that mounts it afresh then draws it at its default (a slider: its minimum) and sends that
-    back with the next move. A loaded browser did mount the sidebar afresh (one way, read in Streamlit's frontend: a
-    run whose page differs from the page its state holds, read before React applied the last navigation, drops the
-    page's elements and widget states; the next run re-draws them bare). Spring then opened with m 0.10, k 0.10,
-    c −1.00 beside charts at the defaults, and a released drag committed those minima
-    (a browser test under CI's two browsers; tests/app/test_widget_values_resent.py)."""
+    Streamlit sends a widget's value to the browser only in a run that set its key; a browser that mounts the
+    widget afresh from a run that did not would draw it at its default and send that back with the next move
+    (tests/app/test_widget_values_resent.py)."""
     for p in spec.params:
         key = spec.key(p.name)
         if key in st.session_state:

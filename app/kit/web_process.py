@@ -1,22 +1,21 @@
 """What a web process sets up once, before its first page: few threads, the app imported, the heap frozen.
 
-`prepare()` is called by app/serve.py when Streamlit loads it, before any session connects. Measured on the
-2-core project machine (benchmarks/results/move_profile-cpu.md, move_cost-cpu.md):
+`prepare()` is called by app/serve.py when Streamlit loads it, before any session connects. Why each, as measured
+on the 2-core project machine (benchmarks/results/move_profile-cpu.md, move_cost-cpu.md):
 
-- **One BLAS/OpenMP thread.** A page's numpy and torch work is small; a second OpenMP or OpenBLAS thread
-  spin-waits on the core that the other web processes and the trainer need, which cost 0.6–1.8 s of CPU on a
-  move of a held setting. The variables must be set before numpy or torch is first imported, so this module
-  imports neither at the top.
+- **One BLAS/OpenMP thread.** A page's numpy and torch work is small; a second OpenMP or OpenBLAS thread spin-waits on
+  the core that the other web processes and the trainer need. The variables must be set before numpy or torch is first
+  imported, so this module imports neither at the top.
 - **The app imported now, not on the first page.** torch, plotly, scipy and every lesson load while the process
   starts (the first learner's page no longer waits seconds for them).
 - **A frozen heap.** Streamlit runs a full garbage collection after every script run (`runner.postScriptGC`),
-  and a full collection walks every tracked object: with torch, plotly and scipy imported that is ~340 000
-  objects and 160–260 ms of CPU on every move of every page, the largest single cost of a move.
+  and a full collection walks every tracked object: with torch, plotly and scipy imported, hundreds of thousands
+  of objects on every move of every page, the largest single cost of a move.
   `gc.freeze()` after the imports moves those long-lived objects out of the collector's sight, so the
-  collection after a run only walks what this process made since — a few ms — and cycles made by a session are
+  collection after a run only walks what this process made since, and cycles made by a session are
   still collected (postScriptGC stays on, so memory stays bounded).
 - **A run's messages handed to the event loop in batches** (`app.kit.script_events`): one wake-up of the loop
-  per batch instead of one per element, ~20 µs of CPU per element drawn (80–90 on a lesson page's move).
+  per batch instead of one per element drawn.
 """
 from __future__ import annotations
 

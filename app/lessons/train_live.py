@@ -36,7 +36,7 @@ from app.kit.snippet import keyword_arguments
 from lcsm_core.tasks import TASK_NAMES
 from lcsm_core.training import RunConfig, RunRow, RunStore, run_config, shared_client
 from lcsm_core.training.compare import differences, runs_csv, runs_json
-from lcsm_core.training.config import run_settings
+from lcsm_core.training.config import PAGE_DEFAULTS, run_settings
 from lcsm_core.training.cost import format_bytes
 from lcsm_core.training.loop import WAITING
 from lcsm_core.variants import VARIANTS, variant_table
@@ -75,7 +75,7 @@ SETTINGS = Settings("train_live", (
     Setting.number("layers", "Layers", 2, 1, 64, group="Model"),
     Setting.number("conv", "Short conv width (0 = none)", 4, 0, 16, group="Model",
                    help="A causal depthwise convolution before each EOS layer: it lets the key reach its value."),
-    Setting.choice("lr", "Learning rate", 5e-3, LR_CHOICES, widget="select_slider", group="Training",
+    Setting.choice("lr", "Learning rate", PAGE_DEFAULTS["lr"], LR_CHOICES, widget="select_slider", group="Training",
                    help="Changes a running run too.", on_change=steer(lambda: LESSON, set_lr)),
     Setting.number("batch", "Batch size", 32, 1, 4096, group="Training"),
     Setting.number("seed", "Seed", 0, 0, 2**31 - 1, group="Training"),
@@ -87,7 +87,7 @@ SETTINGS = Settings("train_live", (
 
 PRESETS = (
     Preset("⚡ GLA learns recall",
-           dict(task="mqar", layer="variant", variant="gla", k=64, lr=5e-3, seed=0),
+           dict(task="mqar", layer="variant", variant="gla", k=64, lr=PAGE_DEFAULTS["lr"], seed=0),
            "A data-dependent decay: accuracy jumps once the layer learns to bind keys to values "
            "(99 % at step 680 with seed 0; at steps 340–680 over seeds 0–2)."),
     Preset("🧪 Code 1-3-1-0", dict(task="mqar", layer="code", code="1-3-1-0", tau=16.0, k=64, seed=0),
@@ -99,7 +99,7 @@ PRESETS = (
            "trains 1–2 steps/s on a CPU, so the run takes a few minutes; watch the curve stay flat, no need to "
            "wait for the end."),
     Preset("✂️ Selective copying, GLA",
-           dict(task="selective_copying", layer="variant", variant="gla", k=64, lr=5e-3, seed=0),
+           dict(task="selective_copying", layer="variant", variant="gla", k=64, lr=PAGE_DEFAULTS["lr"], seed=0),
            "Copy the scattered tokens in order: a data-dependent decay can keep the tokens and skip the blanks "
            "(GLA: 0.91 test accuracy in the 1000-step budget at seed 0; try S4 at k = 16 and compare them in "
            "the table)."),

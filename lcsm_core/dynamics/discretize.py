@@ -85,9 +85,9 @@ def euler_stability_circle(dt: float, points: int = 200) -> np.ndarray:
 @dataclass(frozen=True)
 class PoleMap:
     """What the s-plane and z-plane pictures draw besides the poles, kept as the few numbers that fix it: the grid
-    lines are made at their first use (about 0.05 ms; both planes draw them) and kept, but never pickled
+    lines are made at their first use (both planes draw them) and kept, but never pickled
     (`__getstate__`), and Euler's disk is made on each use. A comparison then travels between processes (the
-    preview worker sends a family's results to the web process, pickled) as 0.2 KB of grid here, not 58 KB of
+    preview worker sends a family's results to the web process, pickled) as a few numbers of grid here, not thousands of
     points, and a cache that measures it counts what it holds."""
 
     dt: float

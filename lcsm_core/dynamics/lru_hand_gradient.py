@@ -15,8 +15,8 @@ every gradient is a sum over the T lags τ, in torch's convention for a complex 
     exponential λ = exp(−e^ν + i e^θ):        ∂L/∂ν = Re(conj(∂L/∂λ) · (−e^ν λ)),   ∂L/∂θ = Re(conj(∂L/∂λ) · i e^θ λ)
 
 Both students train side by side, as one (2, …) array (a row stops changing once its loss diverges), with
-torch's Adam written out. Why: the autograd reference (`lru_stability.run_gradient_steps`) spends ~1 ms of
-torch overhead per step; this spends ~50 µs for both students, so a new (lr, γ, r_max, seed) on the page
+torch's Adam written out. Why: the autograd reference (`lru_stability.run_gradient_steps`) spends most of a
+step in torch overhead; this takes a small part of that for both students, so a new (lr, γ, r_max, seed) on the page
 costs milliseconds instead of half a second. The two agree to rounding (tests/dynamics/test_lru_hand_gradient.py).
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ sequences of different lengths with zero input (the caller cuts each system's ow
 
 The EOS scan is the reference here; a preview family runs the same block sums as the scan's chunked form in
 numpy (`lti_blocks.block_states`, form="blocks": A is fixed, so a block's powers and impulse response serve
-every block), about 0.3 instead of 2 ms a scan — most of what a family's scan cost the preview worker.
+every block), several times faster than the scan — most of what a family's scan cost the preview worker.
 
 The discretizations are python-control's (scipy's `cont2discrete`) written out for a stack of matrices:
 ZOH by one batched matrix exponential, bilinear and Euler by the generalized bilinear transform. They equal

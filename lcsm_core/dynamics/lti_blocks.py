@@ -10,7 +10,7 @@ second (zero-state) part is one matrix product with the lower-triangular Toeplit
 once; the blocks' starts follow one another, c_{k+1} = A^L c_k + (that part at s = L): a loop over about √T
 blocks; then every state is one more product. This is the chunked EOS scan's arithmetic (`lcsm_core.scan`,
 form="chunked") written in numpy for small n: the same sums, without the scan's general inputs (a time-varying A,
-a batch of heads, autograd) — about 0.3 instead of 2 ms per scan of a preview family (benchmarks/family_cost.py).
+a batch of heads, autograd) — several times faster per scan of a preview family (benchmarks/family_cost.py).
 
 `recurrent_states` beside it is the readable reference, one step at a time; tests/dynamics/test_lti_blocks.py
 compares the two in fp64 (defective, unstable and input-free systems, lengths from 1 step on).

@@ -24,13 +24,22 @@ def check_spring(m: float, k: float) -> None:
         raise ValueError(f"spring constant k must be non-negative, got {k!r}")
 
 
+def spring_matrices(m, c, k) -> tuple[np.ndarray, np.ndarray]:
+    """The spring's A (..., 2, 2) and B (..., 2, 1), the one place they are written: m, c, k are scalars or arrays,
+    broadcast against each other (a family's members stack along the leading axis). Does not check m and k."""
+    m, c, k = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, c, k)))
+    A = np.zeros(m.shape + (2, 2))
+    A[..., 0, 1], A[..., 1, 0], A[..., 1, 1] = 1.0, -k / m, -c / m
+    B = np.zeros(m.shape + (2, 1))
+    B[..., 1, 0] = 1.0 / m
+    return A, B
+
+
 def spring_mass_damper(m: float, c: float, k: float) -> control.StateSpace:
     """Continuous state space of the spring (2 states, 1 input f, 1 output x). Needs m > 0, k ≥ 0."""
     check_spring(m, k)
-    A = [[0.0, 1.0], [-k / m, -c / m]]
-    B = [[0.0], [1.0 / m]]
-    C = [[1.0, 0.0]]
-    return control.ss(A, B, C, [[0.0]])
+    A, B = spring_matrices(m, c, k)
+    return control.ss(A, B, [[1.0, 0.0]], [[0.0]])
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import numpy as np
 from ..divergence import DIVERGENCE_BOUND, first_divergence, kept_steps
 from .forcing import forcing_signal
 from .lti_batch import state_readouts, zoh_many
-from .spring import check_spring, spring_energy, spring_regime
+from .spring import check_spring, spring_energy, spring_matrices, spring_regime
 from .spring_simulation import SpringSimulation, step_for_poles
 
 
@@ -26,10 +26,7 @@ def simulate_spring_family(m, c, k, forcing: str = "impulse", *, horizon: float 
     for m_j, k_j in zip(ms, ks):
         check_spring(m_j, k_j)
     N = len(ms)
-    A = np.zeros((N, 2, 2))
-    A[:, 0, 1], A[:, 1, 0], A[:, 1, 1] = 1.0, -ks / ms, -cs / ms                       # spring_mass_damper's A, B
-    B = np.zeros((N, 2, 1))
-    B[:, 1, 0] = 1.0 / ms
+    A, B = spring_matrices(ms, cs, ks)
     regimes = [spring_regime(*params, poles=poles) for params, poles in zip(zip(ms, cs, ks), np.linalg.eigvals(A))]
     steps = np.array([step_for_poles(regime.poles, dt) for regime in regimes])
     lengths = [int(round(horizon / step)) + 1 for step in steps]

@@ -1,7 +1,7 @@
 """Running a grid's cells: on a local process pool by default, or on a Ray cluster given its address, or — a
 page's grid (`via_service=True`, shared_grid_runner) — as jobs of the trainer service.
 
-A page's grid (issue 24): the web process admits the cells (store.admit_grid, job=GRID_JOB) and runs no grid
+A page's grid: the web process admits the cells (store.admit_grid, job=GRID_JOB) and runs no grid
 work at all; the trainer service (lcsm_core/training/service.py: a thread of the one web process, or the separate
 `python -m lcsm_core.training.service`) trains them in its grid lane, after live runs (manager.py says how). Its
 futures are answered from the store. While another's grid holds the lab, a visitor's grid goes into the store's

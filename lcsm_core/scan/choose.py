@@ -81,39 +81,30 @@ def choose_form(shape: ScanShape | ScanInputs) -> str:
             raise ValueError(f"{ENV_FORM}={forced!r} is not a form; use recurrent, parallel, chunked or kernel")
         return forced
     if shape.cuda:
-        from .choose_cuda import cuda_form  # the CUDA rule, beside this CPU one (H6, issue 23 item 4)
+        from .choose_cuda import cuda_form  # the CUDA rule, beside this CPU one
         return cuda_form(shape) if kernels_available() else "chunked"
     return cpu_form(shape)
 
 
 def cpu_form(shape: ScanShape) -> str:
-    """"chunked" or "recurrent": whichever torch form is faster on a CPU for these shapes.
+    """"chunked" or "recurrent": whichever torch form is faster on a CPU for these shapes (the timings behind each
+    rule: benchmarks/results/form_choice-cpu.md).
 
     The chunked form wins where its blocks are real matmuls: a k×1 or 1×d oscillation. A full k×d
     oscillation per step is expanded to (T, k, d) decays in every block, which costs more
-    than the T steps of the recurrent form unless k·d is tiny. Measured fwd+bwd, T=64, one thread,
-    batch 8 / 32: GLA k=d=16 10.5/32.8 recurrent vs 6.2/7.8 ms chunked; Longhorn 16×64 18/70 vs
-    28/123 ms; LRU (d=1 per output), HGRN/RWKV4 (1×1 per channel) and S4/S5 (matrix) are faster recurrent, at any T
-    (fwd+bwd, d_model 32, batch 8, T=256, k 16: LRU 57 vs 509 ms, TNN 37 vs 92, HGRN 43 vs 52, RWKV4 40 vs
-    115; k 4: LRU 18 vs 131, TNN 14 vs 35).
+    than the T steps of the recurrent form unless k·d is tiny. LRU (d=1 per output), HGRN/RWKV4 (1×1 per channel)
+    and S4/S5 (matrix) are faster recurrent, at any T.
 
     A narrow memory with a tiny batch still goes chunked for a long sequence (the dynamics lessons: k = n
-    modes, d = 1, o = the eigenvalues, a handful of outputs as the batch), measured forward only, one
-    thread, complex128, modes × sequences: 2×4 T=256 2.8 vs 0.7 ms, T=1000 10.8 vs 5.8 ms; 4×6 T=1000
-    12.7 vs 5.6 ms, T=4000 49 vs 30 ms; 8×10 T=1000 14 vs 26 ms, 20×24 14 vs 135 ms (recurrent faster).
-    Growing modes stay on the exact step-by-step form.
+    modes, d = 1, o = the eigenvalues, a handful of outputs as the batch); many modes over many sequences run
+    faster recurrent. Growing modes stay on the exact step-by-step form.
 
     A static full k×d o (model code 0) goes chunked whenever k, d ≥ 4: that form steps it in groups of
     sequences, one (k, d) tensor for the whole batch and every step, and keeps only the memories entering the
-    blocks (chunked_static.py). Measured fwd+bwd, one thread, on a loaded machine (load 10-13), recurrent vs
-    chunked: T = 64, batch 8 / 32, 8×8 5.1/6.0 vs 2.9/5.0 ms, 32×32 6.5/15 vs 4.1/7.8 ms, 64×64 (batch 32)
-    54 vs 28 ms; B = 64, T = 256, 128×128 2.8 CPU-s and +3.0 GiB vs 1.0 CPU-s and +134 MiB (the same decay
-    handed over as a rank-1 Outer: 0.6 s, +361 MiB).
+    blocks (chunked_static.py), in a fraction of the recurrent form's time and memory.
 
     A structured o (`Outer`, `DeltaRule`, structured.py) goes chunked whenever k, d ≥ 4: its chunked forms are
-    matmuls over the block and never build the (T, k, d|k) tensor. Measured fwd+bwd, one thread, batch 8, on a
-    loaded machine (load 7), recurrent vs chunked ms: DeltaNet 32×16 T=64 10 vs 3, 64×64 T=256 69 vs 21; M1
-    32×16 T=256 33 vs 8; code 1-1-1-0 32×16 T=64 6 vs 2, 64×64 T=256 63 vs 13; 1-9-1-0 16×8 T=256 22 vs 3.
+    matmuls over the block and never build the (T, k, d|k) tensor.
     """
     if shape.structure != "dense" and min(shape.k, shape.d) >= 4:
         return "chunked"

@@ -1,7 +1,7 @@
 """The CUDA half of the form chooser (`choose.choose_form` asks `cuda_form` when the states live on a GPU and the
 Triton kernels are installed): the kernels, or the torch chunked form where the kernels are not known to win.
 
-No timing of the tensor-core kernels exists yet (issue 23: no GPU was lent), so the rule is conservative: the
+No timing of the tensor-core kernels exists yet, so the rule is conservative: the
 kernels run only where their design says they win, and every shape the Train live page can make stays on torch
 chunked until measured. By the shapes alone (no device sync, usable by the cost model before any tensor exists):
 
@@ -10,7 +10,7 @@ chunked until measured. By the shapes alone (no device sync, usable by the cost 
    training shape lands here, whatever its batch, k, d or variant. There the torch chunked form is at most
    ⌈256 / 64⌉ = 4 blocks of batched matmuls, while the kernel path launches as many kernels (3 forward and 5
    backward for the chunk kernel, plus the log-gate and its cumsum in torch), each with little work. Measured on
-   an H100 with the previous kernels (issue 23): at the Train live defaults (batch 32, T = 64, k = d = 64,
+   an H100 with the previous kernels: at the Train live defaults (batch 32, T = 64, k = d = 64,
    2 layers) the kernels ran 70 training steps/s against 86 for torch chunked.
 2. Launch-bound scans go to the torch chunked form: below LAUNCH_BOUND_WORK memory-cell updates per scan
    (sequences · T · k · d), a long but narrow scan (the dynamics lessons' few modes over thousands of steps).

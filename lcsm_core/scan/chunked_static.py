@@ -14,10 +14,10 @@ bookkeeping:
                   dM_t = s̄_t dy_tᵀ + ō ⊙ dM_{t+1}      ds_t = m̄_t dy_t     de_t = dM_t ī_t     di_t = dM_tᵀ ē_t
                   do   = Σ_{b,t} dM_t ⊙ m̄_{t−1}       dm_0 = ō ⊙ dM_1
 
-Sequences step in groups small enough that a group's memory stays in a core's cache across the steps: at
-B = 64, k = d = 128 one float32 memory of the whole batch is 4 MiB, past the 2 MiB L2, and the forward took 0.35 s
-as one group against 0.10 s in groups of 4-8 sequences. Every per-step read of a memory (y_t; ds_t in the
-backward) runs right after the step that makes it, while it is in cache. On CUDA the whole batch is one group.
+Sequences step in groups small enough that a group's memory stays in a core's cache across the steps (a whole batch's
+memory is often past the L2; benchmarks/results/form_choice-cpu.md has the timings). Every per-step read of a memory
+(y_t; ds_t in the backward) runs right after the step that makes it, while it is in cache. On CUDA the whole batch is
+one group.
 """
 from __future__ import annotations
 
@@ -26,8 +26,7 @@ import math
 import torch
 
 # Bytes of one group's memory (group × k × d numbers): an eighth of a core's L2, leaving room for dM and the
-# gradient accumulator in the backward. Measured fwd+bwd at B = 64, T = 256, k = d = 128, one thread, C = 64, on a
-# loaded machine: 128 KiB 0.75 s, 256 KiB 0.63 s, 512 KiB 0.66 s, 1 MiB 0.73 s, 4 MiB (the whole batch) 1.0 s.
+# gradient accumulator in the backward (the fastest of the sizes timed: benchmarks/results/form_choice-cpu.md).
 GROUP_BYTES = 256 * 1024
 
 

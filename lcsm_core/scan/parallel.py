@@ -19,7 +19,7 @@ def common_dtype(inp: ScanInputs):
 
 
 # The parallel form's (..., T, T) decays (and the cumulative product building them, and the scores) are refused
-# beyond this many bytes: B=1, T=2048, k=d=64 asked for 64 GiB and died in the allocator.
+# beyond this many bytes (B=1, T=2048, k=d=64 would ask for 64 GiB).
 PARALLEL_MAX_BYTES = 2 ** 30
 PARALLEL_COPIES = 3
 

@@ -1,4 +1,4 @@
-"""One admission policy for all work a visitor can start: live training runs and paper-lab grids (issue 24).
+"""One admission policy for all work a visitor can start: live training runs and paper-lab grids.
 
 Pure policy, no I/O: what a piece of work costs, what a visitor and the server already hold, and whether the
 work is refused, with the message a learner reads. The run store applies it inside the transaction that

@@ -208,7 +208,7 @@ def run_config(*, task: str = "mqar", seq_len: int = 64, kv_pairs: int = 4, copy
 # over these names; tests/training/test_run_settings.py pins the two equal), so a script trains what the page
 # trains without importing the page (benchmarks/train_speed.py).
 PAGE_DEFAULTS = dict(task="mqar", seq_len=64, kv_pairs=4, copy_tokens=8, vocab=64, layer="variant", variant="gla",
-                     code="1-3-1-0", tau=16.0, d_model=64, k=64, layers=2, conv=4, lr=5e-3, batch=32, seed=0,
+                     code="1-3-1-0", tau=16.0, d_model=64, k=64, layers=2, conv=4, lr=OptimConfig.lr, batch=32, seed=0,
                      steps=1000)
 
 

@@ -13,7 +13,7 @@
   earlier ones, counting the runs it already holds slots with, and between equals the visitor served longest ago
   goes first. Fresh tokens from
   one address therefore cannot chain their paused runs through the slot ahead of another visitor: that visitor
-  waits at most one pause-hold period (issue 24).
+  waits at most one pause-hold period.
 - A paused run holding a slot gives it up to a waiting run after `pause_hold_s` seconds paused in total
   (Step does not reset that clock), and any run left paused without a Step for `max_pause_s` stops.
 - Turns: while other runs wait for a slot, a live run that has trained `slice_s` seconds in its turn (training
@@ -29,7 +29,7 @@
   anyone may read it from the store. Sizes and the estimated memory are capped by SizeLimits.
 - A worker that dies (crash, out of memory, kill) fails its run with the reason, and a new one is started for
   the next run; a run whose worker grows far past the memory budget is ended the same way.
-- **Paper-lab grid cells share the service in a lane of their own** (issue 24: a page's grid is a job of the
+- **Paper-lab grid cells share the service in a lane of their own** (a page's grid is a job of the
   trainer service, adopt_cell). Live runs come first, three ways: (1) a cell never takes a live run's slot: at
   most `grid_workers` cells train at once (LCSM_GRID_WORKERS, default 1) beside the `max_concurrent` live slots;
   (2) no new cell starts while a live run waits for a slot; (3) grid workers run at a low CPU priority

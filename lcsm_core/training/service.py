@@ -13,7 +13,7 @@ PAUSE_HOLD_S paused in total and stops after IDLE_PAUSE_S, a run that trained SL
 wait gives its slot back and resumes from its checkpoint at its next turn, SizeLimits and the memory guard, a
 dead worker fails its run. It writes each run's queue position into the store, where every web process reads it.
 
-A page's paper-lab grid is the service's work too (issue 24): the page admits its cells in one transaction
+A page's paper-lab grid is the service's work too: the page admits its cells in one transaction
 (store.admit_grid with job=GRID_JOB; paper_lab/runner.py GridRunner(via_service=True)), and the service takes
 them like jobs and trains them in RunManager's grid lane: its own LCSM_GRID_WORKERS workers at a low CPU
 priority, and no new cell while a live run waits, so a learner's ▶ Play is never kept waiting by a grid. A

@@ -1,5 +1,5 @@
-"""A fault of the run store's file (SQLite) told in words a page can show, instead of a traceback (issue 24, items 6
-and 7), logged once rather than on every poll, and the check that the file is still the one the server opened.
+"""A fault of the run store's file (SQLite) told in words a page can show, instead of a traceback,
+logged once rather than on every poll, and the check that the file is still the one the server opened.
 
 Pages and the live-lesson kind catch `sqlite3.Error` and `OSError` around store reads and writes and show
 `store_fault_message(exc)` when it is not None: unwritable folder, not a database, malformed, full disk, file

@@ -130,7 +130,7 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
 
 
 def end_when_writable(store, run_id: int, fault: sqlite3.Error, server_alive, retry_s: float = RETRY_WRITE_S) -> bool:
-    """The store refused a run's write (issue 24, item 6: a full disk): mark the run "failed", with the reason, as
+    """The store refused a run's write (a full disk): mark the run "failed", with the reason, as
     soon as the store takes a write again (tried every `retry_s` while `server_alive()`), so the page shows why
     it ended instead of "running", then "lost". The steps saved before stay. A fault waiting does not cure (the
     file deleted, replaced or damaged) is logged and left. True once the end is written."""

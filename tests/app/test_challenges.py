@@ -2,15 +2,16 @@
 grade like exercises; the session's score shows on every lesson page and on Home; a teacher link `?challenge=N`
 opens one at the top (a bad N falls back with a note, the value shown as literal code).
 
-A challenge's solution is a page state (settings) under which every target holds, computed the way the page
-computes it (compute → quantities). Train live's needs a training run: its grading is checked on the quantities
-of a run record as the page builds them (`run_quantities`), with the step count measured in
-benchmarks/results/train_speed-cpu.md. Paper lab's is checked on the shipped grid results the page opens with.
+A challenge's solution (its `solution:` line, a link's query) is a page state under which every target holds,
+computed the way the page computes it (compute → quantities). Train live's needs a training run: its grading is
+checked on the quantities of a run record as the page builds them (`run_quantities`), with the step count measured
+in benchmarks/results/train_speed-cpu.md. Paper lab's is checked on the shipped grid results the page opens with.
 """
 from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -26,19 +27,16 @@ from tests.app.test_classroom import send_commit
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# page → one solution state per challenge (changes from the page's defaults), in file order
-SOLUTIONS = {
-    "spring": [dict(m=1.0, k=2.0, c=1.5)],
-    "discretize": [dict(m=1.0, k=4.0, c=1.21, dt=0.3)],
-    "rings": [dict(r_min=0.99, r_max=0.993)],
-    "lru_stability": [dict(lr=0.01, r_max=0.95, steps=150)],
-    "propagation": [dict(length=300, nu=0.009)],
-    "eos_view": [dict(source="model code", code="0-3-0-0")],
-    "online_learners": [dict(beta=1.5, repeats=1)],
-    "check_math": [dict(psi="matrix", complex=True, T=64, k=16, d=16)],
-    "paper_lab": [dict(ablation="parameterization")],
-    "train_live": [dict(seed=1)],
-}
+def solution(page: str, challenge) -> dict:
+    """The settings a challenge's `solution:` line names (a link's query), read as the page reads a link."""
+    query = dict(parse_qsl(challenge.solution, keep_blank_values=True))
+    settings = lesson(page).settings
+    assert query and set(query) <= {p.name for p in settings.params}, (page, challenge.title, challenge.solution)
+    values, notes = settings.read(query)
+    assert not notes, (page, challenge.title, notes)
+    return {name: values[name] for name in query}
+
+
 STATIC = [p for p in PAGES if lesson(p).compute is not None]
 
 
@@ -67,7 +65,7 @@ def test_every_lesson_has_a_challenge_and_a_solution_for_each():
     for page in PAGES:
         challenges = load_lesson(page).challenges
         assert challenges, f"{page} has no challenge"
-        assert len(SOLUTIONS[page]) == len(challenges), page
+        assert all(c.solution for c in challenges), f"{page}: give every challenge a solution: line"
         assert all(c.prompt and c.explain and c.hint for c in challenges), page
 
 
@@ -75,11 +73,11 @@ def test_every_lesson_has_a_challenge_and_a_solution_for_each():
 def test_every_challenge_is_solved_by_its_solution_and_not_at_the_defaults(page):
     challenges = load_lesson(page).challenges
     defaults = page_quantities(page, {}) if page != "train_live" else run_quantities(None)
-    for challenge, solution in zip(challenges, SOLUTIONS[page]):
+    for challenge in challenges:
         assert challenge.kind == "check"
         assert challenge.names() <= set(defaults), (challenge.title, challenge.names() - set(defaults))
         assert not check_settings(challenge, defaults).correct, (challenge.title, "passes at the defaults")
-        feedback = check_settings(challenge, page_quantities(page, solution))
+        feedback = check_settings(challenge, page_quantities(page, solution(page, challenge)))
         assert feedback.correct, (challenge.title, feedback.message)
 
 
@@ -98,12 +96,13 @@ def test_train_live_challenge_grades_the_run_it_is_shown():
 
 def test_challenges_parse_with_target_lines_and_keep_exercises_apart():
     text = ("---\npage: x\ntitle: t\n---\n## Exercise: e\nq\ncheck: a > 1\n"
-            "## Challenge: c\ngoal\ntarget: a > 2\ntarget: b between 0 and a\nhint: h\nexplain: x\n"
+            "## Challenge: c\ngoal\ntarget: a > 2\ntarget: b between 0 and a\nhint: h\nexplain: x\nsolution: a=3&b=1\n"
             "## Challenge: typed\nhow many?\nanswer: 4\n")
     lesson_text = parse_lesson(text)
     assert [e.title for e in lesson_text.exercises] == ["e"]
-    assert [(c.title, c.checks, c.answer) for c in lesson_text.challenges] == [
-        ("c", ("a > 2", "b between 0 and a"), None), ("typed", (), "4")]
+    assert [(c.title, c.checks, c.answer, c.solution) for c in lesson_text.challenges] == [
+        ("c", ("a > 2", "b between 0 and a"), None, "a=3&b=1"), ("typed", (), "4", "")]
+    assert lesson_text.challenges[0].explain == "x"                    # the solution line ends the explanation
     assert "Challenge: c" not in lesson_text.extra
     failing = check_settings(lesson_text.challenges[0], {"a": 1.5, "b": 1.0})
     assert not failing.correct and "a must be above 2 (now 1.5)" in failing.message
@@ -114,6 +113,7 @@ def test_challenges_parse_with_target_lines_and_keep_exercises_apart():
     ("## Exercise: e\nq\ntarget: a > 1\n", "use check: lines"),
     ("## Challenge: c\ngoal\n", "needs either target: lines or one answer: line"),
     ("## Challenge: c\ngoal\ntarget: a ~ 1\n", "cannot read target 'a ~ 1'"),
+    ("## Challenge: c\ngoal\ntarget: a > 1\nsolution: a=2\nsolution: a=3\n", "one solution: line at most"),
 ])
 def test_malformed_challenges_are_reported(section, message):
     with pytest.raises(LessonFormatError, match=message):
@@ -150,7 +150,7 @@ def test_a_challenge_link_opens_it_at_the_top_and_solves_there():
     assert any(title.prompt.split("\n")[0] in m.value for m in at.markdown)
     at.button(key="spring.challenge.0.check").click().run()
     assert any("envelope half-life t½ must be below 1 s (now 6.93 s)" in e.value for e in at.error)  # in its words
-    for name, value in SOLUTIONS["spring"][0].items():
+    for name, value in solution("spring", load_lesson("spring").challenges[0]).items():
         send_commit(at, "spring", {name: SPRING[name].encode(value)})     # each move in the instrument
     at.button(key="spring.challenge.0.check").click().run()
     assert any(s.value.startswith("Correct.") for s in at.success)      # the ✅ becomes its icon

@@ -8,6 +8,7 @@ import pytest
 from app.kit.classroom import ClassroomView
 from app.kit.instrument import apply_commit, control, instrument_key, instrument_payload, settings_controlled
 from app.kit.page_text import no_negative_zero, page_text, terms
+from app.kit.sweep_figure import MOVING_DATA, MOVING_LAYOUT
 from app.lessons import all_lessons, lesson
 from tests.app.pages import assert_clean, open_page
 
@@ -88,5 +89,6 @@ def test_the_payload_carries_every_setting_and_splices_each_chart_spec(monkeypat
     assert payload["text"] == {**text, "charts": {name: chart.text for name, chart in charts.items()}}
     assert payload["text"]["charts"]["response"]["summary"].startswith("Time response: ")   # each chart's words
     assert payload["swept"]["name"] == "c"
+    assert payload["moving"] == dict(data=list(MOVING_DATA), layout=list(MOVING_LAYOUT))   # what a frame replaces
     assert control(spec.settings["freq"], values, ClassroomView())["shown"] is False   # only with a sine
     assert instrument_key("spring") == "spring.instrument"
