@@ -9,7 +9,9 @@
              shared_grid_runner (a web process's: its grids are jobs of the trainer service)
 - results:   per-cell results (live from the store, or shipped in results/), the accuracy table, the spreads,
              the learning-rate edge note, the verdict
-- cli:       python -m lcsm_core.paper_lab --grid NAME ...
+- reproduce: the reference cell and its shipped record: a cell's metrics repeat to the last digit under one
+             fingerprint (training/numerics.py: form, threads, torch, CPU, code)
+- cli:       python -m lcsm_core.paper_lab --grid NAME ... (--reference: write the reference cell's record)
 """
 from .ablations import ABLATIONS, HELD, INCONCLUSIVE, NOT_HELD, Ablation, Verdict, entry_meaning
 from .grid import DEFAULT_SPECS, Cell, GridSpec, cells, default_spec

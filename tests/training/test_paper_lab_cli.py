@@ -104,6 +104,9 @@ def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsy
     assert results.is_complete(shipped.spec, shipped.results) and shipped.workers == 1
     assert {r.source for r in shipped.results} == {"shipped"} and "core CPU" in shipped.device
     assert shipped.conditions == "while a benchmark ran" and shipped.time_said().endswith("while a benchmark ran")
+    # each cell carries what its numbers depend on beyond its config: one thread, deterministic, the form it ran
+    assert all(r.numerics["threads"] == 1 and r.numerics["deterministic"] and r.numerics["form"]
+               for r in shipped.results)
 
 
 def test_a_gpu_grid_asked_from_a_cpu_machine_says_its_cost_is_unmeasured(tmp_path, subprocess_env):
