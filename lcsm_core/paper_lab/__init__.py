@@ -4,7 +4,7 @@
              (held / did not hold / inconclusive over seed ranges); entry_meaning says what an entry is
 - spread:    a cell's accuracy over seeds (mean, min–max) and when one range lies above another
 - grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps, device, vocabulary) and its cells
-- scale:     the 3-seed CPU grids, the paper-scale grids, and a grid's measured cost before it runs
+- scale:     the 3-seed CPU grids, the paper-scale grids, and a grid's cost before it runs (the one cost model)
 - runner:    GridRunner: a grid's cells on a local process pool or Ray (CPUs / GPUs per cell), resumable;
              shared_grid_runner (a web process's: its grids are jobs of the trainer service)
 - results:   per-cell results (live from the store, or shipped in results/), the accuracy table, the spreads,

@@ -1,7 +1,8 @@
 """python -m lcsm_core.paper_lab --grid NAME [--scale shipped|cpu|paper] [--device cuda] [--ray ADDRESS ...]
 
 Runs one ablation's grid into the run store, resuming: cells that finished before are not run again.
-First prints the grid's cost on stderr (cells × steps × measured seconds per step → CPU- or GPU-hours),
+First prints the grid's cost on stderr (cells × steps × the cost model's seconds per step → CPU-hours, what the
+admission policy would charge; GPU-hours too for a GPU grid on a machine with a GPU to measure),
 then a progress bar on stderr, one JSON line per cell on stdout (finished earlier or now), and a final
 JSON summary line: the paper's claim, its outcome on these numbers (held / did not hold / inconclusive),
 the spread over seeds per cell, and whether the learning-rate sweep bracketed the best rates.
@@ -62,7 +63,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--ray", metavar="ADDRESS", help="run the cells on this Ray cluster instead")
     p.add_argument("--gpus-per-cell", type=float, default=0.0, help="GPUs each cell asks Ray for (fractions allowed)")
     p.add_argument("--cpus-per-cell", type=int, default=1, help="CPUs each cell asks Ray for (its torch threads)")
-    p.add_argument("--cost-only", action="store_true", help="print the grid's measured cost and stop")
+    p.add_argument("--cost-only", action="store_true", help="print the grid's cost (the cost model's CPU-hours; "
+                                                            "GPU-hours measured where a GPU is) and stop")
     p.add_argument("--db", help="the run store (default: data/runs.sqlite or $LCSM_DATA_DIR/runs.sqlite)")
     p.add_argument("--rerun", action="store_true", help="run every cell again, finished or not")
     p.add_argument("--ship", action="store_true", help="write the results file the Paper lab page opens with")
@@ -185,11 +187,7 @@ def main(argv=None) -> int:
         print("note: --device cuda on Ray with --gpus-per-cell 0: Ray hides the GPUs from a task that asks for "
               "none, so each cell will fail to find one; ask for --gpus-per-cell 1 (or a fraction)", file=sys.stderr)
     for spec in specs:                                  # the cost of everything asked for, before anything runs
-        try:
-            print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
-        except ValueError as err:                       # e.g. cuda cells measured from a machine without a GPU
-            print(f"cost: {spec.grid_id}: {spec.cell_count} cells × {spec.steps} steps; not measured on this "
-                  f"machine ({err})", file=sys.stderr, flush=True)
+        print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
     if args.cost_only:
         return 0
     for spec in specs:
