@@ -111,6 +111,8 @@ def main() -> None:
                                                           "measuring")
     p.add_argument("--write", action="store_true", help="save the table and the rows to benchmarks/results/")
     args = p.parse_args()
+    if args.write and not args.rescore and (args.only or set(args.scales) != set(SCALES)):
+        p.error("--write saves the whole table (tests read every code at both scales): no --only, both --scales")
     torch.set_num_threads(1)
     saved = RESULTS / "paper_lab_cost-cpu.json"
     if args.rescore:
@@ -140,7 +142,8 @@ def main() -> None:
     ratios = [r["measured_s"] / r["model_s"] for r in rows]
     gmean = math.exp(sum(map(math.log, ratios)) / len(ratios))
     print(table(rows, machine, conditions, measured_at))
-    print(f"fitted TIME_CALIBRATION: {cost_model.TIME_CALIBRATION * gmean:.3g}")
+    print(f"TIME_CALIBRATION that would centre these rows: {cost_model.TIME_CALIBRATION * gmean:.3g} (now "
+          f"{cost_model.TIME_CALIBRATION:g})")
     if args.write:
         (RESULTS / "paper_lab_cost-cpu.md").write_text(table(rows, machine, conditions, measured_at))
         saved.write_text(json.dumps(dict(machine=machine, conditions=conditions, measured_at=measured_at,

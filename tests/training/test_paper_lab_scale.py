@@ -115,3 +115,22 @@ def test_the_paper_scale_grid_on_a_gpu_says_cpu_hours_only_without_one(tmp_path,
     costs = [line for line in capsys.readouterr().err.splitlines() if line.startswith("cost: ")]
     assert len(costs) == 4 and all("1008 cells × 20000 steps" in c and c.endswith(
         "no GPU here to measure its GPU seconds per step: CPU-hours only") and "GPU-hours" not in c for c in costs)
+
+
+def test_a_gpu_grid_on_a_machine_with_a_gpu_gets_its_measured_gpu_hours_beside_the_cpu_hours(monkeypatch):
+    """Where a GPU is, its measured seconds per step give GPU-hours (the measuring is faked: no GPU here); the
+    CPU-hours stay the cost model's, what admission charges."""
+    import torch
+
+    from lcsm_core.paper_lab import scale
+    from lcsm_core.training.admission import grid_cost_s
+    measured = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(scale, "measure_config_step_seconds",
+                        lambda config, steps: measured.append(config.optim.device) or (0.002, "cuda (NVIDIA H200)"))
+    spec = dataclasses.replace(DEFAULT_SPECS["tau"], device="cuda")
+    cost = grid_cost(spec)
+    assert measured == ["cuda"] * len(ABLATIONS["tau"].entries)                  # one measurement per entry
+    assert cost.gpu == "NVIDIA H200" and cost.gpu_seconds == pytest.approx(21 * 1000 * 0.002)
+    assert cost.cpu_seconds == grid_cost_s(c.config for c in cells(spec))
+    assert str(cost).endswith(f"measured on NVIDIA H200: T=32 0.002 s (≤ 0.002) ≈ {21 * 2 / 3600:.2f} GPU-hours")
