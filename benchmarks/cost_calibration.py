@@ -11,7 +11,8 @@ cell of every entry of every CPU grid at T = 32 (the shipped sizes), the data-de
 rate, the cost model's (training/cost.py estimate_cost(...).step_s) and their ratio, and the calibration factor
 that puts the geometric mean of measured / model at 1 (the current factor times that mean). `--write` saves the
 measurements to benchmarks/results/cost_calibration-cpu.json, which tests/training/test_cost_agreement.py holds the
-model to (every config within cost.TIME_AGREEMENT). After changing cost.TIME_CALIBRATION, run it again.
+model to (every config within cost.TIME_AGREEMENT), beside benchmarks/paper_lab_cost.py's per-code rows. After changing
+the cost model's rates, run both again.
 """
 from __future__ import annotations
 

@@ -4,12 +4,14 @@
              (held / did not hold / inconclusive over seed ranges); entry_meaning says what an entry is
 - spread:    a cell's accuracy over seeds (mean, min–max) and when one range lies above another
 - grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps, device, vocabulary) and its cells
-- scale:     the 3-seed CPU grids, the paper-scale grids, and a grid's measured cost before it runs
+- scale:     the 3-seed CPU grids, the paper-scale grids, and a grid's cost before it runs (the one cost model)
 - runner:    GridRunner: a grid's cells on a local process pool or Ray (CPUs / GPUs per cell), resumable;
              shared_grid_runner (a web process's: its grids are jobs of the trainer service)
 - results:   per-cell results (live from the store, or shipped in results/), the accuracy table, the spreads,
              the learning-rate edge note, the verdict
-- cli:       python -m lcsm_core.paper_lab --grid NAME ...
+- reproduce: the reference cell and its shipped record: a cell's metrics repeat to the last digit under one
+             fingerprint (training/numerics.py: form, threads, torch, CPU, code)
+- cli:       python -m lcsm_core.paper_lab --grid NAME ... (--reference: write the reference cell's record)
 """
 from .ablations import ABLATIONS, HELD, INCONCLUSIVE, NOT_HELD, Ablation, Verdict, entry_meaning
 from .grid import DEFAULT_SPECS, Cell, GridSpec, cells, default_spec

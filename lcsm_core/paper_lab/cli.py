@@ -1,11 +1,15 @@
 """python -m lcsm_core.paper_lab --grid NAME [--scale shipped|cpu|paper] [--device cuda] [--ray ADDRESS ...]
 
 Runs one ablation's grid into the run store, resuming: cells that finished before are not run again.
-First prints the grid's cost on stderr (cells × steps × measured seconds per step → CPU- or GPU-hours),
+First prints the grid's cost on stderr (cells × steps × the cost model's seconds per step → CPU-hours, what the
+admission policy would charge; GPU-hours too for a GPU grid on a machine with a GPU to measure),
 then a progress bar on stderr, one JSON line per cell on stdout (finished earlier or now), and a final
 JSON summary line: the paper's claim, its outcome on these numbers (held / did not hold / inconclusive),
 the spread over seeds per cell, and whether the learning-rate sweep bracketed the best rates.
 `--scale paper` runs the paper's grid (scale.py), one width after another unless --d-model picks one.
+Each cell trains on one torch thread with torch's deterministic algorithms on, and its line says what else its
+numbers depend on (`numerics`: scan form, threads, torch, CPU, code). `--reference` trains the reference cell
+(reproduce.py) and writes its record instead of running a grid.
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ SCALES = ("shipped", "cpu", "paper")
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m lcsm_core.paper_lab", description=__doc__.split("\n\n")[1])
-    p.add_argument("--grid", required=True, choices=sorted(ABLATIONS), help="which ablation")
+    p.add_argument("--grid", choices=sorted(ABLATIONS), help="which ablation (needed unless --reference)")
     p.add_argument("--scale", choices=SCALES, default="shipped",
                    help="shipped (or cpu, the same): the grid the page opens with, 3 seeds at lr 1e-2; paper: the "
                         "paper's MQAR setup")
@@ -59,13 +63,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--ray", metavar="ADDRESS", help="run the cells on this Ray cluster instead")
     p.add_argument("--gpus-per-cell", type=float, default=0.0, help="GPUs each cell asks Ray for (fractions allowed)")
     p.add_argument("--cpus-per-cell", type=int, default=1, help="CPUs each cell asks Ray for (its torch threads)")
-    p.add_argument("--cost-only", action="store_true", help="print the grid's measured cost and stop")
+    p.add_argument("--cost-only", action="store_true", help="print the grid's cost (the cost model's CPU-hours; "
+                                                            "GPU-hours measured where a GPU is) and stop")
     p.add_argument("--db", help="the run store (default: data/runs.sqlite or $LCSM_DATA_DIR/runs.sqlite)")
     p.add_argument("--rerun", action="store_true", help="run every cell again, finished or not")
     p.add_argument("--ship", action="store_true", help="write the results file the Paper lab page opens with")
     p.add_argument("--conditions", default="", help="with --ship: what else the machine was doing, in words (the "
                                                     "page and the lesson print it beside the grid's wall time)")
-    return p.parse_args(argv)
+    p.add_argument("--reference", action="store_true",
+                   help="train the reference cell (reproduce.py: 1-1-1-0, T = 32, seed 0, 150 steps) and write its "
+                        "record, with the fingerprint it ran under, to results/reference.json; no grid runs")
+    args = p.parse_args(argv)
+    if args.grid is None and not args.reference:
+        p.error("the following arguments are required: --grid")
+    return args
 
 
 def specs_from_args(args: argparse.Namespace) -> list[GridSpec]:
@@ -92,7 +103,7 @@ def cell_line(r: CellResult, fresh: bool) -> str:
     return json.dumps(dict(cell=r.run_label, code=r.code, tau=r.tau,
                            seq_len=r.seq_len, lr=r.lr, seed=r.seed, status=r.status, steps=r.steps,
                            best_acc=round(r.best_acc, 4), wall_s=round(r.wall_s, 1), run=r.run_id,
-                           ran_now=fresh), ensure_ascii=False)
+                           ran_now=fresh, numerics=r.numerics), ensure_ascii=False)
 
 
 def progress(done: int, total: int, started: float) -> None:
@@ -126,7 +137,8 @@ def run_grid(spec: GridSpec, runner: GridRunner, rerun: bool = False,
         cell, run_id = next((c, i) for c, i, f in queued if f is future)
         row = future.result() if future.exception() is None else dict(status="failed", steps=0, wall_s=0.0,
                                                                         best_test_acc=None)
-        result = live_result(cell, run_id, row["status"], row["steps"], row["best_test_acc"], row["wall_s"])
+        result = live_result(cell, run_id, row["status"], row["steps"], row["best_test_acc"], row["wall_s"],
+                             row.get("numerics"))
         done += 1
         sys.stderr.write("\n")
         print(cell_line(result, fresh=True), file=out, flush=True)
@@ -159,6 +171,11 @@ def summary(spec: GridSpec, results: list[CellResult], wall_s: float, ran: int) 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.reference:
+        from .reproduce import REFERENCE_PATH, write_reference
+        print(json.dumps(write_reference(), ensure_ascii=False), flush=True)
+        print(f"wrote {REFERENCE_PATH}", file=sys.stderr)
+        return 0
     try:
         specs = specs_from_args(args)
         runner = GridRunner(args.db or default_db_path(), workers=args.workers, ray_address=args.ray,
@@ -170,11 +187,7 @@ def main(argv=None) -> int:
         print("note: --device cuda on Ray with --gpus-per-cell 0: Ray hides the GPUs from a task that asks for "
               "none, so each cell will fail to find one; ask for --gpus-per-cell 1 (or a fraction)", file=sys.stderr)
     for spec in specs:                                  # the cost of everything asked for, before anything runs
-        try:
-            print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
-        except ValueError as err:                       # e.g. cuda cells measured from a machine without a GPU
-            print(f"cost: {spec.grid_id}: {spec.cell_count} cells × {spec.steps} steps; not measured on this "
-                  f"machine ({err})", file=sys.stderr, flush=True)
+        print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
     if args.cost_only:
         return 0
     for spec in specs:

@@ -6,7 +6,7 @@ paper's claim checked on the spreads.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..training import RunRow
@@ -28,19 +28,22 @@ class CellResult(CellId):
     wall_s: float
     source: str                    # "shipped" (the results file) or "live" (this server's store)
     run_id: int | None = None
+    # what the numbers depend on beyond the config: form, threads, torch, CPU, device, code (numerics.fingerprint);
+    # None: not recorded (results from before it was)
+    numerics: dict | None = field(default=None, compare=False)
 
 
 def live_result(cell: CellId, run_id: int, status: str, steps: int, best_test_acc: float | None,
-                wall_s: float) -> CellResult:
+                wall_s: float, numerics: dict | None = None) -> CellResult:
     """What a run of this server reached for `cell` (no test accuracy yet counts as 0)."""
     return CellResult(cell.label, cell.code, cell.tau, cell.seq_len, cell.lr, cell.seed, status, steps,
-                      float(best_test_acc or 0.0), float(wall_s), "live", run_id)
+                      float(best_test_acc or 0.0), float(wall_s), "live", run_id, numerics)
 
 
 def live_results(spec: GridSpec, rows: list[RunRow]) -> list[CellResult]:
     """The newest finished run of each of the grid's cells among `rows`."""
     done = finished_cells(rows)
-    return [live_result(cell, row.id, row.status, row.steps, row.best_test_acc, row.wall_s)
+    return [live_result(cell, row.id, row.status, row.steps, row.best_test_acc, row.wall_s, row.numerics)
             for cell in cells(spec) if (row := done.get(cell.key)) is not None]
 
 

@@ -29,6 +29,7 @@ from ..spawning import connected_ray
 from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
 from ..training import RunConfig, RunRow, RunStore, default_db_path
 from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, run_cost_s, visitor_hash
+from ..training.numerics import CELL_THREADS, repeatable
 from ..training.store import GRID_JOB, GridBusy, LineEntry
 from .grid import Cell, GridSpec, cell_key, cells
 
@@ -41,17 +42,17 @@ def grid_session(grid_id: str) -> str:
     return f"grid:{grid_id}"
 
 
-def run_one(config: dict, db_path: str, run_id: int, threads: int = 1) -> dict:
-    """Train one cell into the store (in a worker process); returns its stored row as a plain dict."""
-    import torch
-
+def run_one(config: dict, db_path: str, run_id: int, threads: int = CELL_THREADS) -> dict:
+    """Train one cell into the store (in a worker process) on `threads` torch threads with torch's deterministic
+    algorithms on (numerics.repeatable: the same cell gives the same numbers again on this machine); the run's
+    row keeps what else its numbers depend on (numerics.fingerprint). Returns its stored row as a plain dict."""
     from ..training import record_run
     from ..training.control import stop_asked_control
-    torch.set_num_threads(threads)
     store = RunStore(db_path)
     try:
         cfg = RunConfig.from_dict(config)
-        record_run(store, run_id, cfg, stop_asked_control(store, run_id, cfg.optim.lr))   # GridRunner.stop ends it
+        with repeatable(threads):
+            record_run(store, run_id, cfg, stop_asked_control(store, run_id, cfg.optim.lr))   # GridRunner.stop ends it
         return cell_result(store.get_run(run_id))
     finally:
         store.close()
@@ -60,7 +61,7 @@ def run_one(config: dict, db_path: str, run_id: int, threads: int = 1) -> dict:
 def cell_result(row: RunRow) -> dict:
     """What a cell's future answers: its stored row as a plain dict."""
     return dict(id=row.id, status=row.status, steps=row.steps, wall_s=row.wall_s, best_test_acc=row.best_test_acc,
-                test_acc=row.test_acc, reason=row.reason)
+                test_acc=row.test_acc, reason=row.reason, numerics=row.numerics)
 
 
 def exit_with_parent() -> None:

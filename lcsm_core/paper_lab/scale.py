@@ -6,13 +6,12 @@
 - paper_specs(ablation): the paper's MQAR setup (§3: k = 128, d = 64…512, T = 32…256, the best of seven
   learning rates 1e-5…1e-2), 3 seeds; one grid per width d. The paper states no step budget: PAPER_STEPS is
   ours, and `--steps` raises it without a cap.
-- grid_cost: cells × steps × *measured* seconds per step (a few real training steps of every entry at every
-  length, on the grid's device) → CPU-hours or GPU-hours. Nothing is refused: the cost is said.
-- model_grid_cost: the same sum at the admission cost model's seconds per step (training/cost.py, what a page's
-  grid is charged: admission.run_cost_s). One cost model: the model's time rate is calibrated from rates this
-  module measures (measure_step_seconds, by benchmarks/cost_calibration.py into
-  benchmarks/results/cost_calibration-cpu.json), and a test holds every calibrated config within the model's
-  stated factor (cost.TIME_AGREEMENT) of its measured rate. A CPU grid's measured cost prints the model's beside it.
+- grid_cost: what a grid costs before it runs, from the one cost model (training/cost.py step_seconds_of): cells ×
+  steps × the model's CPU-seconds per step → CPU-hours, the same number the admission policy charges a page's grid
+  (admission.grid_cost_s). The model's rates are fitted to measured steps (benchmarks/paper_lab_cost.py prints
+  predicted vs measured per model code); a grid for a GPU on a machine with one also gets that GPU's measured
+  seconds per step → GPU-hours. Nothing is refused: the cost is said.
+- measure_config_step_seconds: a few real training steps of a config, timed (the benchmarks' instrument).
 """
 from __future__ import annotations
 
@@ -43,39 +42,63 @@ def paper_specs(ablation: str, device: str = "cuda", steps: int = PAPER_STEPS,
 
 @dataclass(frozen=True)
 class GridCost:
+    """A grid's cost before it runs, from the one cost model (training/cost.py step_seconds_of): per (entry label,
+    sequence length) its CPU-seconds per step on one core, and in all `cpu_seconds`, what the admission policy
+    charges a page's grid of this spec (admission.grid_cost_s of its cells, the same number). A grid that trains
+    on a GPU carries the GPU's seconds per step where this machine has one to measure them (`gpu_seconds_per_step`,
+    `gpu`: its name); without one, its cost is said in CPU-hours only."""
+
     spec: GridSpec
-    seconds_per_step: dict[tuple[str, int], float]   # (entry label, sequence length) -> measured s per step
-    device: str                                      # where the steps were measured, in words
-    model_seconds: float | None = None               # the admission cost model's total, for a CPU grid
+    seconds_per_step: dict[tuple[str, int], float]   # (entry label, sequence length) -> the model's CPU-s per step
+    cpu_seconds: float                                # every cell's steps at the model's rate: what admission charges
+    gpu_seconds_per_step: dict[tuple[str, int], float] | None = None   # measured on this machine's GPU
+    gpu: str = ""
 
     @property
     def cell_count(self) -> int:
         return self.spec.cell_count
 
     @property
-    def total_seconds(self) -> float:
-        """Every cell's steps at its entry's and length's measured rate (one device per cell at a time)."""
-        runs_per_entry_and_length = len(self.spec.lrs) * len(self.spec.seeds)
-        return sum(runs_per_entry_and_length * self.spec.steps * s for s in self.seconds_per_step.values())
-
-    def length_rates(self) -> dict[int, tuple[float, float]]:
-        """sequence length -> (mean, largest) seconds per step over the entries."""
-        out = {}
-        for T in self.spec.seq_lens:
-            rates = [s for (_, length), s in self.seconds_per_step.items() if length == T]
-            out[T] = (sum(rates) / len(rates), max(rates))
-        return out
+    def runs_per_rate(self) -> int:
+        return len(self.spec.lrs) * len(self.spec.seeds)
 
     @property
-    def unit(self) -> str:
-        return "GPU-hours" if self.device.startswith("cuda") else "CPU-hours"
+    def gpu_seconds(self) -> float | None:
+        """Every cell's steps at its entry's and length's measured GPU rate (one GPU per cell at a time)."""
+        if self.gpu_seconds_per_step is None:
+            return None
+        return sum(self.runs_per_rate * self.spec.steps * s for s in self.gpu_seconds_per_step.values())
+
+    @staticmethod
+    def length_rates(rates: dict[tuple[str, int], float], lengths) -> dict[int, tuple[float, float]]:
+        """sequence length -> (mean, largest) seconds per step over the entries."""
+        out = {}
+        for T in lengths:
+            mine = [s for (_, length), s in rates.items() if length == T]
+            out[T] = (sum(mine) / len(mine), max(mine))
+        return out
 
     def __str__(self) -> str:
-        rates = ", ".join(f"T={T} {mean:.3g} s (≤ {top:.3g})" for T, (mean, top) in self.length_rates().items())
-        model = ("" if self.model_seconds is None else
-                 f" (the admission cost model: {self.model_seconds / 3600:,.1f} CPU-hours)")
-        return (f"{self.spec.grid_id}: {self.cell_count} cells × {self.spec.steps} steps × measured s/step "
-                f"({rates}, on {self.device}) ≈ {self.total_seconds / 3600:,.1f} {self.unit}{model}")
+        def said(rates):
+            return ", ".join(f"T={T} {mean:.3g} s (≤ {top:.3g})"
+                             for T, (mean, top) in self.length_rates(rates, self.spec.seq_lens).items())
+        text = (f"{self.spec.grid_id}: {self.cell_count} cells × {self.spec.steps} steps × the cost model's CPU-s/step "
+                f"({said(self.seconds_per_step)}, one core) ≈ {cpu_amount(self.cpu_seconds)}, what admission "
+                "charges")
+        if self.gpu_seconds_per_step is None:
+            return text + ("; no GPU here to measure its GPU seconds per step: CPU-hours only"
+                           if self.spec.device == "cuda" else "")
+        return (text + f"; measured on {self.gpu}: {said(self.gpu_seconds_per_step)} ≈ "
+                       f"{self.gpu_seconds / 3600:,.2f} GPU-hours")
+
+
+def cpu_amount(seconds: float) -> str:
+    """CPU-seconds in words at a readable unit: "12 CPU-seconds", "4.2 CPU-minutes", "1,234.5 CPU-hours"."""
+    if seconds < 60:
+        return f"{seconds:.3g} CPU-seconds"
+    if seconds < 3600:
+        return f"{seconds / 60:.2g} CPU-minutes ({seconds / 3600:.2f} CPU-hours)"
+    return f"{seconds / 3600:,.1f} CPU-hours"
 
 
 def measure_step_seconds(cell: Cell, steps: int = 2) -> tuple[float, str]:
@@ -105,25 +128,26 @@ def measure_config_step_seconds(run_config, steps: int = 2, clock=time.perf_coun
     return (clock() - started) / steps, where
 
 
-def grid_cost(spec: GridSpec, steps: int = 2) -> GridCost:
-    """The grid's cost from a few measured steps of every entry at every length (first rate, first seed: the
-    rate and the seed do not change a step's work)."""
-    rates, where = {}, "cpu"
-    for cell in cells(spec):
-        if cell.lr == spec.lrs[0] and cell.seed == spec.seeds[0]:
-            rates[cell.label, cell.seq_len], where = measure_step_seconds(cell, steps)
-    return GridCost(spec, rates, where, model_grid_cost(spec).total_seconds if where.startswith("cpu") else None)
+def grid_cost(spec: GridSpec, gpu_steps: int = 3) -> GridCost:
+    """The grid's cost from the one cost model (no step is measured on a CPU): each entry's and length's CPU-seconds
+    per step (first rate, first seed: the rate and the seed do not change a step's work) and every cell's total as
+    admission charges it. A grid for a GPU (device "cuda", or "auto" on a machine with one) on a machine with a GPU
+    gets that GPU's seconds per step too, measured over `gpu_steps` steps after a warm-up step."""
+    import torch
 
-
-def model_grid_cost(spec: GridSpec) -> GridCost:
-    """The grid's cost at the admission cost model's seconds per step (training/cost.py, no step measured): what a
-    page's grid of this spec is charged (admission.grid_cost_s of its cells, the same number)."""
-    from ..training.cost import estimate_cost
-    rates = {}
-    for cell in cells(spec):
-        if cell.lr == spec.lrs[0] and cell.seed == spec.seeds[0]:
-            rates[cell.label, cell.seq_len] = estimate_cost(cell.config).step_s
-    return GridCost(spec, rates, "cpu (the admission cost model)")
+    from ..training.admission import grid_cost_s
+    from ..training.cost import step_seconds_of
+    grid = cells(spec)
+    firsts = [c for c in grid if c.lr == spec.lrs[0] and c.seed == spec.seeds[0]]
+    rates = {(c.label, c.seq_len): step_seconds_of(c.config) for c in firsts}
+    total = grid_cost_s(c.config for c in grid)
+    if spec.device == "cpu" or not torch.cuda.is_available():
+        return GridCost(spec, rates, total)
+    gpu_rates, where = {}, ""
+    for cell in firsts:
+        config = dataclasses.replace(cell.config, optim=dataclasses.replace(cell.config.optim, device="cuda"))
+        gpu_rates[cell.label, cell.seq_len], where = measure_config_step_seconds(config, gpu_steps)
+    return GridCost(spec, rates, total, gpu_rates, where.removeprefix("cuda (").removesuffix(")"))
 
 
 def differences_from_paper(spec: GridSpec) -> list[str]:

@@ -7,6 +7,7 @@
 - store:    RunStore: SQLite (WAL) runs, metrics, eigenvalue snapshots
 - recorder: record_run(): drive a loop into the store, flushed every ≤ 0.5 s
 - cost:     estimate_cost(): peak memory and time of a training step from a config (SizeLimits' budget)
+- numerics: fingerprint() of what a run's numbers depend on beyond its config; repeatable() settings
 - worker:   training worker processes (spawned, one torch thread each) driven through RemoteControl
 - checkpoints: where a run between two turns keeps its checkpoint (a file beside the store)
 - manager:  RunManager: worker processes, server-wide cap, queue, one place per session, paused-slot release, turns;

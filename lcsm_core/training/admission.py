@@ -86,7 +86,7 @@ class AdmissionPolicy:
     """Defaults sized for the project's 2-core class server (one training slot): a learner may hold a live run
     and a grid (or two runs); an hour of one core per visitor per hour; four CPU-hours waiting server-wide; a
     page may start a grid of up to half an estimated CPU-hour, the grid ceiling (every shipped default grid is
-    under ten minutes), and four more may wait in line behind it."""
+    estimated at under 15 CPU-minutes), and four more may wait in line behind it."""
 
     visitor_max_active: int = 2
     visitor_budget_s: float = 3600.0

@@ -20,12 +20,13 @@ taking 11 GiB. The model counts the numbers (fp32, 4 bytes; complex counts twice
 Each count is an upper bound of what the ops keep, calibrated against the peak RSS of real training steps
 (benchmarks/train_memory.py, results in benchmarks/results/train_memory-cpu.md): the estimate is
 above the measured growth of a step and within MAX_OVERESTIMATE of it for the calibrated configs.
-The time estimate is rougher (numbers touched and matmul work at rates measured on the project's CPU,
-one thread), scaled by TIME_CALIBRATION: the one factor that puts it on training steps measured with the paper
-lab's own instrument (paper_lab/scale.py measure_config_step_seconds, by benchmarks/cost_calibration.py into
-benchmarks/results/cost_calibration-cpu.json). Every calibrated config is within TIME_AGREEMENT of its measured
-rate (tests/training/test_cost_agreement.py), so the admission policy's charge for a grid (admission.run_cost_s)
-and the paper lab's measured grid cost are one cost model, to that factor.
+The time estimate (`step_seconds_of`) counts numbers touched and matmul work and turns them into CPU-seconds of one
+core at rates fitted as a set to training steps measured on the project's CPU, one torch thread
+(benchmarks/paper_lab_cost.py: every model code of the shipped grids at their scale and at k = d = 128, T = 256;
+benchmarks/cost_calibration.py: longer and wider runs and Train live's; results in benchmarks/results/). It is the
+one time estimate: the admission policy charges it (admission.run_cost_s) and the paper lab's `--cost-only` prints
+it (paper_lab/scale.py grid_cost). Every measured config is within TIME_AGREEMENT of it
+(tests/training/test_cost_agreement.py reads the committed measurements).
 """
 from __future__ import annotations
 
@@ -45,15 +46,21 @@ EVAL_BATCH = 256                 # Trainer.test_accuracy evaluates this many exa
 FIXED_BYTES = 64 * 1024 ** 2     # allocator slack, the batches, autograd's bookkeeping: measured ~40 MiB
 BACKWARD_LAYERS = 3              # backward holds gradients of about three layers' kept numbers at once (measured)
 MAX_OVERESTIMATE = 3.0           # the estimate is within this factor above the measured peak (calibrated configs)
-# Rates of the project's 2-core CPU, one torch thread (benchmarks/results/train_memory-cpu.md): elementwise
-# numbers touched per second, matmul multiply-adds per second, and the Python overhead of one scan step.
+# The time model's rates, fitted as a set to training steps measured on the project's 2-core CPU, one torch thread
+# (benchmarks/paper_lab_cost.py and benchmarks/cost_calibration.py, 113 configs: every model code of the shipped
+# grids at d = k = 32, T = 32 and at k = d = 128, T = 256, B = 64, the calibration set's longer and wider runs):
+# elementwise numbers touched per second, matmul multiply-adds per second, the Python overhead of one scan step.
 ELEMENTWISE_PER_S = 4e8
-MATMUL_PER_S = 8e9
+MATMUL_PER_S = 7.2e10
 SCAN_STEP_S = 25e-6
-# Measured CPU-seconds / analytic seconds per step, the geometric mean over 59 configs: 0.25 on a quiet machine,
-# up to 0.31 on a loaded one (4 runs of benchmarks/cost_calibration.py; results/cost_calibration-cpu.json).
-TIME_CALIBRATION = 0.29
-TIME_AGREEMENT = 2.5             # every calibrated config's estimate is within this factor of its measured rate
+# The recurrent form allocates and touches the whole step-by-step memory (B·T·k·d, per channel for a channel bank)
+# about this many more times over forward and backward than the count of kept numbers says.
+RECURRENT_PASSES = 7.4
+# A complex chunked scan (code o = 11) costs about this many more passes over its numbers (complex arithmetic).
+COMPLEX_SCAN_PASSES = 4.7
+# Measured CPU-seconds / analytic seconds per step: the one factor that puts the counts above on measured steps.
+TIME_CALIBRATION = 0.43
+TIME_AGREEMENT = 2.0             # every calibrated config's estimate is within this factor of its measured rate
 
 
 @dataclass
@@ -95,6 +102,12 @@ def estimate_cost(config: RunConfig) -> RunCost:
     peak = max(train_peak, eval_peak)
     return RunCost(peak_bytes=peak, step_s=step_seconds(config, osc, form, train_layer, params),
                    dominant=dominant_part(config, osc, form, train_layer, parts), parts=parts)
+
+
+def step_seconds_of(config: RunConfig) -> float:
+    """Seconds of one optimiser step of `config` on one core: the one time estimate (admission.run_cost_s charges
+    it, the paper lab's `--cost-only` prints it)."""
+    return estimate_cost(config).step_s
 
 
 def oscillation_of(m: ModelConfig) -> Oscillation:
@@ -181,14 +194,20 @@ _BLOCK_PARAMETERS: dict[tuple, int] = {}
 
 
 def step_seconds(config: RunConfig, osc: Oscillation, form: str, layer: dict, params: int) -> float:
-    """Rough seconds of one optimiser step on one core: forward + backward touch the layer numbers ~3 times,
-    the projections are matmuls, the recurrent form pays Python overhead per step and layer."""
+    """Seconds of one optimiser step on one core: forward + backward touch the layer numbers ~3 times, the
+    projections are matmuls, the recurrent form pays Python overhead per step and layer and touches its step-by-step
+    memory RECURRENT_PASSES more times, a complex scan its numbers COMPLEX_SCAN_PASSES more times."""
     t, m, o = config.task, config.model, config.optim
     N, L = o.batch_size * t.seq_len, m.n_layers
     touched = 3 * (L * layer["total"] + 3 * N * t.vocab_size) + 8 * params
     matmul = 3 * N * (params / max(L, 1) * L + m.d_model * t.vocab_size)
     python = (2 * t.seq_len * L * SCAN_STEP_S) if form == "recurrent" else 2 * math.ceil(t.seq_len / CHUNK) * L * \
         SCAN_STEP_S
+    if form == "recurrent":
+        width = osc.channels or 1
+        touched += RECURRENT_PASSES * L * N * osc.memory_rows * osc.memory_cols * width * (2 if osc.complex else 1)
+    elif osc.complex:
+        touched += COMPLEX_SCAN_PASSES * L * layer["scan"]
     if form == "chunked" and static_full(osc):
         # the recurrence itself, group by group of sequences, its memory in cache (scan/chunked_static.py)
         import torch

@@ -60,6 +60,7 @@ from .checkpoints import remove_checkpoint, remove_checkpoints_except
 from .config import RunConfig, SizeLimits
 from .control import RemoteControl, RunControl
 from .loop import PREEMPTED
+from .numerics import CELL_THREADS
 from .recorder import record_run, turn_end
 from .store import RunStore, default_db_path
 from .store_faults import log_store_fault
@@ -372,8 +373,10 @@ class RunManager:
         if idle is None and self.ray_address:
             idle = RayWorker(self._spawned, str(self.db_path), self._events, self.torch_threads, self.ray_address)
         elif idle is None:
-            idle = WorkerProcess(self._spawned, str(self.db_path), self._events, self.torch_threads,
-                                 nice=GRID_NICE if grid else 0)
+            # a grid cell trains as the paper lab's own cells do: one thread, deterministic (numerics.repeatable)
+            idle = WorkerProcess(self._spawned, str(self.db_path), self._events,
+                                 CELL_THREADS if grid else self.torch_threads, nice=GRID_NICE if grid else 0,
+                                 repeatable=grid)
         else:
             return idle
         self._spawned += 1

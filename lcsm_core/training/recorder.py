@@ -17,6 +17,7 @@ from .checkpoints import checkpoint_path, read_checkpoint, write_checkpoint
 from .config import RunConfig
 from .control import RunControl
 from .loop import PREEMPTED, Trainer, TrainRecord
+from .numerics import fingerprint
 from .store import RunStore
 from .store_faults import run_fault_reason
 
@@ -38,7 +39,8 @@ def record_run(store: RunStore, run_id: int, config: RunConfig, control: RunCont
     try:
         checkpoint = checkpoint_path(store.path, run_id)
         trainer = Trainer(config, control, checkpoint=read_checkpoint(checkpoint))
-        store.start_run(run_id, device=str(trainer.device), status="paused" if trainer.control.paused else "running")
+        store.start_run(run_id, device=str(trainer.device), status="paused" if trainer.control.paused else "running",
+                        numerics=fingerprint(config, trainer.device))
         return _drain(store, run_id, trainer.records(), flush_s, on_record,
                       save=lambda: write_checkpoint(checkpoint, trainer.checkpoint()))
     except Exception as err:  # noqa: BLE001 — the run must end with a readable status, whatever failed

@@ -135,7 +135,9 @@ ADDED_RUN_COLUMNS = {"job": "INTEGER NOT NULL DEFAULT 0", "start_paused": "INTEG
                      # CPU-seconds, the grid a cell belongs to, and a stop asked of a grid's cell
                      "visitor": "TEXT", "cost_s": "REAL", "grid": "TEXT", "stop_requested": "TEXT",
                      # the class of a class learner's work (admission.visitor_class): the class's allowance
-                     "class_code": "TEXT"}
+                     "class_code": "TEXT",
+                     # what the run's numbers depend on beyond its config (numerics.fingerprint, JSON)
+                     "numerics": "TEXT"}
 ADDED_RUN_INDEXES = ("CREATE INDEX IF NOT EXISTS runs_visitor ON runs(visitor, created_at)",
                      "CREATE INDEX IF NOT EXISTS runs_class ON runs(class_code, created_at)",
                      "CREATE INDEX IF NOT EXISTS runs_status ON runs(status, grid)")
@@ -269,6 +271,7 @@ class RunRow:
     wall_s: float
     test_acc: float | None
     best_test_acc: float | None
+    numerics: dict | None = None          # numerics.fingerprint of its last turn (None: not recorded)
 
     @property
     def active(self) -> bool:
@@ -709,14 +712,16 @@ class RunStore:
             return None
         return dict(owner=row[0], pid=row[1], heartbeat_at=row[2], policy=json.loads(row[3]))
 
-    def start_run(self, run_id: int, device: str, status: str = "running") -> None:
+    def start_run(self, run_id: int, device: str, status: str = "running", numerics: dict | None = None) -> None:
         """The run trains in this process from now on. A run that resumes a turn keeps its first start, and the
-        reason it waited ("waiting: others' turn, ...") goes."""
+        reason it waited ("waiting: others' turn, ...") goes. `numerics`: what its numbers depend on beyond its
+        config (numerics.fingerprint), kept when given."""
         now = time.time()
+        fingerprint = None if numerics is None else json.dumps(numerics, sort_keys=True)
         with self._lock, self._tx():
             self._db.execute("UPDATE runs SET status=?, reason=NULL, device=?, owner=?, "
-                             "started_at=COALESCE(started_at, ?), heartbeat_at=? WHERE id=?",
-                             (status, device, process_owner(), now, now, run_id))
+                             "started_at=COALESCE(started_at, ?), heartbeat_at=?, numerics=COALESCE(?, numerics) "
+                             "WHERE id=?", (status, device, process_owner(), now, now, fingerprint, run_id))
 
     def own_waiting_run(self, run_id: int) -> int:
         """A run that gave its slot back waits in this process's queue: this process is its owner again, so the
@@ -845,7 +850,7 @@ class RunStore:
 METRIC_COLUMNS = ("step", "loss", "train_acc", "test_acc", "lr", "wall_s")
 _LINE_COLUMNS = "id, grid, state, queued_at, ended_at, reason"
 _RUN_COLUMNS = ("id, label, config, status, reason, session, device, created_at, started_at, ended_at, "
-                "steps, wall_s, test_acc, best_test_acc")
+                "steps, wall_s, test_acc, best_test_acc, numerics")
 
 
 def _hashed(session: str | None) -> str | None:
@@ -861,7 +866,7 @@ def _run_row(r) -> RunRow:
     best = r[13] if r[13] is not None and r[13] >= 0 else None
     return RunRow(id=r[0], label=r[1], config=json.loads(r[2]), status=r[3], reason=r[4], session=r[5],
                   device=r[6], created_at=r[7], started_at=r[8], ended_at=r[9], steps=r[10], wall_s=r[11],
-                  test_acc=r[12], best_test_acc=best)
+                  test_acc=r[12], best_test_acc=best, numerics=json.loads(r[14]) if r[14] else None)
 
 
 def _finite_row(row: tuple) -> tuple:

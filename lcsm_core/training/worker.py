@@ -39,14 +39,15 @@ NOT_COMING_BACK = ("moved", "damaged")    # store faults that waiting does not c
 class WorkerProcess:
     """The server's handle on one worker process."""
 
-    def __init__(self, index: int, db_path: str, events, threads: int, nice: int = 0):
-        """`nice`: the worker's CPU priority, added to this process's (a grid cell's worker: GRID_NICE, low)."""
+    def __init__(self, index: int, db_path: str, events, threads: int, nice: int = 0, repeatable: bool = False):
+        """`nice`: the worker's CPU priority, added to this process's (a grid cell's worker: GRID_NICE, low).
+        `repeatable`: torch's deterministic algorithms on in the worker (a grid cell's: numerics.repeatable)."""
         ctx = multiprocessing.get_context("spawn")
         self.index = index
         self.inbox = ctx.Queue()
         self.run_id: int | None = None
         self.process = ctx.Process(target=worker_main,
-                                   args=(index, db_path, self.inbox, events, threads, os.getpid(), nice),
+                                   args=(index, db_path, self.inbox, events, threads, os.getpid(), nice, repeatable),
                                    daemon=True, name=f"lcsm-train-worker-{index}")
         with main_hidden_from_workers():
             self.process.start()
@@ -93,8 +94,10 @@ class WorkerProcess:
             self.process.join(2.0)
 
 
-def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pid: int, nice: int = 0) -> None:
-    """The worker process: run jobs from `inbox` until None (or until its server is gone)."""
+def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pid: int, nice: int = 0,
+                repeatable: bool = False) -> None:
+    """The worker process: run jobs from `inbox` until None (or until its server is gone); `repeatable`: with torch's
+    deterministic algorithms on (a grid cell's worker, as numerics.repeatable)."""
     jobs: queue.Queue = queue.Queue()
     current: dict = {}
     ended = threading.Event()
@@ -107,6 +110,8 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
     from .recorder import record_run, turn_end
     from .store import RunStore
     torch.set_num_threads(threads)
+    if repeatable:
+        torch.use_deterministic_algorithms(True, warn_only=True)
     torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))])       # pay the optimiser's lazy import now
     threading.Thread(target=_read_inbox, args=(inbox, jobs, current), daemon=True).start()
     store = RunStore(db_path)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from lcsm_core.paper_lab import GridRunner, GridSpec
+from lcsm_core.paper_lab import GridRunner, GridSpec, grid_session
 from lcsm_core.paper_lab.grid import cells
 from lcsm_core.training import RunStore, SizeLimits, TrainerClient
 from lcsm_core.training.admission import AdmissionPolicy
@@ -139,6 +139,9 @@ def test_a_pages_grid_trains_in_the_service_at_a_low_priority_not_in_the_web_pro
     assert os.getpid() not in workers and not set(children(os.getpid())) & workers     # nothing ran here
     assert workers <= set(children(proc.pid))                                            # the service's workers
     assert all(int(stat_fields(pid)[16]) == GRID_NICE for pid in workers)               # at a low priority
+    # as the CLI's cells: one thread, deterministic, so a page's cell repeats a CLI cell's numbers
+    assert all(row.numerics["threads"] == 1 and row.numerics["deterministic"]
+               for row in store.session_runs(grid_session(grid_id)))
 
 
 def test_a_learners_play_starts_while_a_grid_trains_and_the_page_stops_the_grid(service):

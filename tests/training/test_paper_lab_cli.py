@@ -36,7 +36,7 @@ def test_a_grid_prints_its_cells_and_a_summary_then_resumes(tmp_path, subprocess
     assert summary["spread"]["1-1-1-0"]["16"]["seeds"] == 1 and "cannot show" in summary["lr_note"]
     assert [r["reading"].split(" (")[0] for r in summary["readings"]] == ["DSS bank", "Mamba-style selective SSM"]
     assert "3/3 cells" in first.stderr                                  # the progress bar
-    assert "cost: parameterization-" in first.stderr and "CPU-hours" in first.stderr   # said before it ran
+    assert "cost: parameterization-" in first.stderr and "CPU-seconds" in first.stderr   # said before it ran
 
     again = run_cli(["--grid", "parameterization", *TINY, "--db", str(db)], subprocess_env)
     assert again.returncode == 0, again.stderr
@@ -85,11 +85,11 @@ def test_the_cli_runs_a_grid_on_a_ray_address_asking_for_zero_gpus(tmp_path, loc
     assert f"Ray at {address} (1 CPU(s) and 0 GPU(s) per cell)" in out.stderr
 
 
-def test_cost_only_prints_the_measured_cost_and_runs_nothing(tmp_path, subprocess_env):
+def test_cost_only_prints_the_cost_models_cost_and_runs_nothing(tmp_path, subprocess_env):
     db = tmp_path / "c.sqlite"
     out = run_cli(["--grid", "tau", *TINY, "--seeds", "0", "1", "2", "--cost-only", "--db", str(db)], subprocess_env)
     assert out.returncode == 0 and out.stdout == "", out.stderr
-    assert "21 cells × 3 steps × measured s/step (T=16" in out.stderr and "CPU-hours" in out.stderr
+    assert "21 cells × 3 steps × the cost model's CPU-s/step (T=16" in out.stderr and "CPU-seconds" in out.stderr
     assert not db.exists() or RunStore(db).list_runs() == []
 
 
@@ -104,13 +104,16 @@ def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsy
     assert results.is_complete(shipped.spec, shipped.results) and shipped.workers == 1
     assert {r.source for r in shipped.results} == {"shipped"} and "core CPU" in shipped.device
     assert shipped.conditions == "while a benchmark ran" and shipped.time_said().endswith("while a benchmark ran")
+    # each cell carries what its numbers depend on beyond its config: one thread, deterministic, the form it ran
+    assert all(r.numerics["threads"] == 1 and r.numerics["deterministic"] and r.numerics["form"]
+               for r in shipped.results)
 
 
-def test_a_gpu_grid_asked_from_a_cpu_machine_says_its_cost_is_unmeasured(tmp_path, subprocess_env):
+def test_a_gpu_grid_asked_from_a_cpu_machine_says_its_cost_in_cpu_hours_only(tmp_path, subprocess_env):
     import torch
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU: the cost is measured")
     out = run_cli(["--grid", "tau", *TINY, "--device", "cuda", "--ray", "127.0.0.1:1", "--cost-only",
                    "--db", str(tmp_path / "g.sqlite")], subprocess_env)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
-    assert "not measured on this machine" in out.stderr and "--gpus-per-cell 1" in out.stderr
+    assert "CPU-hours only" in out.stderr and "--gpus-per-cell 1" in out.stderr

@@ -40,21 +40,31 @@ def test_grids_named_before_the_new_options_keep_their_ids():
     assert dataclasses.replace(GridSpec(), device="cuda").grid_id != GridSpec().grid_id
 
 
-def test_the_cost_multiplies_cells_steps_and_measured_rates():
+def test_the_cost_multiplies_cells_steps_and_rates_and_says_them():
     spec = GridSpec(ablation="parameterization", seq_lens=(32, 64), lrs=(1e-3, 1e-2), seeds=(0, 1, 2), steps=1000)
     rates = {(label, T): 0.01 * T for label in ABLATIONS["parameterization"].labels for T in (32, 64)}
-    cost = GridCost(spec, rates, "cpu (1 thread(s))")
-    assert cost.total_seconds == pytest.approx(3 * 6 * 1000 * (0.32 + 0.64))     # 3 entries, 6 runs each per length
-    assert cost.unit == "CPU-hours" and GridCost(spec, rates, "cuda (H100)").unit == "GPU-hours"
-    assert "36 cells × 1000 steps × measured s/step (T=32 0.32 s (≤ 0.32), T=64 0.64 s" in str(cost)
+    total = 3 * 6 * 1000 * (0.32 + 0.64)                                       # 3 entries, 6 runs each per length
+    cost = GridCost(spec, rates, total)
+    assert "36 cells × 1000 steps × the cost model's CPU-s/step (T=32 0.32 s (≤ 0.32), T=64 0.64 s" in str(cost)
+    assert "≈ 4.8 CPU-hours, what admission charges" in str(cost) and "GPU" not in str(cost)
+    on_gpu = GridCost(dataclasses.replace(spec, device="cuda"), rates, total, {k: r / 100 for k, r in rates.items()},
+                      "NVIDIA H200")
+    assert on_gpu.gpu_seconds == pytest.approx(total / 100)
+    assert str(on_gpu).endswith(f"measured on NVIDIA H200: T=32 0.0032 s (≤ 0.0032), T=64 0.0064 s (≤ 0.0064) ≈ "
+                                f"{total / 100 / 3600:.2f} GPU-hours")
 
 
-def test_a_tiny_grid_is_measured_entry_by_entry():
+def test_a_small_grid_is_said_in_cpu_minutes_not_zero_hours():
+    cost = GridCost(DEFAULT_SPECS["parameterization"], {("1-1-1-0", 32): 0.02}, 180.0)
+    assert "≈ 3 CPU-minutes (0.05 CPU-hours)" in str(cost)
+
+
+def test_a_tiny_grid_has_a_rate_per_entry_and_length():
     spec = GridSpec(ablation="parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,),
                     batch_size=4, seeds=(0, 1, 2), steps=10)
-    cost = grid_cost(spec, steps=1)
+    cost = grid_cost(spec)
     assert set(cost.seconds_per_step) == {(label, 16) for label in ABLATIONS["parameterization"].labels}
-    assert all(s > 0 for s in cost.seconds_per_step.values()) and cost.device.startswith("cpu")
+    assert all(s > 0 for s in cost.seconds_per_step.values()) and cost.gpu_seconds_per_step is None
 
 
 def test_the_cli_picks_the_scale_and_lays_flags_over_it():
@@ -79,22 +89,23 @@ def test_a_grid_says_how_it_differs_from_the_paper():
     assert "3 seeds per cell\n" in paper and "sequence lengths 32, 64, 128, 256" in paper and "cuda" in paper
 
 
-def test_the_paper_scale_grid_prints_its_cost_before_anything_runs(tmp_path, monkeypatch, capsys):
-    """`--scale paper --cost-only`: one cost line per width (cells × steps × measured s/step → hours); the measured
-    rate is faked here (a real paper-size step takes seconds on a CPU), the real measuring is tested above."""
-    from lcsm_core.paper_lab import cli, scale
-    monkeypatch.setattr(scale, "measure_step_seconds", lambda cell, steps=2: (0.5, "cpu (2 thread(s))"))
+def test_the_paper_scale_grid_prints_its_cost_before_anything_runs(tmp_path, capsys):
+    """`--scale paper --cost-only`: one cost line per width (cells × steps × the cost model's s/step → hours: what
+    admission would charge the same cells), and nothing runs."""
+    from lcsm_core.paper_lab import cli
+    from lcsm_core.training.admission import grid_cost_s
     db = tmp_path / "p.sqlite"
     assert cli.main(["--grid", "tau", "--scale", "paper", "--device", "cpu", "--cost-only", "--db", str(db)]) == 0
     out = capsys.readouterr()
     costs = [line for line in out.err.splitlines() if line.startswith("cost: ")]
-    hours = 7 * 4 * 7 * 3 * 20_000 * 0.5 / 3600                                  # cells × steps × s/step
-    assert len(costs) == 4 and all("588 cells × 20000 steps" in c and f"≈ {hours:,.1f} CPU-hours" in c
-                                   for c in costs)
+    specs = paper_specs("tau", device="cpu")
+    hours = [grid_cost_s(c.config for c in cells(spec)) / 3600 for spec in specs]
+    assert len(costs) == 4 and all("588 cells × 20000 steps" in c and f"≈ {h:,.1f} CPU-hours" in c
+                                   for c, h in zip(costs, hours))
     assert out.out == "" and (not db.exists() or RunStore(db).list_runs() == [])
 
 
-def test_the_paper_scale_grid_on_a_gpu_says_its_cost_is_unmeasured_without_one(tmp_path, monkeypatch, capsys):
+def test_the_paper_scale_grid_on_a_gpu_says_cpu_hours_only_without_one(tmp_path, capsys):
     import torch
 
     from lcsm_core.paper_lab import cli
@@ -102,4 +113,24 @@ def test_the_paper_scale_grid_on_a_gpu_says_its_cost_is_unmeasured_without_one(t
         pytest.skip("this machine has a GPU: the cost is measured")
     assert cli.main(["--grid", "oscillation", "--scale", "paper", "--cost-only", "--db", str(tmp_path / "g")]) == 0
     costs = [line for line in capsys.readouterr().err.splitlines() if line.startswith("cost: ")]
-    assert len(costs) == 4 and all("1008 cells × 20000 steps; not measured on this machine" in c for c in costs)
+    assert len(costs) == 4 and all("1008 cells × 20000 steps" in c and c.endswith(
+        "no GPU here to measure its GPU seconds per step: CPU-hours only") and "GPU-hours" not in c for c in costs)
+
+
+def test_a_gpu_grid_on_a_machine_with_a_gpu_gets_its_measured_gpu_hours_beside_the_cpu_hours(monkeypatch):
+    """Where a GPU is, its measured seconds per step give GPU-hours (the measuring is faked: no GPU here); the
+    CPU-hours stay the cost model's, what admission charges."""
+    import torch
+
+    from lcsm_core.paper_lab import scale
+    from lcsm_core.training.admission import grid_cost_s
+    measured = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(scale, "measure_config_step_seconds",
+                        lambda config, steps: measured.append(config.optim.device) or (0.002, "cuda (NVIDIA H200)"))
+    spec = dataclasses.replace(DEFAULT_SPECS["tau"], device="cuda")
+    cost = grid_cost(spec)
+    assert measured == ["cuda"] * len(ABLATIONS["tau"].entries)                  # one measurement per entry
+    assert cost.gpu == "NVIDIA H200" and cost.gpu_seconds == pytest.approx(21 * 1000 * 0.002)
+    assert cost.cpu_seconds == grid_cost_s(c.config for c in cells(spec))
+    assert str(cost).endswith(f"measured on NVIDIA H200: T=32 0.002 s (≤ 0.002) ≈ {21 * 2 / 3600:.2f} GPU-hours")
