@@ -6,7 +6,13 @@
 #   PORT, LCSM_DATA_DIR, LCSM_ALLOWED_HOSTS  the public port, the run store's folder, the host guard's names.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh
+# --system-packages (first argument): HAProxy and KaTeX from Debian too, as root; the rest pass to the launcher.
+if [ "${1:-}" = "--system-packages" ]; then
+  shift
+  bash scripts/install.sh --system-packages
+else
+  bash scripts/install.sh
+fi
 # app/serve.py: the app behind its host guard (403 for a host outside LCSM_ALLOWED_HOSTS or another origin),
 # in every web process. Options of the launcher (--address, --port, --processes) pass through.
 exec python3 scripts/web_tier.py "$@"

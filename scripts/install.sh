@@ -1,44 +1,58 @@
 #!/usr/bin/env bash
-# Installs what the app needs; with --tests also what only the tests use (chromium, an emoji font,
-# fla-core oracles). Idempotent: a second run is quick.
+# Installs what the app needs with pip; with --tests also what only the tests use (fla-core oracles, Ray, axe).
+# Debian packages (HAProxy, KaTeX; with --tests chromium and an emoji font) are installed with apt-get only when
+# asked (--system-packages, as root); otherwise each missing one is named with what goes without it.
+# Idempotent: a second run is quick.
+#   bash scripts/install.sh [--tests] [--system-packages]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+TESTS=0
+SYSTEM=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) TESTS=1 ;;
+    --system-packages) SYSTEM=1 ;;
+    *) echo "install.sh: unknown option $arg (known: --tests, --system-packages)" >&2; exit 2 ;;
+  esac
+done
 python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
 # flash-linear-attention's plain-PyTorch references are oracles in the kernel tests only (never imported at run
 # time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones. Ray runs one paper-lab
 # grid on a local instance in the tests (the app needs it only when LCSM_RAY_ADDRESS is set).
-if [ "${1:-}" = "--tests" ]; then
+if [ "$TESTS" = "1" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
   python3 -m pip install --quiet --disable-pip-version-check ray==2.60.0
   # axe-core (bundled) for the accessibility checks of the browser tests
   python3 -m pip install --quiet --disable-pip-version-check axe-playwright-python==0.1.8
 fi
-# Several web processes (LCSM_WEB_PROCESSES > 1, scripts/web_tier.py) run behind Debian's HAProxy; the browser
-# test of the web tier needs it too.
-if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
-  if [ "$(id -u)" = "0" ]; then
-    apt-get update -qq && apt-get install -y -qq haproxy >/dev/null
+
+MISSING=()
+# system_package DEB_PACKAGES PRESENT_TEST WITHOUT: installs the packages when asked, else names what is missing
+system_package() {
+  local packages="$1" present="$2" without="$3"
+  if eval "$present"; then return 0; fi
+  if [ "$SYSTEM" = "1" ] && [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && apt-get install -y -qq $packages >/dev/null
+  elif [ "$SYSTEM" = "1" ]; then
+    echo "note: --system-packages needs root to install $packages: $without" >&2
+    MISSING+=("$packages")
   else
-    echo "note: haproxy not found and not root: only one web process can run (LCSM_WEB_PROCESSES=1)," \
-         "and the web-tier browser tests will be skipped (apt-get install haproxy)" >&2
+    echo "note: $packages not installed: $without (bash scripts/install.sh --system-packages, as root, installs it)" >&2
+    MISSING+=("$packages")
   fi
+}
+# Several web processes (LCSM_WEB_PROCESSES > 1, scripts/web_tier.py) run behind Debian's HAProxy.
+system_package haproxy "command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ]" \
+  "only one web process can run, and the web-tier browser tests skip (fail under CI=true)"
+# The lesson instrument typesets its live equations with Debian's KaTeX, served by the app (app/kit/vendor.py).
+system_package libjs-katex "[ -e /usr/share/javascript/katex/katex.min.js ]" "the lesson equations show as text"
+# Browser tests drive Debian's chromium (Playwright's own browser download is not used); the emoji font makes page
+# icons render in headless screenshots as they do in a desktop browser.
+if [ "$TESTS" = "1" ]; then
+  system_package "chromium fonts-noto-color-emoji" \
+    "command -v chromium >/dev/null 2>&1 && [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]" \
+    "the browser tests skip (fail under CI=true)"
 fi
-# The lesson instrument typesets its live equations with KaTeX: Debian's libjs-katex (with fonts-katex), served by
-# the app itself (app/kit/vendor.py; without it the equations show as text).
-if [ ! -e /usr/share/javascript/katex/katex.min.js ]; then
-  if [ "$(id -u)" = "0" ]; then
-    apt-get update -qq && apt-get install -y -qq libjs-katex >/dev/null
-  else
-    echo "note: KaTeX not found and not root: the lesson equations show as text (apt-get install libjs-katex)" >&2
-  fi
-fi
-# Browser tests drive Debian's chromium (Playwright's own browser download is not used).
-# The emoji font makes page icons render in headless screenshots as they do in a desktop browser.
-if [ "${1:-}" = "--tests" ] && { ! command -v chromium >/dev/null 2>&1 || \
-     [ ! -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; }; then
-  if [ "$(id -u)" = "0" ]; then
-    apt-get update -qq && apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
-  else
-    echo "note: chromium not found and not root; browser tests will be skipped" >&2
-  fi
+if [ "${#MISSING[@]}" -gt 0 ]; then
+  echo "install.sh: done, without: ${MISSING[*]}" >&2
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs everything (chromium included) and runs lint + the whole test suite.
+# Installs everything (Debian's chromium and HAProxy included, as root) and runs lint + the whole test suite.
+# Under CI=true a browser test that lacks chromium or HAProxy fails instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh --tests
+bash scripts/install.sh --tests --system-packages
 python3 -m ruff check .
 set +e
 python3 -m pytest -q -n 2 --dist loadgroup "$@"     # a module's costly fixture (xdist_group) starts once

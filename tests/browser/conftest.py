@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, ROOT, running_app
+from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, CHROMIUM_MISSING, IN_CI, ROOT, running_app
 
 SHOTS = ROOT / "tests" / "screenshots"
 
@@ -16,7 +16,7 @@ SHOTS = ROOT / "tests" / "screenshots"
 @pytest.fixture(scope="session")
 def playwright_driver():
     if CHROMIUM is None:
-        pytest.skip("needs chromium on PATH (bash scripts/install.sh --tests)")
+        (pytest.fail if IN_CI else pytest.skip)(CHROMIUM_MISSING)
     from playwright.sync_api import sync_playwright
     with sync_playwright() as driver:
         yield driver
