@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from .blocks import Callout, Chart, Columns, Download, Group, Pick, Readout, Table, Text, Toggle
+from .blocks import Callout, Chart, Columns, Download, Group, Pick, Progress, Readout, Table, Text, Toggle
 from .page_text import stacked
 from .widgets import show_chart, show_readout
 
@@ -40,6 +40,8 @@ def draw_block(block, on_change) -> None:
         for column, blocks in zip(st.columns(list(block.widths or [1] * len(block.columns))), block.columns):
             with column:
                 draw_blocks(blocks, on_change)
+    elif isinstance(block, Progress):
+        st.progress(min(1.0, max(0.0, block.fraction)), text=block.text)
     elif isinstance(block, Download):
         st.download_button(block.label, block.data, file_name=block.file_name, mime=block.mime, key=block.key,
                            width="stretch")

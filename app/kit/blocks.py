@@ -73,6 +73,14 @@ class Columns:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """A bar of work done (0…1) with its words, e.g. "step 120 of 3000 · about 40 s left"."""
+
+    fraction: float
+    text: str
+
+
+@dataclass(frozen=True)
 class Download:
     label: str
     data: str | bytes

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.blocks import Callout, Chart, Columns, Download, Pick, Readout, Table, Text, Toggle
+from app.kit.blocks import Callout, Chart, Columns, Download, Pick, Progress, Readout, Table, Text, Toggle
 from app.kit.cache import STORES
 from app.kit.chart_element import ChartSpec, chart_spec
 from app.kit.classroom import presenter_figure
@@ -39,6 +39,7 @@ from lcsm_core.training.compare import differences, runs_csv, runs_json
 from lcsm_core.training.config import PAGE_DEFAULTS, run_settings
 from lcsm_core.training.cost import format_bytes
 from lcsm_core.training.loop import WAITING
+from lcsm_core.training.progress import duration_words, run_progress
 from lcsm_core.variants import VARIANTS, variant_table
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
@@ -208,6 +209,8 @@ def shown_run(client, run: RunRow, c: Control) -> list:
         blocks.append(Text(sharing_policy(client.policy), "caption"))
     if run.status == "failed":
         blocks.append(Callout(f"The run failed: {run.reason}", "error"))
+    if run.active:
+        blocks.append(progress_bar(run, position))
     blocks.append(Readout([Metric("steps", str(run.steps)),
                            Metric("test accuracy", "—" if run.test_acc is None else f"{run.test_acc:.3f}"),
                            Metric("training time", f"{run.wall_s:.1f} s"),
@@ -217,6 +220,18 @@ def shown_run(client, run: RunRow, c: Control) -> list:
     eigen = ([Toggle(ZOOM, "zoom in on the eigenvalues"), Chart(figures["eigen"], "train-live-eigenvalues")]
              if "eigen" in figures else [])
     return blocks + [Columns([curves, eigen], widths=(3, 2))]
+
+
+def progress_bar(run: RunRow, position: int | None) -> Progress:
+    """Steps done of the run's budget, and the time left at its pace (while it waits: its place in the line)."""
+    optim = run.config["optim"]
+    done = run_progress(run.steps, run.wall_s, optim["max_steps"], optim.get("max_seconds"))
+    words = f"step {run.steps} of {optim['max_steps']}"
+    if run.status == "queued" or position:
+        words += f" · waiting{f', position {position} in the server queue' if position else ''}"
+    elif done.seconds_left is not None:
+        words += f" · {duration_words(done.seconds_left)} left at {done.steps_per_s:.1f} steps/s"
+    return Progress(done.fraction, words)
 
 
 def status_words(run: RunRow, position: int | None) -> str:

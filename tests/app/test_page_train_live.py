@@ -50,6 +50,9 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
     optim = store.get_run(run_id).config["optim"]
     assert optim["max_steps"] == 5000 and optim["max_seconds"] == SizeLimits().max_seconds   # budgeted in steps
     assert rerun_until(at, lambda: store.get_run(run_id).steps > 0)
+    assert rerun_until(at, lambda: any("of 5000" in (b.proto.text or "") for b in at.get("progress")))
+    [bar] = at.get("progress")                                    # steps done of the budget, and the time left
+    assert 0 <= bar.proto.value <= 100 and ("left at" in bar.proto.text or "waiting" in bar.proto.text)
 
     at.button(key="pause").click().run()
     # wait on what the page shows: the store can turn "paused" just after a rerun drew "running"
