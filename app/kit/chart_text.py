@@ -46,7 +46,8 @@ def text_layout_key(key: str) -> bool:
 
 
 def chart_text(fig: dict, note: str = "", name: str = "") -> dict:
-    """The chart's text alternative: {"summary": one sentence, "tables": [{"caption", "headers", "columns"}]}, every
+    """The chart's text alternative: {"summary": one sentence, "tables": [{"caption", "name", "headers", "columns"}]}
+    (a table's `name`: its caption after the chart's title, what its region is called), every
     number in them written from the figure's data (`note`: the lesson's own words on what matters, put after the
     title; `name`: the chart's name, where it has no title)."""
     layout = fig.get("layout") or {}
@@ -71,7 +72,11 @@ def chart_text(fig: dict, note: str = "", name: str = "") -> dict:
         said.append(f"{len(frames)} frames to play")
     parts = [p for p in (note.strip().rstrip("."), *said) if p]
     summary = f"{title}: " + "; ".join(parts) + "." if parts else f"{title}: no data."
-    return {"summary": summary, "tables": rounded_columns([table(s) for s in series])}
+    # each table's region is named by its chart's title too: two charts' "ZOH" tables are two distinct landmarks
+    # (the title without its aside, e.g. "(Δ = 0.1 s)": a family's members then share their tables)
+    short = ASIDE.sub("", title).strip() or title
+    tables = [{**t, "name": f"{short}: {t['caption']}"} for t in rounded_columns([table(s) for s in series])]
+    return {"summary": summary, "tables": tables}
 
 
 def summary_of(text: dict | None) -> str:
@@ -468,7 +473,7 @@ def data_html(text: dict) -> str:
         body = "".join("<tr>" + "".join((f'<th scope="row">{escape(v)}</th>' if n == 0 else f"<td>{escape(v)}</td>")
                                         for n, v in enumerate(row)) + "</tr>" for row in rows_of(table))
         # a wide table (a heat map's columns) scrolls sideways in its own box, which the keyboard can reach
-        parts.append(f'<div role="region" tabindex="0" aria-label="{escape(table["caption"])}" '
+        parts.append(f'<div role="region" tabindex="0" aria-label="{escape(table.get("name", table["caption"]))}" '
                      f'style="overflow-x: auto"><table><caption>{escape(table["caption"])}</caption><thead><tr>{head}'
                      f"</tr></thead><tbody>{body}</tbody></table></div>")
     return '<div class="lcsm-chart-data">' + "".join(parts) + "</div>"

@@ -156,7 +156,7 @@ def shared_tables(readouts: dict[str, dict]) -> tuple[dict[str, dict], dict[str,
 
     def table_place(table: dict) -> int:
         columns = [place("columns", tuple(column), column) for column in table["columns"]]
-        key = (table["caption"], tuple(table["headers"]), tuple(columns))
+        key = (table["caption"], table.get("name"), tuple(table["headers"]), tuple(columns))
         return place("tables", key, {**table, "columns": columns})
     out = {}
     for name, text in readouts.items():

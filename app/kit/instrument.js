@@ -290,7 +290,7 @@ function dataTable(table) {
   const grid = el("table", { className: "lcsm-data-table" }, [el("caption", { text: table.caption }),
     el("thead", {}, [head]), body]);
   // a wide table (a heat map's columns) scrolls sideways in its own box, which the keyboard can reach
-  return el("div", { className: "lcsm-table-box", role: "region", tabindex: "0", "aria-label": table.caption }, [grid]);
+  return el("div", { className: "lcsm-table-box", role: "region", tabindex: "0", "aria-label": table.name || table.caption }, [grid]);
 }
 
 // The chart's words: its summary as its accessible name; the summary and tables under "Show the data", written

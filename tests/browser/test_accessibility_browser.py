@@ -1,7 +1,7 @@
 """The accessibility gate (WCAG 2.2 AA) on Home, Class view and every lesson, every fold open.
 
 - axe-core (benchmarks/accessibility.py's `audit`: every rule axe runs by default and target-size, none disabled, no
-  element excluded) at 1280×720 and 390×844: no critical and no serious violation, and headings in order;
+  element excluded) at 1280×720 and 390×844: no violation of any impact (the issue asks none critical or serious);
 - reflow (1.4.10) at 320 CSS px (a 1280-px window at 400 %) and at 1280×720: nothing scrolls sideways — not the
   page, not the main column, not a display equation (made to fit its column: its scrollWidth is at most its
   width; a box that scrolls would not count) — but a data table (a grid: two-dimensional by nature);
@@ -158,11 +158,11 @@ def rows_of(audited: dict, page: str, sizes=SIZES) -> list[dict]:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_axe_finds_nothing_critical_or_serious_and_headings_in_order(audited, page):
+def test_axe_finds_nothing_of_any_impact(audited, page):
+    """The issue asks 0 critical and 0 serious; every page reached 0 of any impact, and is held there."""
     found = [f"{size_of(row)}: {v['id']} ({v['impact']}, ×{v['nodes']}) "
              f"{v['help']} — {v['targets']}"
-             for row in rows_of(audited, page, tuple(VIEWPORTS)) for v in row["violations"]
-             if v["impact"] in BLOCKING or v["id"] == "heading-order"]
+             for row in rows_of(audited, page, tuple(VIEWPORTS)) for v in row["violations"]]
     assert not found, "\n".join(found)
 
 
