@@ -48,9 +48,8 @@ purple (their orange, sky blue and yellow are too light for white, their black v
 stands in for it). Under simulated protanopia, deuteranopia and tritanopia no two of them come closer than ΔE2000
 12, and series compared on one chart differ by dash or marker as well (tests/app/test_figure_colour.py). Text is
 drawn in `INK` on `PAPER`, the theme's own text and background colours, so every chart follows the page's light or
-dark theme: these are placeholders of Streamlit's plotly template (streamlit/elements/lib/streamlit_plotly_theme.py,
-GRAY_90 and BG_COLOR), which Streamlit's chart element replaces with the theme's colours throughout a figure
-(PRIVATE STREAMLIT API: its frontend's placeholder replacement of the pinned 1.67), and the lesson instrument
+dark theme: these are placeholders of Streamlit's plotly template, which Streamlit's chart element replaces with the
+theme's colours throughout a figure (a detail of its frontend: `internals.plotly_theme`), and the lesson instrument
 (instrument.js `themed`) with the colours Streamlit gives its component. `build` writes them where Streamlit's
 template would otherwise colour text grey (#808495: 3.7:1 on white): the figure's font, every axis's tick labels
 and title, the hover label. Roles: `COLORS` (a method or parameterization, the same on every chart), `WARNING`
@@ -79,12 +78,13 @@ from .internals.plotly_objects import (
     unvalidated_figure,
     unvalidated_trace,
 )
+from .internals.plotly_theme import THEME_BACKGROUND, THEME_TEXT
 
 BLUE, VERMILLION, GREEN, PURPLE = "#0072B2", "#D55E00", "#009E73", "#CC79A7"     # Okabe & Ito's (see "Colour")
 PALETTE = [BLUE, VERMILLION, GREEN, PURPLE]
 GREY = "#6C6C6C"       # neutral, 3:1 on both themes' backgrounds and ΔE2000 ≥ 12 from PALETTE under each deficiency
 WARNING, STABLE = VERMILLION, GREEN
-INK, PAPER = "#000037", "#000038"   # the theme's text and background (Streamlit's GRAY_90 and BG_COLOR placeholders)
+INK, PAPER = THEME_TEXT, THEME_BACKGROUND   # the theme's text and background, as Streamlit's frontend replaces them
 COLORS = {"exact": GREY, "zoh": BLUE, "bilinear": GREEN, "euler": VERMILLION, "aa": BLUE, "ab": VERMILLION,
           "naive": VERMILLION, "exponential": BLUE}
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash")          # lengths prime to PALETTE's: `series_style`

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from .internals.widget_states import SentWidget, sent_widgets
+from .internals.widget_states import SentWidget, resend_widget_values, sent_widgets
 from .settings import Setting, Settings
 
 COPY_SUFFIX = ".with_chart"   # a setting's second widget: its copy drawn with the main chart (chart_controls)
@@ -44,15 +44,9 @@ def load_settings(spec: Settings) -> None:
 
 
 def resend_values(spec: Settings) -> None:
-    """Set every widget key to its own value, so every run's widget carries the value it shows.
-
-    Streamlit sends a widget's value to the browser only in a run that set its key; a browser that mounts the
-    widget afresh from a run that did not would draw it at its default and send that back with the next move
-    (tests/app/test_widget_values_resent.py)."""
-    for p in spec.params:
-        key = spec.key(p.name)
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+    """Every setting's widget carries the value it shows in every run (`internals.widget_states.resend_widget_values`
+    says why; tests/app/test_widget_values_resent.py)."""
+    resend_widget_values([spec.key(p.name) for p in spec.params])
 
 
 def _fill(spec: Settings, missing) -> None:

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import streamlit as st
+
 try:
     from streamlit.runtime.state import get_session_state
 except ImportError:                                       # another streamlit: `missing()` says so
@@ -68,3 +70,15 @@ def _sent(proto) -> SentWidget | None:
     if field in ARRAYS:
         return SentWidget("array", tuple(raw.data))
     return SentWidget(TRIGGERS.get(field, "value"), raw)
+
+
+def resend_widget_values(keys) -> None:
+    """Set each of `keys` held in session state to its own value, so this run's widget carries the value it shows.
+
+    A frontend assumption: Streamlit sends a widget's value to the browser only in a run that set its key, and its
+    frontend draws a widget it mounts afresh (a page's widgets after a navigation, a column that changed shape) at
+    the value the run sent, else at its default, and sends that back with the next move. Public API only; it is
+    here because it holds only while the frontend mounts widgets that way."""
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
