@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.kit import figure_style
 from app.kit.chart_element import chart_spec
-from app.kit.internals import plotly_element, plotly_objects, script_events, self_check
+from app.kit.internals import plotly_element, plotly_objects, script_events, self_check, widget_states
 from app.lessons import lesson
 
 
@@ -48,6 +48,12 @@ def decoded(value):
     if isinstance(value, list):
         return [decoded(item) for item in value]
     return value
+
+
+def test_no_widget_state_is_read_where_streamlit_keeps_them_otherwise(monkeypatch):
+    """A reconnected tab's first move is not recovered there (nothing sent is read), and nothing fails."""
+    monkeypatch.setattr(widget_states, "_usable", False)
+    assert widget_states.sent_widgets() == {}
 
 
 def test_figures_take_plotlys_public_path_where_its_internals_moved(monkeypatch):

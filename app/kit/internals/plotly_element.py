@@ -56,7 +56,10 @@ def usable() -> bool:
     """Whether `enqueue_plotly_chart` can enqueue here (`missing()` empty), asked once per process."""
     global _usable
     if _usable is None:
-        _usable = not missing()
+        try:
+            _usable = not missing()
+        except Exception:                              # noqa: BLE001 — a check that fails is a missing internal
+            _usable = False
     return _usable
 
 

@@ -24,6 +24,7 @@ except ImportError:                                       # another streamlit: `
 WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]+-(.+)$")      # Streamlit's id of a widget drawn with key=: its key ends it
 ARRAYS = frozenset(("double_array_value", "string_array_value", "int_array_value"))
 TRIGGERS = {"trigger_value": "trigger", "json_trigger_value": "json_trigger", "string_trigger_value": "string_trigger"}
+_usable: bool | None = None                                # `missing()`'s answer, asked once
 
 
 @dataclass(frozen=True)
@@ -37,17 +38,38 @@ class SentWidget:
 
 
 def missing() -> list[str]:
-    """What this Streamlit lacks of what `sent_widgets` reads (empty: it can read them)."""
+    """What this Streamlit lacks of what `sent_widgets` reads: the session's widget states, the WidgetState proto's
+    id and value fields, a widget id that starts "$$ID" (empty: it can read them)."""
     if get_session_state is None:
         return ["streamlit.runtime.state.get_session_state"]
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+    from streamlit.runtime.state import common
     from streamlit.runtime.state.session_state import SessionState
-    return [] if callable(getattr(SessionState, "get_widget_states", None)) else ["SessionState.get_widget_states"]
+    found = [] if callable(getattr(SessionState, "get_widget_states", None)) else ["SessionState.get_widget_states"]
+    oneof = WidgetState.DESCRIPTOR.oneofs_by_name.get("value")
+    fields = {field.name for field in oneof.fields} if oneof is not None else set()
+    if "id" not in WidgetState.DESCRIPTOR.fields_by_name or not (ARRAYS | TRIGGERS.keys()) <= fields:
+        found.append(f"WidgetState proto fields id and value: {sorted(ARRAYS | TRIGGERS.keys())}")
+    if getattr(common, "GENERATED_ELEMENT_ID_PREFIX", None) != "$$ID":
+        found.append('widget ids that start "$$ID" (GENERATED_ELEMENT_ID_PREFIX)')
+    return found
+
+
+def usable() -> bool:
+    """Whether `sent_widgets` can read the widget states here (`missing()` empty), asked once per process."""
+    global _usable
+    if _usable is None:
+        try:
+            _usable = not missing()
+        except Exception:                              # noqa: BLE001 — a check that fails is a missing internal
+            _usable = False
+    return _usable
 
 
 def sent_widgets() -> dict[str, SentWidget]:
     """user key → what the browser sent this run, for every widget drawn with key= (empty where nothing was sent,
     outside a session, or where this Streamlit has no widget states to read)."""
-    if get_session_state is None:
+    if not usable():
         return {}
     try:
         protos = get_session_state().get_widget_states()
