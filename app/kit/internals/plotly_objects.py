@@ -262,7 +262,7 @@ def adopting(traces: list, layout: dict, frames: list | None = None) -> go.Figur
     (`_layout_in_plotly_order`). PRIVATE PLOTLY API, as `BaseFigure.__init__` of the pinned plotly 7.1 sets them:
     `_data_objs` (a list), `_data`, `_data_defaults`, a trace's `_orphan_props`, `_parent` and `_trace_ind`, and the
     figure's `_layout` (which its layout object reads). The traces must be new (the page's own, made for it): a
-    trace already in a figure goes plotly's way (`build`), copied."""
+    trace already in a figure goes plotly's way (`figure_style.build`), copied."""
     known = _layout_order()
     numbered = {key: value for key, value in layout.items() if key not in known and isinstance(value, dict)}
     if all(NUMBERED_AXIS.match(key) for key in numbered):
