@@ -16,9 +16,9 @@ if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from a
 from app.class_view import render_class_view  # noqa: E402
 from app.home import render_home  # noqa: E402
 from app.kit.fair_share import pace, page_turn  # noqa: E402
+from app.kit.internals.reconnect import rerun_on_reconnect  # noqa: E402
 from app.kit.layout import layout_style  # noqa: E402
 from app.kit.preview import warm_once  # noqa: E402
-from app.kit.reconnect import rerun_on_reconnect  # noqa: E402
 from app.kit.render import render_lesson  # noqa: E402
 from app.lessons import all_lessons  # noqa: E402
 

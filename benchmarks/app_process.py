@@ -39,11 +39,12 @@ class AppServer:
     """`python -m streamlit run app/serve.py` on 127.0.0.1; runs stored under `data_dir`.
 
     `web_processes` > 1: scripts/web_tier.py with that many web processes behind HAProxy on `url`
-    (needs `haproxy` on PATH); `web_pids`, `haproxy_pid`, `service_pid` say where they run."""
+    (needs `haproxy` on PATH); `web_pids`, `haproxy_pid`, `service_pid` say where they run. `python`: the
+    interpreter that runs it (default: this one; another venv's tries the app on another Streamlit)."""
 
     def __init__(self, data_dir: Path, log_path: Path | None = None, env: dict | None = None,
-                 web_processes: int = 1):
-        self.data_dir, self.log_path = Path(data_dir), log_path
+                 web_processes: int = 1, python: str = sys.executable):
+        self.data_dir, self.log_path, self.python = Path(data_dir), log_path, python
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, LCSM_DATA_DIR=str(self.data_dir), **(env or {}))
@@ -54,9 +55,9 @@ class AppServer:
     def command(self) -> list[str]:
         if self.web_processes > 1:
             self.run_dir = Path(tempfile.mkdtemp(prefix="lcsm-web-tier-"))
-            return [sys.executable, WEB_TIER, "--processes", str(self.web_processes), "--address", "127.0.0.1",
+            return [self.python, WEB_TIER, "--processes", str(self.web_processes), "--address", "127.0.0.1",
                     "--port", str(self.port), "--run-dir", str(self.run_dir)]
-        return [sys.executable, "-m", "streamlit", "run", ENTRY, "--server.address", "127.0.0.1",
+        return [self.python, "-m", "streamlit", "run", ENTRY, "--server.address", "127.0.0.1",
                 "--server.port", str(self.port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
                 "--server.fileWatcherType", "none"]
 

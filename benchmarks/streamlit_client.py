@@ -31,8 +31,8 @@ from websockets.asyncio.client import connect
 FINAL = {ForwardMsg.FINISHED_SUCCESSFULLY: "ok", ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "ok",
          ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error"}
 # A fragment that reruns at most this often is a poll the client runs as a browser would (a chart waiting for its
-# preview family, Train live's run); a longer interval is app/kit/reconnect.py's keep-alive (600 s, there only so that
-# a browser reruns the page after a reconnect), which no benchmark's few seconds of waiting would see fire.
+# preview family, Train live's run); a longer interval is app/kit/internals/reconnect.py's keep-alive (600 s, there
+# only so that a browser reruns the page after a reconnect), which no benchmark's few seconds of waiting would see fire.
 POLL_AT_MOST_S = 60.0
 INTERNAL_KEY = "$$STREAMLIT_INTERNAL_KEY"         # Streamlit's prefix of a component's trigger widget id
 WIDGET_TYPES = ("slider", "select_slider", "number_input", "selectbox", "radio", "button", "checkbox",

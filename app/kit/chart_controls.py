@@ -24,10 +24,11 @@ from dataclasses import replace
 import streamlit as st
 
 from .classroom import ClassroomView
+from .internals.widget_states import SentWidget, sent_widgets
 from .layout import CHART_CONTROLS_KEY
 from .lesson import Lesson
 from .settings import Preset, Setting, Settings
-from .url_state import copy_key, sent_widget_states
+from .url_state import copy_key
 from .widgets import apply_preset, draw_setting, preset_button_key, preset_insight
 
 FOLD_LABEL = "⚙️ More settings"
@@ -98,7 +99,7 @@ def recover_preset_pick(lesson: Lesson, view: ClassroomView) -> None:
     key = preset_pick_key(lesson.settings)
     if not pills_drawn(lesson, view) or key in st.session_state:     # drawn in this session: their callbacks run
         return
-    sent = sent_widget_states()
+    sent = sent_widgets()
     picked = picked_index(sent.get(key), [p.label for p in lesson.presets])
     if picked is not None:
         st.session_state[key] = picked
@@ -110,16 +111,16 @@ def recover_preset_pick(lesson: Lesson, view: ClassroomView) -> None:
         apply_preset(lesson.settings, lesson.presets[clicked])
 
 
-def triggered(proto) -> bool:
-    """Whether a widget state proto is a button's click (a trigger sent true)."""
-    return proto is not None and proto.WhichOneof("value") == "trigger_value" and proto.trigger_value
+def triggered(sent: SentWidget | None) -> bool:
+    """Whether a widget sent a button's click (a trigger sent true)."""
+    return sent is not None and sent.kind == "trigger" and sent.value is True
 
 
-def picked_index(proto, labels: list[str]) -> int | None:
-    """The preset a pills widget state names (its option's label, as the frontend sends it), or None."""
-    if proto is None or proto.WhichOneof("value") != "string_array_value" or len(proto.string_array_value.data) != 1:
+def picked_index(sent: SentWidget | None, labels: list[str]) -> int | None:
+    """The preset a pills widget sent (its option's label, as the frontend sends it), or None."""
+    if sent is None or sent.kind != "array" or len(sent.value) != 1 or not isinstance(sent.value[0], str):
         return None
-    label = proto.string_array_value.data[0]
+    label = sent.value[0]
     return labels.index(label) if label in labels else None
 
 

@@ -5,10 +5,7 @@ copies, `plotly.io.to_json`): on a lesson page that was about half of a rerun's 
 not changed. Here a chart is serialized once (`chart_spec`, exactly as `st.plotly_chart` does it), cached by the
 renderer, and `emit_chart` enqueues the same element from the cached string.
 
-PRIVATE STREAMLIT API: `emit_chart` mirrors the non-selection path of
-`streamlit/elements/plotly_chart.py::PlotlyMixin.plotly_chart` of the pinned streamlit 1.67.0 (the proto fields,
-the element id from `compute_and_register_element_id` — given the spec's `identity` instead of the spec itself —,
-`LayoutConfig(width, height)`, `dg._enqueue`).
+`emit_chart` enqueues it through `internals.plotly_element` (Streamlit's private element API, mirrored there);
 tests/app/test_chart_element.py compares what it enqueues with what `st.plotly_chart` enqueues for the same figure.
 Where those internals are missing (another streamlit), it falls back to `st.plotly_chart` on the parsed spec.
 
@@ -32,25 +29,19 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
-from _plotly_utils.basevalidators import is_homogeneous_array
-from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
 from .chart_text import chart_text, summary_of
 from .figure_style import COMPACTED, COMPACTED_TRACES, MAX_LINE_POINTS, compact_array
+from .internals.plotly_element import enqueue_plotly_chart
+from .internals.plotly_objects import (
+    figure_parts,
+    is_homogeneous_array,
+    plotlyjsShortTypes,
+    to_typed_array_spec,
+    trace_type,
+)
 
-try:                                                      # streamlit 1.67.0 internals (see the docstring)
-    from streamlit.elements.lib.form_utils import current_form_id
-    from streamlit.elements.lib.layout_utils import LayoutConfig
-    from streamlit.elements.lib.utils import compute_and_register_element_id
-    from streamlit.proto.PlotlyChart_pb2 import PlotlyChart as PlotlyChartProto
-    INTERNALS = True
-except ImportError:                                       # pragma: no cover - another streamlit
-    INTERNALS = False
-
-THEME = "streamlit"
-WIDTH = "stretch"
 DEFAULT_HEIGHT = 450                                      # plotly.js's, as streamlit resolves "content"
-SELECTION_MODE = ("points", "box", "lasso")               # st.plotly_chart's default (part of the element id)
 # plotly's conversion rules (_plotly_utils.utils: is_skipped_key, to_typed_array_spec), for the common case
 SKIPPED_KEYS = frozenset(("geojson", "layer", "layers", "range"))
 TYPED_ARRAYS = {name: short for name, short in plotlyjsShortTypes.items() if name not in ("int64", "uint64")}
@@ -141,17 +132,17 @@ def reference_chart_spec(fig) -> ChartSpec:
 def plain_figure(fig: go.Figure) -> dict:
     """`fig.to_dict()` without its deep copy: the same dict (keys in the same order, arrays as plotly's typed-array
     specs where `convert_to_base64` makes them), built from new containers around the figure's own values, which
-    are never changed. PRIVATE PLOTLY API: a Figure's `_data` (its traces' properties), `_layout` and
-    `_frame_objs`, as `BaseFigure.to_dict` of the pinned plotly 7.1 reads them. A `PlainFigure` is that already."""
+    are never changed: a Figure's traces, layout and frames as `BaseFigure.to_dict` reads them
+    (`internals.plotly_objects.figure_parts`). A `PlainFigure` is that already."""
     if isinstance(fig, PlainFigure):
         return fig
-    layout = fig._layout
+    traces, layout, frame_props = figure_parts(fig)
     template = layout.get("template")
     plain_layout = _typed_arrays({key: value for key, value in layout.items() if key != "template"})
     if template is not None:                                # where plotly puts it: last
         plain_layout["template"] = _plain_template(template)
-    plain = {"data": [_typed_arrays(trace) for trace in fig._data], "layout": plain_layout}
-    frames = [_typed_arrays(frame._props) for frame in fig._frame_objs]
+    plain = {"data": [_typed_arrays(trace) for trace in traces], "layout": plain_layout}
+    frames = [_typed_arrays(props) for props in frame_props]
     if frames:
         plain["frames"] = frames
     return plain
@@ -164,11 +155,12 @@ def plain_part(fig, trace_keys: frozenset, layout_key) -> dict:
     figure read back from JSON) is taken as it is."""
     if isinstance(fig, dict):
         return fig
+    traces, layout, frame_props = figure_parts(fig)
     part = {"data": [_typed_arrays({key: value for key, value in trace.items() if key in trace_keys})
-                     for trace in fig._data],
-            "layout": _typed_arrays({key: value for key, value in fig._layout.items() if layout_key(key)})}
-    if fig._frame_objs:
-        part["frames"] = [_typed_arrays(frame._props) for frame in fig._frame_objs]
+                     for trace in traces],
+            "layout": _typed_arrays({key: value for key, value in layout.items() if layout_key(key)})}
+    if frame_props:
+        part["frames"] = [_typed_arrays(props) for props in frame_props]
     return part
 
 
@@ -244,7 +236,7 @@ def ranged_by_build(template: dict, values: list[dict | None], frame: dict) -> b
     return False
 
 
-COMPACTED_KINDS = frozenset(kind._path_str for kind in COMPACTED_TRACES)    # "scatter", "heatmap", ...
+COMPACTED_KINDS = frozenset(trace_type(kind) for kind in COMPACTED_TRACES)    # "scatter", "heatmap", ...
 
 
 def refilled(template: dict, data: list[dict | None], layout: dict) -> PlainFigure:
@@ -339,20 +331,8 @@ def emit_chart(chart: ChartSpec, config: dict[str, Any], *, key: str, container=
     """Draw `chart` in `container` (default: the current place on the page), as st.plotly_chart would with
     `config`, `key`, width "stretch", height "content", the streamlit theme, no selections and its summary as
     `alt` (the chart's accessible name: Streamlit gives the chart the role figure, named by it)."""
-    dg = container if container is not None else st._main      # `_enqueue` finds the active block itself
     alt = summary_of(chart.text).strip() or None
-    if not INTERNALS or not hasattr(dg, "_enqueue"):
-        dg.plotly_chart(json.loads(chart.spec), config=config, key=key, alt=alt)
-        return
-    proto = PlotlyChartProto()
-    proto.theme = THEME
-    proto.form_id = current_form_id(dg)
-    proto.spec = chart.spec
-    proto.config = json.dumps(config)
-    if alt is not None:
-        proto.alt = alt
-    proto.id = compute_and_register_element_id(
-        "plotly_chart", user_key=key, key_as_main_identity=False, dg=dg, plotly_spec=chart.identity,
-        plotly_config=proto.config, selection_mode=SELECTION_MODE, is_selection_activated=False, theme=THEME,
-        width=WIDTH, height="content", alt=alt)
-    dg._enqueue("plotly_chart", proto, layout_config=LayoutConfig(width=WIDTH, height=chart.height))
+    if not enqueue_plotly_chart(chart.spec, chart.identity, chart.height, config, key=key, alt=alt,
+                                container=container):
+        (container if container is not None else st).plotly_chart(json.loads(chart.spec), config=config, key=key,
+                                                                   alt=alt)

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from .figure_style import AXIS_KEY
+from .internals.page_style import presenter_sheet
 from .literal import literal
 from .settings import Settings
 
@@ -125,27 +126,11 @@ def share_panel(spec: Settings, values: dict, challenges: tuple[str, ...] = ()) 
         st.caption("The link fixes every setting at its current value; a student's changes stay in their tab.")
 
 
-PRESENTER_CSS = """
-<style>
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
-[data-testid="stToolbar"], [data-testid="stDecoration"], [data-testid="stSidebarNav"] { display: none !important; }
-.stMainBlockContainer, .block-container { padding-top: 1rem !important; max-width: 100% !important; }
-html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 22px; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: min(2.2rem, 16cqi) !important; }
-h1 { font-size: 2.2rem !important; padding-bottom: 0.2rem !important; }
-[data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
-[data-testid="stWidgetLabel"] p { font-size: 1.2rem !important; }
-.stButton button *, .stDownloadButton button *, .stLinkButton a * { white-space: normal !important;
-  text-overflow: clip !important; overflow: visible !important; }
-.stButton button [data-testid="stMarkdownContainer"] p { font-size: 18px; line-height: 1.25; }
-</style>
-"""
-
-
 def presenter_style() -> None:
-    """Large type and no chrome for a projector (the CSS holds no user input). A button's label wraps rather
-    than being cut to "Run missi…" in a narrow column of the stage (Paper lab's four)."""
-    st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
+    """Large type and no chrome for a projector: no sidebar, header or tool bar, 22-px text, large metrics (the
+    sheet, `internals.page_style.presenter_sheet`, holds no user input). A button's label wraps rather than being
+    cut to "Run missi…" in a narrow column of the stage (Paper lab's four)."""
+    st.markdown(presenter_sheet(), unsafe_allow_html=True)
 
 
 PRESENTER_LEGEND_PX = 14     # a legend's font on the projector (discretize's z-plane: 60 px wide beside one at 18)

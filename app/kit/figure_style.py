@@ -25,20 +25,22 @@ extremes per pixel-sized bucket (`decimated`).
 
 Less CPU per figure (a swept move builds every chart of its page again; benchmarks/results/move_profile-cpu.md):
 - the plotly template (Streamlit's "streamlit" template, the process's default: ~3.6 KB of colour scales and
-  styles) is the same object in every figure built here (`TemplateSharingFigure`), where plotly deep-copies it
-  into each new figure; chart_element.plain_figure writes it without walking it;
+  styles) is the same object in every figure built here (`internals.plotly_objects.TemplateSharingFigure`), where
+  plotly deep-copies it into each new figure; chart_element.plain_figure writes it without walking it;
 - what `build` itself puts in a trace (compacted or thinned arrays, a heatmap's colour bar) and its own reads of
-  the traces skip plotly's per-value validation (`_assign_unvalidated`, `_raw`): values made here, from values
-  plotly validated when the page made the trace.
+  the traces skip plotly's per-value validation (`internals.plotly_objects`: `assign_unvalidated`,
+  `raw_property`): values made here, from values plotly validated when the page made the trace.
+Each of these reaches into plotly's private internals, all of them in `internals.plotly_objects`; where they moved
+(another plotly) `build` takes plotly's public path.
 The figure, its dict and its JSON are the same as with plain plotly calls (`go.Figure`, `trace.update`, reading
 `trace.x`): tests/app/test_figure_hygiene.py builds every lesson's charts both ways and compares the JSON.
 
 Validated in tests, not in the server (`VALIDATE`): pages make their traces with `scatter`, `heatmap`, `contour`
 and `histogram`, which let plotly check every value under pytest (a mistyped property fails) and skip the checks
-in the server's processes (several times cheaper a trace), where `build` also takes the traces into the figure as they
-are instead of copying them (`_adopting`). A preview family builds every chart once per member, so this is most
-of a held move's CPU. The JSON is the same byte for byte (tests/app/test_figure_validation.py: every chart of
-every page at its defaults, presets and extreme settings, and every family).
+in the server's processes (several times cheaper a trace), where `build` also takes the traces into the figure as
+they are instead of copying them (`internals.plotly_objects.adopting`). A preview family builds every chart once per
+member, so this is most of a held move's CPU. The JSON is the same byte for byte (tests/app/test_figure_validation.py:
+every chart of every page at its defaults, presets and extreme settings, and every family).
 
 Colour. Every series is drawn in one of the colours of Okabe and Ito's colour-blind-safe set (`PALETTE`) that hold
 3:1 against a white page and against Streamlit's dark one (#171614): blue, vermillion, bluish green and reddish
@@ -46,9 +48,8 @@ purple (their orange, sky blue and yellow are too light for white, their black v
 stands in for it). Under simulated protanopia, deuteranopia and tritanopia no two of them come closer than ΔE2000
 12, and series compared on one chart differ by dash or marker as well (tests/app/test_figure_colour.py). Text is
 drawn in `INK` on `PAPER`, the theme's own text and background colours, so every chart follows the page's light or
-dark theme: these are placeholders of Streamlit's plotly template (streamlit/elements/lib/streamlit_plotly_theme.py,
-GRAY_90 and BG_COLOR), which Streamlit's chart element replaces with the theme's colours throughout a figure
-(PRIVATE STREAMLIT API: its frontend's placeholder replacement of the pinned 1.67), and the lesson instrument
+dark theme: these are placeholders of Streamlit's plotly template, which Streamlit's chart element replaces with the
+theme's colours throughout a figure (a detail of its frontend: `internals.plotly_theme`), and the lesson instrument
 (instrument.js `themed`) with the colours Streamlit gives its component. `build` writes them where Streamlit's
 template would otherwise colour text grey (#808495: 3.7:1 on white): the figure's font, every axis's tick labels
 and title, the hover label. Roles: `COLORS` (a method or parameterization, the same on every chart), `WARNING`
@@ -58,21 +59,32 @@ solution, a mapped grid, an eigenvalue cloud, a path so far).
 from __future__ import annotations
 
 import base64
-import copy
-import inspect
 import os
 import re
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
-from plotly.basedatatypes import BasePlotlyType
+
+from .internals import plotly_objects
+from .internals.plotly_objects import (
+    TemplateSharingFigure,
+    adopting,
+    assign_unvalidated,
+    class_order,
+    default_template,  # noqa: F401 (the figures' shared template: tests)
+    in_a_figure,
+    plotly_object,
+    raw_property,
+    unvalidated_figure,
+    unvalidated_trace,
+)
+from .internals.plotly_theme import THEME_BACKGROUND, THEME_TEXT
 
 BLUE, VERMILLION, GREEN, PURPLE = "#0072B2", "#D55E00", "#009E73", "#CC79A7"     # Okabe & Ito's (see "Colour")
 PALETTE = [BLUE, VERMILLION, GREEN, PURPLE]
 GREY = "#6C6C6C"       # neutral, 3:1 on both themes' backgrounds and ΔE2000 ≥ 12 from PALETTE under each deficiency
 WARNING, STABLE = VERMILLION, GREEN
-INK, PAPER = "#000037", "#000038"   # the theme's text and background (Streamlit's GRAY_90 and BG_COLOR placeholders)
+INK, PAPER = THEME_TEXT, THEME_BACKGROUND   # the theme's text and background, as Streamlit's frontend replaces them
 COLORS = {"exact": GREY, "zoh": BLUE, "bilinear": GREEN, "euler": VERMILLION, "aa": BLUE, "ab": VERMILLION,
           "naive": VERMILLION, "exponential": BLUE}
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash")          # lengths prime to PALETTE's: `series_style`
@@ -102,58 +114,10 @@ COMPACTED = ("x", "y", "z")
 SCATTER, BAR, HEATMAP, CONTOUR = go.Scatter, go.Bar, go.Heatmap, go.Contour
 HISTOGRAM, LAYOUT, XAXIS, YAXIS = go.Histogram, go.Layout, go.layout.XAxis, go.layout.YAxis
 FRAME = go.Frame
-NUMBERED_AXIS = re.compile(r"^[xy]axis([2-9]|[1-9]\d+)$")       # xaxis2, yaxis13 (not xaxis1: plotly's "xaxis")
 COMPACTED_TRACES = (SCATTER, HEATMAP, CONTOUR, BAR)
-_TEMPLATES: dict[str, dict] = {}        # template name → its plotly JSON, shared by every figure built here
-
-
-def default_template() -> dict | None:
-    """The JSON of plotly's default template (what `go.Figure` copies into each figure), made once per name.
-    Shared: nothing here changes a template's properties."""
-    name = pio.templates.default
-    if name is None:
-        return None
-    if not isinstance(name, str):                        # a Template object as the default: copied as plotly does
-        return name.to_plotly_json()
-    found = _TEMPLATES.get(name)
-    if found is None:
-        found = _TEMPLATES[name] = pio.templates[name].to_plotly_json()
-    return found
-
-
-class TemplateSharingFigure(go.Figure):
-    """A go.Figure whose default template is the process's shared JSON of it instead of a deep copy per figure
-    (PRIVATE PLOTLY API: `BaseFigure._initialize_layout_template`, called by `__init__` of the pinned plotly 7.1;
-    it sets the same value at the same place, the layout's last key)."""
-
-    def _initialize_layout_template(self):
-        if self._layout_obj._props.get("template", None) is None:
-            template = default_template()
-            if template is not None:
-                self._layout_obj._props["template"] = template
-
-
 FIGURE = TemplateSharingFigure          # what `build` makes (tests swap in go.Figure, the reference)
-
-
-def _raw(trace, name: str):
-    """`getattr(trace, name)` for a trace's data property, read without plotly's property machinery (PRIVATE
-    PLOTLY API: a trace's `_props`, where plotly keeps what was set)."""
-    return trace._props.get(name)
-
-
-def _assign_unvalidated(trace, changes: dict) -> None:
-    """`trace.update(changes)` for numpy arrays made here: stored as given (plotly's own unvalidated path,
-    `BasePlotlyType.__setitem__` with `_validate` off) instead of validated value by value."""
-    validate, trace._validate = trace._validate, False
-    try:
-        for name, value in changes.items():
-            trace[name] = value
-    finally:
-        trace._validate = validate
-
-
-ASSIGN = _assign_unvalidated            # (tests swap in `trace.update`, the reference)
+ASSIGN = assign_unvalidated             # (tests swap in `trace.update`, the reference)
+_raw = raw_property
 
 # Whether the trace constructors below validate what a page passes them (plotly's per-value checks, the larger part of
 # a trace's cost) and `build` lets plotly assemble the figure. On in tests (tests/app/conftest.py: a mistyped property
@@ -180,92 +144,11 @@ def histogram(**props) -> go.Histogram:
 
 
 def _trace(kind, props: dict):
-    """The trace as plotly makes it; unvalidated, a nested dict (line=dict(...)) is stored as given, so its keys
-    are put in the order plotly's validation stores them (`_in_plotly_order`) for the same JSON."""
-    if VALIDATE:
+    """The trace as plotly makes it: validated where `VALIDATE` is on (or where plotly's internals are not the ones
+    `internals.plotly_objects` knows), else unvalidated, its properties in plotly's order."""
+    if VALIDATE or not plotly_objects.usable():
         return kind(**props)
-    path = kind._path_str
-    props = {key: _unvalidated_value(path, key, value) for key, value in props.items()}
-    order = _class_order(kind)
-    if not all(key in order and not _plotly_object(value) for key, value in props.items()):
-        return kind(_validate=False, **props)          # a path (marker_color), plotly objects: its constructor
-    trace = _clone(_blank(kind))
-    # what the unvalidated constructor stores: the given properties in its order (None: not set), then the type
-    stored = {key: value for key, value in sorted(props.items(), key=lambda item: order[item[0]]) if value is not None}
-    trace._orphan_props = {**stored, **trace._orphan_props}
-    return trace
-
-
-def _plotly_object(value) -> bool:
-    """A plotly object, or a list of them (the constructor stores their JSON instead)."""
-    return isinstance(value, BasePlotlyType) or (isinstance(value, list | tuple) and bool(value)
-                                                 and isinstance(value[0], BasePlotlyType))
-
-
-_BLANKS: dict = {}                       # a plotly class → an empty unvalidated instance of it (copied, never used)
-
-
-def _blank(kind):
-    found = _BLANKS.get(kind)
-    if found is None:
-        found = _BLANKS[kind] = kind(_validate=False)
-    return found
-
-
-def _clone(blank):
-    """A new object as `blank` was made: its attributes, each container copied (PRIVATE PLOTLY API: an instance's
-    state is its attributes; its constructor's ~100 property assignments are the cost this skips)."""
-    made = object.__new__(type(blank))
-    made.__dict__.update({name: copy.copy(value) if isinstance(value, dict | list | set) else value
-                          for name, value in blank.__dict__.items()})
-    return made
-
-
-COERCED = frozenset(("colorscale",))    # properties whose validation rewrites the value: a colour scale's name → its
-                                        # [position, colour] list (still coerced by plotly's validator)
-
-
-def _unvalidated_value(path: str, name: str, value):
-    if isinstance(value, dict):
-        return _in_plotly_order(path, name, value)
-    if name in COERCED:
-        from plotly.validator_cache import ValidatorCache
-        return ValidatorCache.get_validator(path, name).validate_coerce(value)
-    return value
-
-
-_ORDER: dict[str, tuple[str, dict[str, int]]] = {}     # "scatter.line" → (its class's path, property → position)
-_CLASS_ORDER: dict[type, dict[str, int]] = {}           # a plotly class → its properties' positions
-
-
-def _in_plotly_order(parent_path: str, name: str, value: dict) -> dict:
-    """`value`, the compound property `name` of a plotly object at `parent_path`, with its keys (at every depth)
-    in the order the object's class sets them: its constructor's parameter order (PRIVATE PLOTLY API: validators
-    from `plotly.validator_cache.ValidatorCache`, a compound one's `data_class`)."""
-    key = f"{parent_path}.{name}"
-    found = _ORDER.get(key)
-    if found is None:
-        from plotly.validator_cache import ValidatorCache
-        kind = getattr(ValidatorCache.get_validator(parent_path, name), "data_class", None)
-        found = _ORDER[key] = (kind._path_str, _parameter_order(kind)) if kind is not None else None
-    if found is None:                                   # not a compound property: a plain value
-        return value
-    path, order = found
-    items = sorted(value.items(), key=lambda item: order.get(item[0], len(order)))
-    return {k: _in_plotly_order(path, k, v) if isinstance(v, dict) and k in order else v for k, v in items}
-
-
-def _class_order(kind) -> dict[str, int]:
-    found = _CLASS_ORDER.get(kind)
-    if found is None:
-        found = _CLASS_ORDER[kind] = _parameter_order(kind)
-    return found
-
-
-def _parameter_order(kind) -> dict[str, int]:
-    """Property → its position among `kind`'s constructor parameters (the order its `__init__` sets them)."""
-    names = [p for p in inspect.signature(kind.__init__).parameters if p not in ("self", "arg", "kwargs")]
-    return {p: n for n, p in enumerate(names)}
+    return unvalidated_trace(kind, props)
 
 
 def plotly_array(spec: dict) -> np.ndarray:
@@ -297,13 +180,11 @@ def build(traces, title: str, *, height: int = 340, legend: bool = True, legend_
         layout["annotations"] = list(annotations)
     # The traces were validated when the page made them and the layout here is ours: validating the whole figure a
     # second time was 30-45 % of a page's figure CPU (benchmarks/results/page_compute-cpu.md).
-    if VALIDATE or FIGURE is not TemplateSharingFigure or any(t._parent is not None for t in traces) \
+    if VALIDATE or not plotly_objects.usable() or FIGURE is not TemplateSharingFigure \
+            or any(in_a_figure(t) for t in traces) \
             or (frames is not None and not all(_plain_frame(frame) for frame in frames)):
-        return FIGURE(data=traces, layout=layout, frames=frames, _validate=False)
-    fig = _adopting(traces, layout)
-    if frames is not None:
-        fig._frame_objs = tuple(_adopted_frame(frame) for frame in frames)
-    return fig
+        return unvalidated_figure(FIGURE, traces, layout, frames)
+    return adopting(traces, layout, frames)
 
 
 def _inked(spec: dict) -> dict:
@@ -322,104 +203,12 @@ def _plain_frame(frame) -> bool:
     scatter traces given as flat properties (numbers, strings, lists, arrays; no nested dicts to order)."""
     if not isinstance(frame, dict) or not frame.keys() <= FRAME_KEYS or not isinstance(frame.get("data", []), list):
         return False
-    order = _class_order(SCATTER)
+    order = class_order(SCATTER)
     return all(isinstance(trace, dict) and trace.get("type") == "scatter"
-               and all(key == "type" or (key in order and not isinstance(value, dict) and not _plotly_object(value))
+               and all(key == "type" or (key in order and not isinstance(value, dict) and not plotly_object(value))
                        for key, value in trace.items())
                for trace in frame.get("data", []))
 
-
-def _adopted_frame(frame: dict):
-    """The `go.Frame` plotly makes of `frame` (a `_plain_frame`) inside a figure, without validating each of its
-    traces' values (an animation's 30 frames were most of LRU stability's eigenvalue chart on every move of its
-    steps): its properties in its class's order, each trace's in Scatter's with the type last, as plotly stores
-    them (PRIVATE PLOTLY API: a Frame's `_orphan_props`, which `BaseFigure.to_dict` reads as `_props`). The values
-    are the page's, made for this figure (plotly's validation would store lists as lists and arrays as arrays:
-    the same JSON, tests/app/test_figure_validation.py)."""
-    order = _class_order(SCATTER)
-    stored = dict(frame)
-    if "data" in stored:
-        stored["data"] = [{**dict(sorted(((key, value) for key, value in trace.items() if key != "type"
-                                          and value is not None), key=lambda item: order[item[0]])),
-                           "type": "scatter"} for trace in stored["data"]]
-    positions = _class_order(FRAME)
-    made = _clone(_blank(FRAME))
-    made._orphan_props = {key: value for key, value in sorted(stored.items(), key=lambda item: positions[item[0]])
-                          if value is not None}
-    return made
-
-
-def _adopting(traces: list, layout: dict) -> go.Figure:
-    """The figure `FIGURE(data=traces, layout=layout, _validate=False)` makes, without what it does on the way
-    (a copy of every trace, a deep copy of every trace's and the layout's properties, the layout's ~200 property
-    assignments): a figure made with the numbered axes alone (xaxis2, ...: plotly registers them as it sets them)
-    takes the traces as its own and the rest of the layout with its keys where plotly puts them
-    (`_layout_in_plotly_order`). PRIVATE PLOTLY API, as `BaseFigure.__init__` of the pinned plotly 7.1 sets them:
-    `_data_objs` (a list), `_data`, `_data_defaults`, a trace's `_orphan_props`, `_parent` and `_trace_ind`, and the
-    figure's `_layout` (which its layout object reads). The traces must be new (the page's own, made for it): a
-    trace already in a figure goes plotly's way (`build`), copied."""
-    known = _layout_order()
-    numbered = {key: value for key, value in layout.items() if key not in known and isinstance(value, dict)}
-    if all(NUMBERED_AXIS.match(key) for key in numbered):
-        fig = _blank_figure()
-        for key in numbered:
-            _add_numbered_axis(fig, key)
-        numbered = {key: _in_plotly_order("layout", key[:5], value) for key, value in numbered.items()}
-    else:                                               # anything else: plotly registers it
-        fig = TemplateSharingFigure(layout=numbered, _validate=False)
-    fig._data_objs = list(traces)
-    fig._data = [_props_in_class_order(trace) for trace in traces]
-    fig._data_defaults = [{} for _ in traces]
-    for index, trace in enumerate(traces):
-        trace._orphan_props = {}
-        trace._parent = fig
-        trace._trace_ind = index
-    made = {**fig._layout, **numbered}                  # the numbered axes as plotly stores them, the template
-    fig._layout = _layout_in_plotly_order({key: made.get(key, value) for key, value in layout.items()})
-    if "template" in made:
-        fig._layout["template"] = made["template"]
-    return fig
-
-
-def _blank_figure() -> go.Figure:
-    """`TemplateSharingFigure(_validate=False)`, an empty figure, copied from one made once (`_clone`); its data
-    validator is its own, as `BaseFigure.__init__` makes it (tied to the figure that sets trace ids)."""
-    blank = _blank(TemplateSharingFigure)
-    fig = _clone(blank)
-    fig._layout_obj = _clone(blank._layout_obj)
-    fig._layout_obj._parent = fig
-    fig._data_validator = copy.copy(blank._data_validator)
-    fig._data_validator.set_uid = fig._set_trace_uid
-    return fig
-
-
-def _add_numbered_axis(fig: go.Figure, name: str) -> None:
-    """Register the axis `name` (xaxis2, ...) with the figure's layout as `Layout._set_subplotid_prop` does: a
-    valid and subplot property, its axis object a child of the layout (read from the layout's dict by name)."""
-    layout = fig._layout_obj
-    axis = _clone(_blank(XAXIS if name[0] == "x" else YAXIS))
-    axis._plotly_name, axis._parent = name, layout
-    layout._valid_props.add(name)
-    layout._subplotid_props.add(name)
-    layout._compound_props[name] = axis
-
-
-def _props_in_class_order(trace) -> dict:
-    """A trace's properties in its class's order (as plotly's copy of the trace sets them): what `build` added
-    (a heatmap's colour bar) stands where plotly puts it, not last."""
-    positions = _class_order(type(trace))
-    return dict(sorted(trace._orphan_props.items(), key=lambda item: positions.get(item[0], len(positions))))
-
-
-def _layout_in_plotly_order(layout: dict) -> dict:
-    """`layout`'s keys in the order an unvalidated `go.Layout` stores them: its own properties in its constructor's
-    order, then the others (the numbered axes) as given."""
-    order = _layout_order()
-    return dict(sorted(layout.items(), key=lambda item: order.get(item[0], len(order))))
-
-
-def _layout_order() -> dict[str, int]:
-    return _class_order(LAYOUT)
 
 
 def compact_array(values):

@@ -7,11 +7,7 @@ draw it. The instrument (instrument.css) draws the same ring inside its componen
 """
 from __future__ import annotations
 
+from .internals.page_style import focus_sheet
+
 RING = "#1f4e99"         # 8.3:1 on white
-FOCUS_CSS = f"""
-<style>
-:focus-visible, [data-baseweb="slider"] [role="slider"]:focus-visible {{
-  outline: 3px solid {RING} !important; outline-offset: 2px !important;
-  box-shadow: 0 0 0 5px #ffffff !important; }}
-</style>
-"""
+FOCUS_CSS = focus_sheet(RING)        # its selectors are Streamlit's markup: internals.page_style

@@ -32,10 +32,10 @@ from typing import Any
 import streamlit as st
 
 from .classroom import ClassroomView
+from .internals.widget_states import sent_widgets
 from .lesson import Lesson
 from .settings import Setting
 from .sweep_figure import MOVING_DATA, MOVING_LAYOUT
-from .url_state import sent_widget_states
 from .vendor import VENDOR_URLS
 from .widgets import chart_config, insight_key
 
@@ -179,11 +179,11 @@ def recover_commit(lesson: Lesson, view: ClassroomView) -> None:
     with the rerun is applied here, before the settings are loaded, as `commit` would."""
     if instrument_key(lesson.page) in st.session_state:      # mounted in this session: its callback runs
         return
-    proto = sent_widget_states().get(instrument_key(lesson.page) + TRIGGER_SUFFIX)
-    if proto is None or proto.WhichOneof("value") != "json_trigger_value":
+    sent = sent_widgets().get(instrument_key(lesson.page) + TRIGGER_SUFFIX)
+    if sent is None or sent.kind != "json_trigger":
         return
     try:
-        events = json.loads(proto.json_trigger_value)
+        events = json.loads(sent.value)
     except ValueError:
         return
     for event in events if isinstance(events, list) else [events]:

@@ -8,15 +8,13 @@ The renderer does, on every run:
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import streamlit as st
-from streamlit.runtime.state import get_session_state
 
+from .internals.widget_states import SentWidget, resend_widget_values, sent_widgets
 from .settings import Setting, Settings
 
-WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]+-(.+)$")      # Streamlit's id of a widget drawn with key=: its key ends it
 COPY_SUFFIX = ".with_chart"   # a setting's second widget: its copy drawn with the main chart (chart_controls)
 
 
@@ -46,15 +44,9 @@ def load_settings(spec: Settings) -> None:
 
 
 def resend_values(spec: Settings) -> None:
-    """Set every widget key to its own value, so every run's widget carries the value it shows.
-
-    Streamlit sends a widget's value to the browser only in a run that set its key; a browser that mounts the
-    widget afresh from a run that did not would draw it at its default and send that back with the next move
-    (tests/app/test_widget_values_resent.py)."""
-    for p in spec.params:
-        key = spec.key(p.name)
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+    """Every setting's widget carries the value it shows in every run (`internals.widget_states.resend_widget_values`
+    says why; tests/app/test_widget_values_resent.py)."""
+    resend_widget_values([spec.key(p.name) for p in spec.params])
 
 
 def _fill(spec: Settings, missing) -> None:
@@ -84,7 +76,7 @@ def sent_widget_values(spec: Settings, params, settled: dict | None = None) -> d
     fresh session cannot run the copy's callback (it has not drawn the copy), so the one the learner moved is
     the one that differs from `settled` (the tab's URL values: both widgets held them after the last run), the
     sidebar's when both or neither do."""
-    sent = sent_widget_states()
+    sent = sent_widgets()
     found = {}
     for p in params:
         keys = (spec.key(p.name), copy_key(spec, p.name))
@@ -95,27 +87,15 @@ def sent_widget_values(spec: Settings, params, settled: dict | None = None) -> d
     return found
 
 
-def sent_widget_states() -> dict[str, Any]:
-    """user key → the widget state proto the browser sent this run, for every widget drawn with key=."""
-    try:
-        protos = get_session_state().get_widget_states()
-    except Exception:                                  # noqa: BLE001 — no session (bare mode): nothing was sent
-        return {}
-    matches = ((WIDGET_ID.search(proto.id), proto) for proto in protos)   # a trigger's id has a prefix
-    return {match.group(1): proto for match, proto in matches if match}
-
-
-def wire_value(setting: Setting, proto) -> Any:
-    """The value a widget state proto carries, as `draw_setting`'s widget of `setting` serializes it (sliders:
-    one number in a list; select_slider, selectbox, radio: the option's label; toggle: a bool), or None."""
-    field = proto.WhichOneof("value")
-    if field is None:
-        return None
-    raw = getattr(proto, field)
-    if field in ("double_array_value", "string_array_value", "int_array_value"):
-        if len(raw.data) != 1:
+def wire_value(setting: Setting, sent: SentWidget) -> Any:
+    """The value a widget sent (`internals.widget_states.SentWidget`), as `draw_setting`'s widget of `setting`
+    serializes it (sliders: one number in a list; select_slider, selectbox, radio: the option's label; toggle: a
+    bool), or None."""
+    raw = sent.value
+    if sent.kind == "array":
+        if len(raw) != 1:
             return None
-        raw = raw.data[0]
+        raw = raw[0]
     if setting.kind == "bool":
         return raw if isinstance(raw, bool) else None
     if setting.kind == "choice":

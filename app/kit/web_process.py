@@ -14,8 +14,10 @@ on the 2-core project machine (benchmarks/results/move_profile-cpu.md, move_cost
   `gc.freeze()` after the imports moves those long-lived objects out of the collector's sight, so the
   collection after a run only walks what this process made since, and cycles made by a session are
   still collected (postScriptGC stays on, so memory stays bounded).
-- **A run's messages handed to the event loop in batches** (`app.kit.script_events`): one wake-up of the loop
-  per batch instead of one per element drawn.
+- **A run's messages handed to the event loop in batches** (`app.kit.internals.script_events`): one wake-up of
+  the loop per batch instead of one per element drawn.
+- **The private internals checked** (`app.kit.internals.self_check`): where this Streamlit or plotly lacks one,
+  one logged line says which public path is taken instead.
 """
 from __future__ import annotations
 
@@ -40,8 +42,10 @@ def prepare() -> None:
     from app.lessons import all_lessons
 
     all_lessons()
-    from .script_events import batch_script_events
+    from .internals.script_events import batch_script_events
+    from .internals.self_check import self_check
 
+    self_check()                   # one logged line where a private internal is missing: its public path is taken
     batch_script_events()          # before any session: every session's events go through one queue
     gc.collect()
     gc.freeze()

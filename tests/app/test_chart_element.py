@@ -6,7 +6,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from app.kit.chart_element import INTERNALS
+from app.kit.internals import plotly_element
 
 SCRIPT = '''
 import streamlit as st
@@ -42,7 +42,7 @@ st.session_state["enqueued"] = ENQUEUED
 
 
 def test_the_spec_element_matches_st_plotly_chart():
-    assert INTERNALS, "streamlit's plotly_chart internals moved: emit_chart falls back to st.plotly_chart"
+    assert plotly_element.usable(), "streamlit's plotly_chart internals moved: emit_chart falls back to st.plotly_chart"
     at = AppTest.from_string(SCRIPT, default_timeout=60).run()
     assert not at.exception
     theirs, *ours = at.session_state["enqueued"]

@@ -1,4 +1,4 @@
-"""The page script (app/kit/page_script.js) reaches the browser: layout_style mounts it through st.html."""
+"""The page script (app/kit/internals/page_script.js) reaches the browser: layout_style mounts it through st.html."""
 import re
 
 from app.kit.layout import PAGE_SCRIPT

@@ -1,5 +1,5 @@
-"""app.kit.script_events: a session's script-runner events reach its handler all, once, in order, on the loop, with
-one loop callback per batch instead of one per event."""
+"""app.kit.internals.script_events: a session's script-runner events reach its handler all, once, in order, on the
+loop, with one loop callback per batch instead of one per event."""
 from __future__ import annotations
 
 import asyncio
@@ -7,8 +7,8 @@ import threading
 
 from streamlit.runtime.app_session import AppSession
 
-from app.kit import script_events
-from app.kit.script_events import _on_scriptrunner_event
+from app.kit.internals import script_events
+from app.kit.internals.script_events import _on_scriptrunner_event
 
 
 class FakeSession:

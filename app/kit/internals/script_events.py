@@ -1,6 +1,6 @@
 """A script run's messages handed to the event loop in batches, not one wake-up each (a move's CPU).
 
-Streamlit 1.67 hands every event of a script run to the server's event loop on its own: each element the page
+Streamlit hands every event of a script run to the server's event loop on its own: each element the page
 draws is one `loop.call_soon_threadsafe`, which writes a byte to the loop's
 self-pipe and wakes the loop for that one message. `batch_script_events()` replaces
 `AppSession._on_scriptrunner_event` so that a session's events wait in one queue and a single callback hands them
@@ -11,7 +11,7 @@ woken already). Same events, same order, same handler (`_handle_scriptrunner_eve
 thread): only the number of wake-ups changes. A handler that raises is logged and the rest of its batch still
 runs (one callback each did the same). Installed by `web_process.prepare()` before any session exists: a
 session whose script runner connected the original method keeps it (mixing the two within one session would
-reorder its events).
+reorder its events). A Streamlit whose methods differ (`missing()`) keeps its own: one wake-up per event.
 """
 from __future__ import annotations
 
@@ -20,13 +20,34 @@ import logging
 import threading
 from collections import deque
 
-from streamlit.runtime.app_session import AppSession
-from streamlit.runtime.runtime import Runtime
+from .signatures import missing_methods
+
+try:
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.runtime import Runtime
+except ImportError:                                       # another streamlit: `missing()` says so
+    AppSession = Runtime = None
 
 _LOGGER = logging.getLogger(__name__)
-_ORIGINAL = AppSession._on_scriptrunner_event
-_ORIGINAL_WAKE = Runtime._enqueued_some_message
+_ORIGINAL = getattr(AppSession, "_on_scriptrunner_event", None)
+_ORIGINAL_WAKE = getattr(Runtime, "_enqueued_some_message", None)
 BATCH_ATTR = "_lcsm_script_events"
+EVENT_PARAMETERS = ("self", "sender", "event", "forward_msg", "exception", "client_state", "page_script_hash",
+                    "fragment_ids_this_run", "pages", "run_descriptor")
+# what the batched handler and wake-up call or replace: method → the parameters it must have (in this order)
+NEEDED = {("AppSession", "_on_scriptrunner_event"): EVENT_PARAMETERS,
+          ("AppSession", "_handle_scriptrunner_event_on_event_loop"): EVENT_PARAMETERS,
+          ("AppSession", "_call_soon_on_event_loop"): ("self", "callback"),
+          ("Runtime", "_enqueued_some_message"): ("self",),
+          ("Runtime", "_get_async_objs"): ("self",)}
+
+
+def missing() -> list[str]:
+    """What this Streamlit lacks of the methods the batching replaces or calls, with the parameters it passes
+    (empty: batching can be installed)."""
+    if AppSession is None or Runtime is None:
+        return ["streamlit.runtime's AppSession and Runtime"]
+    return missing_methods({"AppSession": AppSession, "Runtime": Runtime}, NEEDED)
 
 
 class _Pending:
@@ -87,14 +108,20 @@ def _enqueued_some_message(self) -> None:
         objs.eventloop.call_soon_threadsafe(objs.need_send_data.set)
 
 
-def batch_script_events() -> None:
-    """Install the batched handler and the send loop's single wake-up (idempotent). Call before the first session
-    is created."""
+def batch_script_events() -> bool:
+    """Install the batched handler and the send loop's single wake-up (idempotent), where this Streamlit has the
+    methods they stand in for (`missing()`); whether they were installed. Call before the first session is
+    created."""
+    if missing():
+        return False
     AppSession._on_scriptrunner_event = _on_scriptrunner_event
     Runtime._enqueued_some_message = _enqueued_some_message
+    return True
 
 
 def unbatch_script_events() -> None:
     """Put Streamlit's own handlers back (tests)."""
+    if missing():
+        return
     AppSession._on_scriptrunner_event = _ORIGINAL
     Runtime._enqueued_some_message = _ORIGINAL_WAKE
