@@ -436,9 +436,9 @@ def test_a_killed_web_process_sends_its_tab_to_the_other_with_the_url_settings(t
         survivor = wait_for(lambda: (p := tab.process()) != killed and p, 90, "the tab to move to the other process",
                             tab)
         # The frontend reconnects to the survivor, which opens a new session. The tab was idle, and nothing
-        # touches it: its page runs there by itself, from its URL and widgets (app/kit/internals/reconnect.py: Streamlit's
-        # frontend reruns on a reconnect when the page has an auto-rerun fragment). A commit of the instrument
-        # that is the new session's first event is applied by app/kit/instrument.py `recover_commit`.
+        # touches it: its page runs there by itself, from its URL and widgets (app/kit/internals/reconnect.py:
+        # Streamlit's frontend reruns on a reconnect when the page has an auto-rerun fragment). A commit of the
+        # instrument that is the new session's first event is applied by app/kit/instrument.py `recover_commit`.
         wait_for(lambda: len(tab.sockets) > sockets_before and not tab.sockets[-1].is_closed(), 90,
                  "a new websocket", tab)
         assert set(proxied_streams(tier)) >= {survivor}
