@@ -37,7 +37,9 @@ stops every run cleanly ("stopped", with the reason) and exits.
 
 With `LCSM_RAY_ADDRESS` set, the service places each run, and each cell of a page's grid, on that Ray cluster
 (worker.RayWorker: an actor holding one CPU, or one GPU for a CUDA run) instead of a local worker process; the
-policy is the same, and the run store's file must reach the Ray nodes. (The CLI's grids take `--ray` instead.)
+policy is the same. The actors send their metrics back to the service, which writes them (remote.py): the Ray
+nodes need the code, not the store. A cluster with token authentication takes its token from the file named by
+`LCSM_RAY_TOKEN_FILE` (or Ray's own RAY_AUTH_TOKEN / RAY_AUTH_TOKEN_PATH). (The CLI's grids take `--ray`.)
 """
 from __future__ import annotations
 
