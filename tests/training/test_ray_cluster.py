@@ -117,7 +117,8 @@ def _end(proc: subprocess.Popen) -> None:
 @pytest.fixture
 def two_node_cluster():
     """A head with no CPUs and a worker node with one (a cell can only run on the worker node), both with token
-    authentication on. Yields (GCS address, token file, worker node's log); both process groups end after."""
+    authentication on. Yields (GCS address, Ray client address, token file, the cluster's folder); both process
+    groups end after."""
     if not RAY.exists():
         pytest.skip(f"no `ray` command beside {sys.executable}")
     root = Path(tempfile.mkdtemp(prefix="lcsm-ray-", dir="/tmp"))      # short: Ray's socket paths have a limit
@@ -126,7 +127,7 @@ def two_node_cluster():
     base = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "LCSM_"))}
     base.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(token), RAY_USAGE_STATS_ENABLED="0",
                 OMP_NUM_THREADS="1")
-    port = _free_port()
+    port, client_port = _free_port(), _free_port()
     procs = []
 
     def start(args, env, log):
@@ -138,7 +139,7 @@ def two_node_cluster():
     try:
         head_log = root / "head.log"
         head = start(["--head", f"--port={port}", "--num-cpus=0", "--include-dashboard=false",
-                      f"--temp-dir={root / 't'}"], base, head_log)
+                      f"--ray-client-server-port={client_port}", f"--temp-dir={root / 't'}"], base, head_log)
         if not _wait_for(head_log, head, 60):
             pytest.skip(f"ray start --head did not start here: {head_log.read_text()[-1500:]}")
         (root / "guard").mkdir()
@@ -149,7 +150,7 @@ def two_node_cluster():
         worker = start([f"--address=127.0.0.1:{port}", "--num-cpus=1"], other_host, worker_log)
         if not _wait_for(worker_log, worker, 60):
             pytest.skip(f"the second Ray node did not start here: {worker_log.read_text()[-1500:]}")
-        yield f"127.0.0.1:{port}", token, root
+        yield f"127.0.0.1:{port}", f"ray://127.0.0.1:{client_port}", token, root
     finally:
         for proc in reversed(procs):
             _end(proc)
@@ -159,17 +160,19 @@ def two_node_cluster():
 @pytest.mark.slow
 @pytest.mark.xdist_group("ray")
 def test_a_grid_cell_on_another_node_lands_in_the_drivers_store(tmp_path, subprocess_env, two_node_cluster):
-    address, token, root = two_node_cluster
+    address, client_address, token, root = two_node_cluster
     db = tmp_path / "lab.sqlite"
     grid = ["--grid", "parameterization", "--seq-lens", "32", "--kv-pairs", "2", "--d-model", "8",
             "--expand-dim", "8", "--lrs", "0.01", "--steps", "3", "--batch-size", "4", "--seeds", "0",
-            "--ray", address, "--ray-token-file", str(token), "--cpus-per-cell", "1", "--db", str(db)]
+            "--ray-token-file", str(token), "--cpus-per-cell", "1", "--db", str(db)]
 
-    refused = run_cli([*grid, "--gpus-per-cell", "1"], subprocess_env, timeout=120)
-    assert refused.returncode == 2 and "asks for 1 GPU(s)" in refused.stderr and "has 0" in refused.stderr
+    # through Ray's client (ray[client]), which sees the cluster's resources: a GPU it lacks is refused in words
+    refused = run_cli([*grid, "--ray", client_address, "--gpus-per-cell", "1"], subprocess_env, timeout=120)
+    assert refused.returncode == 2 and "asks for 1 GPU(s)" in refused.stderr, refused.stderr[-3000:]
+    assert f"the Ray cluster at {client_address} has 0" in refused.stderr
     assert RunStore(db).list_runs() == []                               # refused before anything was admitted
 
-    out = run_cli([*grid, "--gpus-per-cell", "0"], subprocess_env, timeout=150)
+    out = run_cli([*grid, "--ray", address, "--gpus-per-cell", "0"], subprocess_env, timeout=150)
     assert out.returncode == 0, out.stderr[-3000:]
     *cells, summary = lines(out.stdout)
     assert len(cells) == 3 and {c["status"] for c in cells} == {"completed"} and summary["ran_now"] == 3
