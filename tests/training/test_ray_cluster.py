@@ -186,3 +186,30 @@ def test_a_grid_cell_on_another_node_lands_in_the_drivers_store(tmp_path, subpro
     assert any("default_worker" in argv for argv in guarded), guarded      # the guard was on in the node's workers
     assert "a Ray worker opened a SQLite file" not in out.stderr
     assert not list((root / "home").rglob("*.sqlite"))                  # the other host kept no store of its own
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_the_services_grid_lane_on_ray_trains_cells_as_the_cli_does_and_refuses_a_gpu_it_lacks(tmp_path, local_ray):
+    """The trainer service's manager on Ray: a grid cell trains on one thread, deterministic (its row's numerics
+    say so), written by the manager's process; a live run asking for CUDA on this GPU-less cluster fails at once
+    with the reason instead of waiting for a GPU."""
+    from lcsm_core.training import RunManager, SizeLimits
+    from lcsm_core.training.store import GRID_JOB
+    from tests.training.test_manager import wait_for
+    manager = RunManager(tmp_path / "runs.sqlite", max_concurrent=1, grid_workers=1, ray_address="auto",
+                         limits=SizeLimits(max_steps=1000))
+    store = manager.store
+    try:
+        config = tiny_config(max_steps=6, eval_every=3, snapshot_every=3)
+        cell, = store.admit_grid("g", [(config.to_dict(), "cell", 1.0)], "grid:g", job=GRID_JOB)
+        manager.adopt_cell(cell, config)
+        gpu = manager.submit(tiny_config(device="cuda"), "alice")
+        assert manager.wait(cell, 120) and manager.wait(gpu, 30)
+        row = store.get_run(cell)
+        assert (row.status, row.steps) == ("completed", 6) and len(store.metrics(cell)["step"]) > 6
+        assert row.numerics["threads"] == CELL_THREADS and row.numerics["deterministic"] is True
+        assert wait_for(lambda: store.get_run(gpu).status == "failed", 10)
+        assert "asks for 1 GPU(s) but the Ray cluster at auto has 0" in store.get_run(gpu).reason
+    finally:
+        manager.shutdown()
