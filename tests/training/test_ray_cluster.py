@@ -213,3 +213,26 @@ def test_the_services_grid_lane_on_ray_trains_cells_as_the_cli_does_and_refuses_
         assert "asks for 1 GPU(s) but the Ray cluster at auto has 0" in store.get_run(gpu).reason
     finally:
         manager.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_live_runs_on_ray_take_turns_through_checkpoints_the_service_keeps(tmp_path, local_ray):
+    """A turn's checkpoint comes back from the actor and is written beside the service's store; the next turn (a new
+    actor) gets it with its train call: both runs store exactly what uninterrupted runs store."""
+    from lcsm_core.training import RunManager
+    from lcsm_core.training.checkpoints import checkpoints_dir
+    from tests.training.test_time_slice import assert_stored_equal, config, stored, turns, uninterrupted
+    manager = RunManager(tmp_path / "runs.sqlite", max_concurrent=1, ray_address="auto", torch_threads=1,
+                         slice_s=0.2)
+    try:
+        first, second = config(40), config(30, seed=1)          # each turn starts an actor: few turns, short runs
+        a, b = manager.submit(first, "alice"), manager.submit(second, "bob")
+        assert manager.wait(a, 120) and manager.wait(b, 120)
+        assert [manager.store.get_run(r).status for r in (a, b)] == ["completed", "completed"]
+        assert len(turns(manager.db_path, [a, b])) >= 3
+        assert_stored_equal(uninterrupted(tmp_path, first, "alone-a"), stored(manager.store, a))
+        assert_stored_equal(uninterrupted(tmp_path, second, "alone-b"), stored(manager.store, b))
+        assert not any(checkpoints_dir(manager.db_path).iterdir())
+    finally:
+        manager.shutdown()
