@@ -20,11 +20,13 @@ their unfinished runs then belong to a dead process, and the store marks them "i
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
+import queue
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -404,15 +406,14 @@ class GridRunner:
 
     def _submit_ray(self, ray, args) -> list[Future]:
         """Each cell in an actor of its own (training/remote.py), as many at once as the cluster holds; a thread of
-        this process per running cell writes its calls into the store and forwards a stop asked of it."""
+        this process per running cell writes its calls into the store and forwards a stop asked of it. Daemon
+        threads: an interrupted CLI exits at once, its job's actors end with it, and the store marks their cells
+        "interrupted" (their owner, this process, is gone)."""
         resources = ray.cluster_resources()
         at_once = int(resources.get("CPU", 0) // self.cpus_per_cell)
         if self.gpus_per_cell:
             at_once = min(at_once, int(resources.get("GPU", 0) // self.gpus_per_cell))
-        pool = ThreadPoolExecutor(max_workers=max(1, at_once), thread_name_prefix="lcsm-ray-cell")
-        futures = [pool.submit(self._ray_cell, ray, *job) for job in args]
-        pool.shutdown(wait=False)
-        return futures
+        return in_daemon_threads(max(1, at_once), [functools.partial(self._ray_cell, ray, *job) for job in args])
 
     def _ray_cell(self, ray, config: dict, db_path: str, run_id: int) -> dict:
         """Train one cell on the cluster (one torch thread per CPU asked for, deterministic, as run_one) and write
@@ -436,6 +437,31 @@ class GridRunner:
         finally:
             end_actor(ray, actor)
             store.close()
+
+
+def in_daemon_threads(workers: int, calls: list) -> list[Future]:
+    """Futures of `calls` (no arguments each), run in order on `workers` daemon threads; a future cancelled before
+    its turn never runs (GridRunner.stop)."""
+    futures = [Future() for _ in calls]
+    todo: queue.SimpleQueue = queue.SimpleQueue()
+    for pair in zip(futures, calls):
+        todo.put(pair)
+
+    def work():
+        while True:
+            try:
+                future, call = todo.get_nowait()
+            except queue.Empty:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as err:  # noqa: BLE001 — the future carries it (GridRunner._record_crash)
+                future.set_exception(err)
+    for index in range(min(workers, len(calls))):
+        threading.Thread(target=work, daemon=True, name=f"lcsm-ray-cell-{index}").start()
+    return futures
 
 
 _SHARED: dict[Path, GridRunner] = {}

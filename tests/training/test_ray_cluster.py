@@ -236,3 +236,26 @@ def test_live_runs_on_ray_take_turns_through_checkpoints_the_service_keeps(tmp_p
         assert not any(checkpoints_dir(manager.db_path).iterdir())
     finally:
         manager.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_stopping_a_cli_grid_on_ray_reaches_its_training_cells_and_cancels_the_rest(tmp_path, local_ray):
+    """GridRunner.stop asks through the store; the thread driving a cell forwards it to the actor, which ends the
+    cell "stopped" with the reason; a cell still waiting for a CPU never starts."""
+    from lcsm_core.paper_lab import GridRunner, GridSpec
+    from tests.training.test_manager import wait_for
+    runner = GridRunner(tmp_path / "lab.sqlite", ray_address="auto")
+    spec = GridSpec(ablation="parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,),
+                    steps=1_000_000, batch_size=4, seeds=(0,))
+    _, launched = runner.launch(spec)
+    store = RunStore(runner.db_path)
+    ids = [run_id for _, run_id, _ in launched]
+    assert wait_for(lambda: sum(store.get_run(i).steps > 0 for i in ids) == 2, 60)     # 2 CPUs: 2 cells train
+    assert runner.stop(reason="enough") == 3
+    futures = [future for _, _, future in launched]
+    assert sum(future.cancelled() for future in futures) == 1                       # the one waiting for a CPU
+    assert all(future.cancelled() or future.result(60)["status"] == "stopped" for future in futures)
+    assert [store.get_run(i).status for i in ids] == ["stopped"] * 3
+    assert {store.get_run(i).reason for i in ids} == {"enough"}
+    assert runner.active_grid is None
