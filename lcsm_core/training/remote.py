@@ -20,6 +20,7 @@ token is a RayAuthError that says what to do instead of Ray's retry trace.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from contextlib import nullcontext
 
@@ -163,8 +164,8 @@ def gpu_refusal(gpus: float, resources: dict, address: str) -> str | None:
 
 def use_token_file(path: str | os.PathLike | None) -> None:
     """Make this process (and the Ray workers it starts locally) present the token in `path` to Ray: token
-    authentication on (RAY_AUTH_MODE=token) and RAY_AUTH_TOKEN_PATH set. Nothing when `path` is None. Set before
-    this process first connects (Ray reads both then)."""
+    authentication on (RAY_AUTH_MODE=token) and RAY_AUTH_TOKEN_PATH set. Nothing when `path` is None. Before this
+    process connects: a connection made already keeps the token it was made with."""
     if path is None:
         return
     path = os.path.abspath(os.path.expanduser(os.fspath(path)))
@@ -173,6 +174,10 @@ def use_token_file(path: str | os.PathLike | None) -> None:
     os.environ["RAY_AUTH_MODE"] = "token"
     os.environ["RAY_AUTH_TOKEN_PATH"] = path
     os.environ.pop("RAY_AUTH_TOKEN", None)          # Ray would prefer it to the file
+    if "ray._raylet" in sys.modules:                # Ray read its settings already: read them again (as Ray does)
+        from ray._raylet import AuthenticationTokenLoader, Config
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
 
 
 def auth_refused(err: BaseException) -> bool:

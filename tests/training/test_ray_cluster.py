@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 import uuid
 from pathlib import Path
 
@@ -63,6 +64,8 @@ def test_a_gpu_asked_of_a_cluster_without_one_is_refused_in_words():
 
 def test_a_refused_token_is_one_readable_error(monkeypatch, tmp_path):
     from lcsm_core import spawning
+    from lcsm_core.training import remote
+    monkeypatch.setattr(remote, "sys", types.SimpleNamespace(modules={}))     # leave this process's Ray settings be
 
     class AuthenticationError(Exception):
         pass
