@@ -15,7 +15,8 @@ Connecting (`connect`): the address as given (host:port of the cluster's GCS, "a
 through Ray's client, which needs `ray[client]`); a cluster with token authentication (RAY_AUTH_MODE=token)
 wants its token in RAY_AUTH_TOKEN, a file named by RAY_AUTH_TOKEN_PATH, or ~/.ray/auth_token — `token_file`
 (the CLI's --ray-token-file, the service's LCSM_RAY_TOKEN_FILE) sets the first two for this process. A refused
-token is a RayAuthError that says what to do instead of Ray's retry trace.
+token is a RayAuthError that says what to do instead of Ray's retry trace; through `ray://` a refused token
+looks like any unreachable server (Ray's client times out), so that RayConnectError names the token too.
 """
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ TOKEN_FILE_ENV = "LCSM_RAY_TOKEN_FILE"
 REPLAYED = ("start_run", "write", "set_status", "save_checkpoint")
 
 
-class RayAuthError(ValueError):
+class RayConnectError(ValueError):
+    """This process could not connect to the Ray cluster (its words say why, and what to check)."""
+
+
+class RayAuthError(RayConnectError):
     """The Ray cluster refused this process's token (or it has token authentication and this process has none)."""
 
 
@@ -201,7 +206,8 @@ def auth_message(address: str) -> str:
 def connect(address: str, token_file: str | os.PathLike | None = None, **options):
     """The `ray` module, connected to the cluster at `address` once per process (spawning.connected_ray), with
     `token_file` (default $LCSM_RAY_TOKEN_FILE) presented as its token. RayAuthError when the cluster refuses
-    the token; ImportError when Ray (or, for a ray:// address, `ray[client]`) is not installed."""
+    the token, RayConnectError when it cannot be reached; ImportError when Ray (or, for a ray:// address,
+    `ray[client]`) is not installed."""
     from lcsm_core.spawning import connected_ray
     use_token_file(token_file or os.environ.get(TOKEN_FILE_ENV) or None)
     if address.startswith("ray://"):
@@ -214,4 +220,9 @@ def connect(address: str, token_file: str | os.PathLike | None = None, **options
     except Exception as err:
         if auth_refused(err):
             raise RayAuthError(auth_message(address)) from None
+        if isinstance(err, ConnectionError):
+            hint = (": Ray's client shows a refused token as this timeout too, so check the token as well "
+                    f"(--ray-token-file, {TOKEN_FILE_ENV}, RAY_AUTH_TOKEN / RAY_AUTH_TOKEN_PATH)"
+                    if address.startswith("ray://") else "")
+            raise RayConnectError(f"could not connect to the Ray cluster at {address} ({err}){hint}") from None
         raise

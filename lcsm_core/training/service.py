@@ -57,7 +57,7 @@ from pathlib import Path
 from .admission import AdmissionPolicy, grid_ceiling_message
 from .config import RunConfig, SizeLimits
 from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, SLICE_ENV, SLICE_S, RunManager
-from .remote import RayAuthError
+from .remote import RayConnectError
 from .store import RunStore, default_db_path
 from .store_faults import log_store_fault
 
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                              grid_workers=args.grid_workers, slice_s=args.slice_s)
     try:
         service.start()
-    except (ServiceBusy, RayAuthError) as err:       # RayAuthError: LCSM_RAY_ADDRESS refused its token
+    except (ServiceBusy, RayConnectError) as err:    # LCSM_RAY_ADDRESS unreachable, or it refused the token
         print(f"trainer service: {err}", file=sys.stderr)
         return 1
     signal.signal(signal.SIGTERM, lambda *_: service.stop())

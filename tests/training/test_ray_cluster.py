@@ -20,7 +20,15 @@ import pytest
 
 from lcsm_core.training import RunStore, record_run
 from lcsm_core.training.numerics import CELL_THREADS, repeatable
-from lcsm_core.training.remote import RayAuthError, RunOutbox, auth_refused, connect, gpu_refusal, replay
+from lcsm_core.training.remote import (
+    RayAuthError,
+    RayConnectError,
+    RunOutbox,
+    auth_refused,
+    connect,
+    gpu_refusal,
+    replay,
+)
 from tests.training.test_paper_lab_cli import lines, run_cli
 from tests.training.tiny import tiny_config
 
@@ -86,6 +94,12 @@ def test_a_refused_token_is_one_readable_error(monkeypatch, tmp_path):
     assert os.environ["RAY_AUTH_MODE"] == "token" and os.environ["RAY_AUTH_TOKEN_PATH"] == str(token)
     with pytest.raises(RayAuthError, match="does not exist"):
         connect("10.0.0.1:6379", tmp_path / "missing")
+
+    def timed_out(address, **options):
+        raise ConnectionError("ray client connection timeout")
+    monkeypatch.setattr(spawning, "connected_ray", timed_out)
+    with pytest.raises(RayConnectError, match="ray://10.0.0.1:10001 .ray client connection timeout.*check the token"):
+        connect("ray://10.0.0.1:10001", token)
 
 
 def _free_port() -> int:
