@@ -2,7 +2,10 @@
 worker opens it. The cluster is `ray start --head` (no CPUs of its own) in its own process group and a second
 `ray start --address` node — the stand-in for another host: its environment names no data directory, has a HOME
 of its own, and makes any SQLite open fail — with token authentication on; the CLI reaches it with
---ray-token-file. Plus what needs no cluster: the outbox round trip, the GPU refusal, the token error's words."""
+--ray-token-file, by its GCS address and through ray://. On a one-node local instance (local_ray): the trainer
+service's manager on Ray (a grid cell's numerics, a CUDA run refused, live runs taking turns through checkpoints
+that travel back to the service) and a CLI grid's stop reaching its cells. Plus what needs no cluster: the outbox
+round trip, the GPU refusal, the token errors' words."""
 import os
 import shutil
 import signal
