@@ -24,6 +24,7 @@ import functools
 import multiprocessing
 import os
 import queue
+import sqlite3
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -426,7 +427,10 @@ class GridRunner:
         stopping = []
 
         def forward_stop():
-            reason = None if stopping else store.stop_requested(run_id)
+            try:
+                reason = None if stopping else store.stop_requested(run_id)
+            except sqlite3.Error:             # a store that cannot be read for a moment stops nothing
+                reason = None
             if reason:
                 stopping.append(reason)
                 actor.command.remote(run_id, "stop", (reason,))
