@@ -17,11 +17,12 @@ for arg in "$@"; do
 done
 python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
 # flash-linear-attention's plain-PyTorch references are oracles in the kernel tests only (never imported at run
-# time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones. Ray runs one paper-lab
-# grid on a local instance in the tests (the app needs it only when LCSM_RAY_ADDRESS is set).
+# time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones. Ray runs paper-lab grids
+# on a local instance and on a two-node cluster in the tests (the app needs it only when LCSM_RAY_ADDRESS is set);
+# its `client` extra (grpcio) is what a ray://host:10001 address needs.
 if [ "$TESTS" = "1" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
-  python3 -m pip install --quiet --disable-pip-version-check ray==2.60.0
+  python3 -m pip install --quiet --disable-pip-version-check "ray[client]==2.60.0"
   # axe-core (bundled) for the accessibility checks of the browser tests
   python3 -m pip install --quiet --disable-pip-version-check axe-playwright-python==0.1.8
 fi

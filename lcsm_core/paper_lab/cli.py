@@ -60,7 +60,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--short-conv", type=int, help="width of a causal convolution before each EOS layer (0: none, "
                                                   "as in the paper)")
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: 2 or fewer)")
-    p.add_argument("--ray", metavar="ADDRESS", help="run the cells on this Ray cluster instead")
+    p.add_argument("--ray", metavar="ADDRESS", help="run the cells on this Ray cluster instead (host:port, auto, or "
+                                                    "ray://host:10001 through Ray's client)")
+    p.add_argument("--ray-token-file", metavar="FILE", help="the Ray cluster's token, for a cluster with token "
+                                                            "authentication (RAY_AUTH_MODE=token)")
     p.add_argument("--gpus-per-cell", type=float, default=0.0, help="GPUs each cell asks Ray for (fractions allowed)")
     p.add_argument("--cpus-per-cell", type=int, default=1, help="CPUs each cell asks Ray for (its torch threads)")
     p.add_argument("--cost-only", action="store_true", help="print the grid's cost (the cost model's CPU-hours; "
@@ -179,7 +182,8 @@ def main(argv=None) -> int:
     try:
         specs = specs_from_args(args)
         runner = GridRunner(args.db or default_db_path(), workers=args.workers, ray_address=args.ray,
-                            gpus_per_cell=args.gpus_per_cell, cpus_per_cell=args.cpus_per_cell)
+                            gpus_per_cell=args.gpus_per_cell, cpus_per_cell=args.cpus_per_cell,
+                            ray_token_file=args.ray_token_file)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

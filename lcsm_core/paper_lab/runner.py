@@ -10,22 +10,27 @@ The CLI and scripts (`GridRunner(db)`) are the operator: their own pool, never q
 
 Every cell is a run in the one SQLite store (session "grid:<grid id>"). A cell whose run finished
 ("completed" or "diverged") is not run again unless asked to; anything else (never started, failed,
-interrupted) is. With Ray the store file must be on storage every worker can reach; each cell asks Ray for
-`cpus_per_cell` CPUs (its torch threads) and `gpus_per_cell` GPUs (0 on a CPU cluster: the request path is the
-same). Local pool workers die with the process that started them (a watcher thread, as training/worker.py's):
+interrupted) is. With Ray each cell trains in an actor that never opens the store: this process takes the
+cell's metrics from it as it trains and writes them (training/remote.py), so the Ray nodes need the code, not
+the store file. Each cell asks Ray for `cpus_per_cell` CPUs (its torch threads) and `gpus_per_cell` GPUs (0 on a
+CPU cluster: the request path is the same; more GPUs than the cluster has is refused before anything is
+admitted), and as many cells train at once as the cluster's CPUs (and GPUs) hold.
+Local pool workers die with the process that started them (a watcher thread, as training/worker.py's):
 their unfinished runs then belong to a dead process, and the store marks them "interrupted" when next opened.
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
+import queue
+import sqlite3
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..spawning import connected_ray
 from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
 from ..training import RunConfig, RunRow, RunStore, default_db_path
 from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, run_cost_s, visitor_hash
@@ -129,14 +134,15 @@ class GridRunner:
 
     def __init__(self, db_path: str | os.PathLike | None = None, workers: int | None = None,
                  ray_address: str | None = None, gpus_per_cell: float = 0.0, cpus_per_cell: int = 1,
-                 via_service: bool = False):
+                 via_service: bool = False, ray_token_file: str | os.PathLike | None = None):
         """`via_service`: the cells are the trainer service's jobs (a page's grids; `workers`, `ray_address` and
-        the per-cell resources are then the service's own, not this runner's)."""
+        the per-cell resources are then the service's own, not this runner's). `ray_token_file`: the Ray
+        cluster's token, for a cluster with token authentication (remote.connect)."""
         if gpus_per_cell < 0 or cpus_per_cell < 1:
             raise ValueError(f"a cell needs ≥ 1 CPU and ≥ 0 GPUs, got {cpus_per_cell} CPU(s), {gpus_per_cell} GPU(s)")
         self.db_path = str(db_path or default_db_path())
         self.workers = workers or max(1, min(2, os.cpu_count() or 1))
-        self.ray_address = ray_address
+        self.ray_address, self.ray_token_file = ray_address, ray_token_file
         self.gpus_per_cell, self.cpus_per_cell = float(gpus_per_cell), int(cpus_per_cell)
         self.via_service = via_service
         self._lock = threading.Lock()
@@ -313,6 +319,7 @@ class GridRunner:
                visitor: str | None) -> tuple[str, list[tuple[Cell, int, Future]]]:
         """The cells admitted (store.admit_grid) and started: on the trainer service, Ray or the local pool."""
         grid_id = spec.grid_id
+        ray = self._ray() if self.ray_address and not self.via_service else None    # refused before admitting
         run_ids = self._ledger().admit_grid(grid_id, self._cells(spec, todo, costs), grid_session(grid_id), visitor,
                                             policy, job=GRID_JOB if self.via_service else 0)
         jobs = list(zip(todo, run_ids))
@@ -324,7 +331,7 @@ class GridRunner:
             return grid_id, [(cell, run_id, future) for (cell, run_id), future in zip(jobs, futures)]
         args = [(cell.config.to_dict(), self.db_path, run_id) for cell, run_id in jobs]
         try:
-            futures = self._submit_ray(args) if self.ray_address else self._submit_local(args)
+            futures = self._submit_ray(ray, args) if ray is not None else self._submit_local(args)
         except Exception as err:              # admitted but never started: the rows must not hold the store
             for run_id in run_ids:
                 self._ledger().set_status(run_id, "failed", f"the grid could not start: {err}")
@@ -381,13 +388,84 @@ class GridRunner:
         pool.shutdown(wait=False)            # workers finish the queue, then the pool goes away
         return futures
 
-    def _submit_ray(self, args) -> list[Future]:
+    def _ray(self):
+        """The `ray` module connected to this runner's cluster, which can hold a cell; ValueError saying why not."""
+        from ..training.remote import connect, gpu_refusal
         try:
-            ray = connected_ray(self.ray_address)
-        except ImportError:
-            raise ValueError("a Ray address was given but Ray is not installed (pip install ray)") from None
-        remote = ray.remote(num_cpus=self.cpus_per_cell, num_gpus=self.gpus_per_cell)(run_one)
-        return [remote.remote(*job, threads=self.cpus_per_cell).future() for job in args]
+            ray = connect(self.ray_address, self.ray_token_file)
+        except ImportError as err:
+            raise ValueError(f"a Ray address was given but {err}" if "ray[client]" in str(err) else
+                             "a Ray address was given but Ray is not installed (pip install 'ray[client]')") from None
+        resources = ray.cluster_resources()
+        refusal = gpu_refusal(self.gpus_per_cell, resources, self.ray_address)
+        if refusal:
+            raise ValueError(refusal)
+        if resources.get("CPU", 0) < self.cpus_per_cell:
+            raise ValueError(f"each cell asks for {self.cpus_per_cell} CPU(s) but the Ray cluster at "
+                             f"{self.ray_address} has {resources.get('CPU', 0):g}")
+        return ray
+
+    def _submit_ray(self, ray, args) -> list[Future]:
+        """Each cell in an actor of its own (training/remote.py), as many at once as the cluster holds; a thread of
+        this process per running cell writes its calls into the store and forwards a stop asked of it. Daemon
+        threads: an interrupted CLI exits at once, its job's actors end with it, and the store marks their cells
+        "interrupted" (their owner, this process, is gone)."""
+        resources = ray.cluster_resources()
+        at_once = int(resources.get("CPU", 0) // self.cpus_per_cell)
+        if self.gpus_per_cell:
+            at_once = min(at_once, int(resources.get("GPU", 0) // self.gpus_per_cell))
+        return in_daemon_threads(max(1, at_once), [functools.partial(self._ray_cell, ray, *job) for job in args])
+
+    def _ray_cell(self, ray, config: dict, db_path: str, run_id: int) -> dict:
+        """Train one cell on the cluster (one torch thread per CPU asked for, deterministic, as run_one) and write
+        it into the store here; returns its stored row as a plain dict."""
+        from ..training.control import RunControl
+        from ..training.remote import RemoteTrainer, drive, end_actor
+        store = RunStore(db_path)
+        actor = ray.remote(num_cpus=self.cpus_per_cell, num_gpus=self.gpus_per_cell,
+                           max_concurrency=3)(RemoteTrainer).remote(self.cpus_per_cell, True)
+        stopping = []
+
+        def forward_stop():
+            try:
+                reason = None if stopping else store.stop_requested(run_id)
+            except sqlite3.Error:             # a store that cannot be read for a moment stops nothing
+                reason = None
+            if reason:
+                stopping.append(reason)
+                actor.command.remote(run_id, "stop", (reason,))
+        try:
+            state = RunControl(lr=RunConfig.from_dict(config).optim.lr).state()
+            drive(ray, actor, actor.train.remote(run_id, config, state), store, between=forward_stop)
+            return cell_result(store.get_run(run_id))
+        finally:
+            end_actor(ray, actor)
+            store.close()
+
+
+def in_daemon_threads(workers: int, calls: list) -> list[Future]:
+    """Futures of `calls` (no arguments each), run in order on `workers` daemon threads; a future cancelled before
+    its turn never runs (GridRunner.stop)."""
+    futures = [Future() for _ in calls]
+    todo: queue.SimpleQueue = queue.SimpleQueue()
+    for pair in zip(futures, calls):
+        todo.put(pair)
+
+    def work():
+        while True:
+            try:
+                future, call = todo.get_nowait()
+            except queue.Empty:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as err:  # noqa: BLE001 — the future carries it (GridRunner._record_crash)
+                future.set_exception(err)
+    for index in range(min(workers, len(calls))):
+        threading.Thread(target=work, daemon=True, name=f"lcsm-ray-cell-{index}").start()
+    return futures
 
 
 _SHARED: dict[Path, GridRunner] = {}

@@ -9,6 +9,7 @@
 - cost:     estimate_cost(): peak memory and time of a training step from a config (SizeLimits' budget)
 - numerics: fingerprint() of what a run's numbers depend on beyond its config; repeatable() settings
 - worker:   training worker processes (spawned, one torch thread each) driven through RemoteControl
+- remote:   training on a Ray cluster: the actor sends its store calls back, the launcher writes them
 - checkpoints: where a run between two turns keeps its checkpoint (a file beside the store)
 - manager:  RunManager: worker processes, server-wide cap, queue, one place per session, paused-slot release, turns;
             shared_manager() (one process's own manager: the policy engine the trainer service runs)

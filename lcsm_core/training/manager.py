@@ -54,8 +54,6 @@ from pathlib import Path
 
 import torch
 
-from lcsm_core.spawning import connected_ray
-
 from .checkpoints import remove_checkpoint, remove_checkpoints_except
 from .config import RunConfig, SizeLimits
 from .control import RemoteControl, RunControl
@@ -95,7 +93,8 @@ def default_max_concurrent(run_memory_bytes: float | None = None) -> int:
 
 def ray_slots(address: str) -> int:
     """Trainings at once on a Ray cluster: one per CPU (or GPU) it has."""
-    resources = connected_ray(address, log_to_driver=False).cluster_resources()
+    from .remote import connect
+    resources = connect(address, log_to_driver=False).cluster_resources()
     return max(1, int(max(resources.get("CPU", 1), resources.get("GPU", 0))))
 
 
@@ -371,7 +370,8 @@ class RunManager:
             self._pool = pool
         idle = next((w for w in pool if w.run_id is None and w.alive), None)
         if idle is None and self.ray_address:
-            idle = RayWorker(self._spawned, str(self.db_path), self._events, self.torch_threads, self.ray_address)
+            idle = RayWorker(self._spawned, str(self.db_path), self._events,
+                             CELL_THREADS if grid else self.torch_threads, self.ray_address, repeatable=grid)
         elif idle is None:
             # a grid cell trains as the paper lab's own cells do: one thread, deterministic (numerics.repeatable)
             idle = WorkerProcess(self._spawned, str(self.db_path), self._events,

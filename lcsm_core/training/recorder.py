@@ -4,7 +4,11 @@ eigenvalue snapshots are buffered and written in one transaction at least every
 
 A run that gives its slot back (a PREEMPTED record: its turn was over) saves its checkpoint beside the store
 (checkpoints.py) and is stored as "queued" again, with a reason that says from which step it resumes; the next
-record_run of that run goes on from the checkpoint."""
+record_run of that run goes on from the checkpoint.
+
+The store is a RunStore, or anything with the five calls record_run makes (start_run, write, set_status,
+checkpoint, save_checkpoint): a Ray worker passes a remote.RunOutbox, which keeps the calls for the process that
+owns the store to replay (remote.py), so the worker never opens the store."""
 from __future__ import annotations
 
 import time
@@ -13,7 +17,6 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .checkpoints import checkpoint_path, read_checkpoint, write_checkpoint
 from .config import RunConfig
 from .control import RunControl
 from .loop import PREEMPTED, Trainer, TrainRecord
@@ -37,12 +40,11 @@ def record_run(store: RunStore, run_id: int, config: RunConfig, control: RunCont
     is then PREEMPTED); returns the last record. A run with a checkpoint beside the store goes on from it.
     Any exception (bad config, missing registry, ...) ends the run as "failed" with its message."""
     try:
-        checkpoint = checkpoint_path(store.path, run_id)
-        trainer = Trainer(config, control, checkpoint=read_checkpoint(checkpoint))
+        trainer = Trainer(config, control, checkpoint=store.checkpoint(run_id))
         store.start_run(run_id, device=str(trainer.device), status="paused" if trainer.control.paused else "running",
                         numerics=fingerprint(config, trainer.device))
         return _drain(store, run_id, trainer.records(), flush_s, on_record,
-                      save=lambda: write_checkpoint(checkpoint, trainer.checkpoint()))
+                      save=lambda: store.save_checkpoint(run_id, trainer.checkpoint()))
     except Exception as err:  # noqa: BLE001 — the run must end with a readable status, whatever failed
         store.set_status(run_id, "failed", run_fault_reason(err) or f"{type(err).__name__}: {err}")
         traceback.print_exc()

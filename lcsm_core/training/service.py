@@ -37,7 +37,9 @@ stops every run cleanly ("stopped", with the reason) and exits.
 
 With `LCSM_RAY_ADDRESS` set, the service places each run, and each cell of a page's grid, on that Ray cluster
 (worker.RayWorker: an actor holding one CPU, or one GPU for a CUDA run) instead of a local worker process; the
-policy is the same, and the run store's file must reach the Ray nodes. (The CLI's grids take `--ray` instead.)
+policy is the same. The actors send their metrics back to the service, which writes them (remote.py): the Ray
+nodes need the code, not the store. A cluster with token authentication takes its token from the file named by
+`LCSM_RAY_TOKEN_FILE` (or Ray's own RAY_AUTH_TOKEN / RAY_AUTH_TOKEN_PATH). (The CLI's grids take `--ray`.)
 """
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ from pathlib import Path
 from .admission import AdmissionPolicy, grid_ceiling_message
 from .config import RunConfig, SizeLimits
 from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, SLICE_ENV, SLICE_S, RunManager
+from .remote import RayConnectError
 from .store import RunStore, default_db_path
 from .store_faults import log_store_fault
 
@@ -255,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                              grid_workers=args.grid_workers, slice_s=args.slice_s)
     try:
         service.start()
-    except ServiceBusy as err:
+    except (ServiceBusy, RayConnectError) as err:    # LCSM_RAY_ADDRESS unreachable, or it refused the token
         print(f"trainer service: {err}", file=sys.stderr)
         return 1
     signal.signal(signal.SIGTERM, lambda *_: service.stop())

@@ -48,6 +48,7 @@ from .admission import (
     visitor_class,
     visitor_hash,
 )
+from .checkpoints import checkpoint_path, read_checkpoint, write_checkpoint
 from .store_faults import SameFileLock, fault_kind, log_store_fault
 
 DATA_DIR_ENV = "LCSM_DATA_DIR"
@@ -753,6 +754,14 @@ class RunStore:
                 "test_acc=COALESCE(?, test_acc), best_test_acc=MAX(COALESCE(best_test_acc, -1), COALESCE(?, -1)), "
                 "heartbeat_at=?, ended_at=? WHERE id=?",
                 (status, reason, steps, wall_s, test_acc, best, now, now if final else None, run_id))
+
+    def checkpoint(self, run_id: int) -> bytes | None:
+        """The checkpoint run `run_id` left beside the store when it gave its slot back (checkpoints.py), or None."""
+        return read_checkpoint(checkpoint_path(self.path, run_id))
+
+    def save_checkpoint(self, run_id: int, checkpoint: bytes) -> None:
+        """Keep run `run_id`'s checkpoint beside the store until its next turn (written whole or not at all)."""
+        write_checkpoint(checkpoint_path(self.path, run_id), checkpoint)
 
     def set_status(self, run_id: int, status: str, reason: str | None = None) -> None:
         now = time.time()

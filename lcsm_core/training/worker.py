@@ -11,7 +11,8 @@ stay up between runs (torch imported once). Messages, in order, on one queue per
 
 The worker writes the run into the SQLite store itself (record_run, as a thread would); the server keeps only
 the controls (RemoteControl). A worker whose server died stops its run and marks it "interrupted".
-RayWorker places a run on a Ray cluster instead, with the same calls (the service with LCSM_RAY_ADDRESS).
+RayWorker places a run on a Ray cluster instead, with the same calls (the service with LCSM_RAY_ADDRESS); there the
+worker sends its store calls back to the service, which writes them (remote.py).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import sqlite3
 import threading
 import time
 
-from lcsm_core.spawning import connected_ray, main_hidden_from_workers
+from lcsm_core.spawning import main_hidden_from_workers
 
 from .control import WORKER_COMMANDS, RemoteControl, RunControl
 from .store_faults import fault_kind, log_store_fault, run_fault_reason
@@ -215,15 +216,19 @@ def _give_memory_back() -> None:
 
 class RayWorker:
     """A run placed on a Ray cluster instead of a local worker process (the service with LCSM_RAY_ADDRESS):
-    one actor per run, holding one CPU, or one GPU when the run asks for CUDA (or for "auto" on a cluster that
-    has GPUs). The same calls as WorkerProcess, so RunManager's policy does not change. The actor writes into
-    the run store itself: the store's path must reach the Ray nodes (a shared file system; on one machine it
-    does). Actors share the service's fate: a service that dies takes them with it, and its runs end
-    "interrupted" (the store sees their owners gone)."""
+    one actor per run (remote.RemoteTrainer), holding one CPU, or one GPU when the run asks for CUDA (or for
+    "auto" on a cluster that has GPUs); a run that asks for CUDA on a cluster without GPUs fails at once, with
+    the reason, instead of waiting for ever. The same calls as WorkerProcess, so RunManager's policy does not
+    change. The actor never opens the run store: a thread here takes its calls and writes them into this
+    process's store (remote.drive), so the Ray nodes need no path to the store. Actors share the service's fate:
+    a service that dies takes them with it, and its runs end "interrupted" (the store sees their owner gone).
+    `repeatable`: train as a paper-lab cell does (a grid cell: one thread, deterministic algorithms)."""
 
-    def __init__(self, index: int, db_path: str, events, threads: int, address: str):
-        connected_ray(address, log_to_driver=False)
+    def __init__(self, index: int, db_path: str, events, threads: int, address: str, repeatable: bool = False):
+        from .remote import connect
+        connect(address, log_to_driver=False)
         self.index, self.db_path, self.events, self.threads = index, db_path, events, threads
+        self.address, self.repeatable = address, repeatable
         self.run_id: int | None = None
         self.exitcode: str | None = None
         self._actor = None
@@ -234,23 +239,38 @@ class RayWorker:
 
     def start(self, run_id: int, config: dict, control: RemoteControl) -> None:
         import ray
+
+        from .remote import RemoteTrainer, gpu_refusal
+        from .store import RunStore
         self.run_id = run_id
-        gpus = 1 if _wants_gpu(config["optim"].get("device", "auto"), ray.cluster_resources()) else 0
-        actor_type = ray.remote(num_cpus=0 if gpus else 1, num_gpus=gpus, max_concurrency=2)(RayTrainer)
-        actor = self._actor = actor_type.remote(self.db_path, self.threads)
+        store = RunStore(self.db_path)
+        device = config["optim"].get("device", "auto")
+        resources = ray.cluster_resources()
+        refusal = gpu_refusal(1, resources, self.address) if device == "cuda" else None
+        if refusal:
+            store.set_status(run_id, "failed", refusal.replace("each run asks", "it asks"))
+            store.close()
+            self.events.put((self.index, run_id, "ended"))
+            return
+        gpus = 1 if _wants_gpu(device, resources) else 0
+        actor_type = ray.remote(num_cpus=0 if gpus else 1, num_gpus=gpus, max_concurrency=3)(RemoteTrainer)
+        actor = self._actor = actor_type.remote(self.threads, self.repeatable)
         state = control.attach(lambda name, args: actor.command.remote(run_id, name, args))
-        ref = actor.train.remote(run_id, config, state)
-        threading.Thread(target=self._wait, args=(ray, actor, ref, run_id), daemon=True,
+        ref = actor.train.remote(run_id, config, state, store.checkpoint(run_id))
+        threading.Thread(target=self._drive, args=(ray, actor, ref, run_id, store), daemon=True,
                          name=f"lcsm-ray-run-{run_id}").start()
 
-    def _wait(self, ray, actor, ref, run_id: int) -> None:
-        """The run's end (or its turn's): tell the manager (as a worker process would), or say how the actor died."""
+    def _drive(self, ray, actor, ref, run_id: int, store) -> None:
+        """Write the run's calls into the store until it ends (or its turn does), then tell the manager, as a worker
+        process would; or say how the actor died (the manager fails the run with it)."""
+        from .remote import drive, end_actor
         try:
-            self.events.put((self.index, run_id, ray.get(ref)))
+            self.events.put((self.index, run_id, drive(ray, actor, ref, store)))
         except Exception as err:  # noqa: BLE001 — the manager fails the run with this description
             self.exitcode = f"Ray: {type(err).__name__}"
         finally:
-            ray.kill(actor)
+            end_actor(ray, actor)
+            store.close()
 
     def resident_bytes(self) -> int | None:
         return None                          # the node's memory is Ray's to watch
@@ -261,42 +281,10 @@ class RayWorker:
     def kill(self) -> None:
         if self._actor is not None:
             import ray
-            ray.kill(self._actor)
+
+            from .remote import end_actor
+            end_actor(ray, self._actor)
             self._actor = None
-
-
-class RayTrainer:
-    """The Ray actor that trains one run: `train` in one thread, `command` in another (max_concurrency=2)."""
-
-    def __init__(self, db_path: str, threads: int):
-        import torch
-
-        from .store import RunStore
-        torch.set_num_threads(threads)
-        self.store = RunStore(db_path)
-        self.lock = threading.Lock()
-        self.control: RunControl | None = None
-        self.early: list[tuple[str, tuple]] = []     # commands that arrived before train() started
-
-    def train(self, run_id: int, config: dict, state: dict) -> str:
-        """Train the run; "ended", or PREEMPTED when it gave its slot back (the manager's event)."""
-        from .config import RunConfig
-        from .recorder import record_run, turn_end
-        control = RunControl.from_state(state)
-        with self.lock:
-            self.control = control
-            for name, args in self.early:
-                getattr(control, name)(*args)
-        return turn_end(record_run(self.store, run_id, RunConfig.from_dict(config), control))
-
-    def command(self, run_id: int, name: str, args: tuple) -> None:
-        if name not in WORKER_COMMANDS:
-            return
-        with self.lock:
-            if self.control is None:
-                self.early.append((name, tuple(args)))
-            else:
-                getattr(self.control, name)(*args)
 
 
 def _wants_gpu(device: str, resources: dict) -> bool:
