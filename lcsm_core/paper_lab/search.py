@@ -285,7 +285,10 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     spent = spent_s(plan, results)
     nxt = next_stage(plan, results)
     found = searches(plan, results)
-    base = dict(entries=tuple(found), spent_s=spent, budget_s=plan.budget_cpu_s)
+    entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
+               for T in plan.base.seq_lens}
+    arms = {(s.label, s.seq_len): arm_of(plan, results, s, *entries[s.label, s.seq_len]) for s in found}
+    base = dict(entries=tuple(found), spent_s=spent, budget_s=plan.budget_cpu_s, arms=arms)
     if nxt is not None:
         if spent + nxt.cost_s > plan.budget_cpu_s:
             why = (f"the budget ran out: {nxt.name} needs {nxt.cost_s / 3600:.2f} CPU-hours more ({len(nxt.cells)} "
@@ -294,9 +297,6 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
             return EvidenceVerdict(NOT_TESTED, why, why=why, stage=nxt.name, **base)
         why = f"{nxt.name} has {len(nxt.cells)} runs still to go"
         return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, **base)
-    entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
-               for T in plan.base.seq_lens}
-    arms = {(s.label, s.seq_len): arm_of(plan, results, s, *entries[s.label, s.seq_len]) for s in found}
     held_back = {(s.label, s.seq_len): s.withheld for s in found if s.withheld}
     comparisons = []
     for T in plan.base.seq_lens:
@@ -310,8 +310,8 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     outcome = combined(list(outcomes.values()))
     detail = "; ".join(f"T={T}: {c}" for _, T, c in comparisons)
     why = "" if outcome in ("held", "did not hold") else undecided_why(outcome, [c for *_, c in comparisons])
-    return EvidenceVerdict(outcome, detail, tuple(comparisons), tuple(found), why,
-                           tuple((r, outcomes[r]) for r in readings if r), "", spent, plan.budget_cpu_s, arms)
+    return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why,
+                           readings=tuple((r, outcomes[r]) for r in readings if r), **base)
 
 
 def undecided_why(outcome: str, comparisons: list[Comparison]) -> str:

@@ -16,12 +16,21 @@ def test_the_two_old_mismatches_are_gone():
     section = report.measured_section()
     wall = load_shipped("data_dependence").wall_s
     assert f"{wall / 60:.1f} min ({wall:.1f} s)" in section                   # 488.7 s is 8.1 min, not 8.2
-    tau = next(line for line in section.splitlines() if line.startswith("- **τ"))
+    tau = next(line for line in section.splitlines() if line.startswith("- **τ") and "— demo" in line)
     said = tau.split("still on the plateau) after 1000 steps: ")[1].split(". ")[0]
     shipped = load_shipped("tau")
     stuck = {r.label for r in shipped.results if r.best_acc < 1 / shipped.spec.kv_pairs + report.LEFT_PLATEAU_BY}
     named = {label for label in ABLATIONS["tau"].labels if re.search(rf"{re.escape(label)}(?![0-9])", said)}
     assert named == stuck, said                     # every τ with a seed left on the plateau, and no other (τ = 1 once)
+
+
+def test_the_section_says_the_statistic_the_rule_and_each_evidence_grid():
+    from lcsm_core.paper_lab.search import EVIDENCE_PLANS
+    section = report.measured_section()
+    assert "share of seeds that left" in section and "Wilson" in section and "not tested at this scale" in section
+    for name in EVIDENCE_PLANS:
+        assert f"--evidence {name} --ship" in section or f"{name}" in section
+    assert "a demo is no verdict" in section and "did not hold.**" not in section.split("#### The demo grids")[1]
 
 
 def test_the_plateau_is_counted_per_seed():
