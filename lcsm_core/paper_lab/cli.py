@@ -266,6 +266,10 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
         done = frozenset(r.key for r in results)
         run_grid(stage.spec, runner, out=out, have=stage.skipped() | done)
         results = stored_results(plan, runner.db_path)
+        if {r.key for r in results} <= done:             # every cell failed: rerunning them now would loop
+            print(f"{stage.name}: no cell finished (see the runs' status in the store); stopping", file=sys.stderr,
+                  flush=True)
+            break
         if ship:
             save_evidence(plan, results, device=f"{machine(plan.base)}, {runner.where}",
                           measured_on=time.strftime("%Y-%m-%d"), conditions=conditions)
