@@ -268,8 +268,8 @@ def grid_said(spec: GridSpec) -> str:
              f"{'s' if rates > 1 else ''} ({_sweep(spec.lrs)})")
     if spec == default_spec(spec.ablation):
         return (f"**The default grid**, whose results ship with the explorer: {shape}, sized to run in minutes on "
-                "a 2-core CPU. One rate cannot show that the best rate lies inside the sweep: widen the sweep in "
-                "the sidebar to look.")
+                "a 2-core CPU: a demo. One rate cannot show that the best rate lies inside the sweep (widen it in "
+                "the sidebar to look); the claim's verdict is its evidence grid's, below.")
     return f"**Not the default grid** (its results are not shipped; run it here): {shape}."
 
 

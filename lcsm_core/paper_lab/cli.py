@@ -88,6 +88,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--evidence", choices=[*EVIDENCE_ORDER, "all"],
                    help="run an ablation's evidence grid (search.py: the staged learning-rate search within its CPU "
                         "budget, resuming) instead of --grid; 'all': every one, cheapest first")
+    p.add_argument("--ship-stored", action="store_true",
+                   help="with --evidence: write the evidence file from the cells the store has finished (a stage "
+                        "part-way included) and run nothing")
     args = p.parse_args(argv)
     if args.grid is None and not args.reference and not args.evidence:
         p.error("the following arguments are required: --grid (or --evidence, --reference)")
@@ -287,8 +290,13 @@ def run_evidence_args(args: argparse.Namespace) -> int:
     runner = GridRunner(args.db or default_db_path(), workers=args.workers or 1)
     for name in names:
         plan = EVIDENCE_PLANS[name]
-        if args.cost_only:
-            print(budget_line(plan, stored_results(plan, runner.db_path)), file=sys.stderr, flush=True)
+        if args.cost_only or args.ship_stored:
+            results = stored_results(plan, runner.db_path)
+            print(budget_line(plan, results), file=sys.stderr, flush=True)
+            if args.ship_stored and results:
+                path = save_evidence(plan, results, device=f"{machine(plan.base)}, {runner.where}",
+                                     measured_on=time.strftime("%Y-%m-%d"), conditions=args.conditions)
+                print(f"wrote {path} ({len(results)} cells)", file=sys.stderr, flush=True)
             continue
         run_evidence(plan, runner, ship=args.ship, conditions=args.conditions)
     return 0

@@ -163,3 +163,16 @@ def test_the_cli_driver_runs_stage_one_within_the_budget_then_resumes_running_no
     assert len(results) == 3 * 4 * 2 and spent_s(plan, results) <= plan.budget_cpu_s
     again = run_evidence(plan, runner)
     assert again == line and len(RunStore(runner.db_path).list_runs()) == 3 * 4 * 2
+
+
+def test_cost_only_prints_each_budget_before_anything_runs(tmp_path, capsys):
+    from lcsm_core.paper_lab.cli import main
+    from lcsm_core.training import RunStore
+    db = tmp_path / "ev.sqlite"
+    assert main(["--evidence", "all", "--cost-only", "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    for name in EVIDENCE_PLANS:
+        assert f"evidence {name}: budget " in err
+    assert "stage 1" in err and "beyond the budget: not tested" in err
+    assert main(["--evidence", "tau", "--ship-stored", "--db", str(db)]) == 0      # nothing stored: nothing written
+    assert "wrote" not in capsys.readouterr().err and RunStore(db).list_runs() == []
