@@ -131,7 +131,7 @@ def evidence_words(name: str) -> tuple[str, str, str]:
     shipped = load_evidence(name)
     budget = plan.budget_cpu_s / 3600
     resume = f"`python -m lcsm_core.paper_lab --evidence {name} --ship`"
-    if shipped is None or shipped.plan != plan:
+    if shipped is None or shipped.plan.base != plan.base:
         costs = ", ".join(f"{stage} {cost / 3600:.2f}" for stage, cost in stage_costs(plan).items())
         return ("not tested at this scale", "",
                 f"The evidence grid has not run yet: budget {budget:.2f} CPU-hours (stages, CPU-hours: {costs}); "
@@ -158,7 +158,7 @@ def evidence_rows(name: str) -> list[dict]:
     """Per entry and length of the shipped evidence grid: its best rate, the rates stage 2 kept, and the statistic
     ([] when none has run)."""
     plan, shipped = EVIDENCE_PLANS[name], load_evidence(name)
-    if shipped is None or shipped.plan != plan:
+    if shipped is None or shipped.plan.base != plan.base:
         return []
     found = evidence_verdict(plan, shipped.results)
     rows = []

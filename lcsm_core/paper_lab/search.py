@@ -383,12 +383,12 @@ def load_evidence(ablation: str, path=None) -> ShippedEvidence | None:
 
 def stored_results(plan: EvidencePlan, db_path) -> list:
     """The plan's finished cells in a run store (every stage's grid), merged over the shipped evidence file's when
-    that file is of this plan."""
+    that file is of this plan's grid (a budget changed since keeps its cells)."""
     from ..training import RunStore
     from .results import live_results, merged
     from .runner import grid_session
     shipped = load_evidence(plan.ablation)
-    have = shipped.results if shipped is not None and shipped.plan == plan else []
+    have = shipped.results if shipped is not None and shipped.plan.base == plan.base else []
     store = RunStore(db_path)
     try:
         live = [r for spec in plan.specs() for r in live_results(spec, store.session_runs(grid_session(spec.grid_id)))]
