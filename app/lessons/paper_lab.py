@@ -40,6 +40,8 @@ from lcsm_core.paper_lab import (
     verdict,
 )
 from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
+from lcsm_core.paper_lab.evidence import NOT_HELD, RULE
+from lcsm_core.paper_lab.report import evidence_rows, evidence_words
 from lcsm_core.paper_lab.results import lr_note
 from lcsm_core.paper_lab.runner import Lab
 from lcsm_core.paper_lab.spread import SEPARATION
@@ -266,8 +268,8 @@ def grid_said(spec: GridSpec) -> str:
              f"{'s' if rates > 1 else ''} ({_sweep(spec.lrs)})")
     if spec == default_spec(spec.ablation):
         return (f"**The default grid**, whose results ship with the explorer: {shape}, sized to run in minutes on "
-                "a 2-core CPU. One rate cannot show that the best rate lies inside the sweep: widen the sweep in "
-                "the sidebar to look.")
+                "a 2-core CPU: a demo. One rate cannot show that the best rate lies inside the sweep (widen it in "
+                "the sidebar to look); the claim's verdict is its evidence grid's, below.")
     return f"**Not the default grid** (its results are not shipped; run it here): {shape}."
 
 
@@ -314,11 +316,11 @@ def grid_results(v: dict, grid: GridView, c: Control) -> list:
     elif not results:
         blocks.append(Text("No results for this grid yet: the shipped results are for the ablation's default "
                            "settings (click its preset). Run the grid to fill the heatmap.", "caption"))
-    kind, message = verdict_message(ABLATIONS[spec.ablation].claim, verdict(spec, results),
-                                    len({r.key for r in results}), spec.cell_count)
-    blocks.append(Callout(message, kind))
+    blocks.append(Callout(demo_message(verdict(spec, results), len({r.key for r in results}), spec.cell_count),
+                          "info"))
     if results and (note := lr_note(spec, results)):
         blocks.append(Text(f"Learning rates: {note}.", "caption"))
+    blocks += evidence_blocks(spec.ablation)
     if grid.rows:
         blocks.append(Table([{"run": r.id, "label": r.label, "status": r.status, "steps": r.steps,
                               "best test acc": r.best_test_acc, "seconds": round(r.wall_s, 1), "note": r.reason}
@@ -326,12 +328,41 @@ def grid_results(v: dict, grid: GridView, c: Control) -> list:
     return blocks
 
 
-def verdict_message(claim: str, found, finished: int, cells: int) -> tuple[str, str]:
+def demo_message(found, finished: int, cells: int) -> str:
+    """What this page's grid (a demo: few seeds, few rates) says, never signed as the claim's verdict: the core's
+    reading of its seed ranges, and that the verdict is the evidence grid's."""
+    said = "🧪 This grid is a demo, not the evidence: its verdict is the evidence grid's, below."
+    if found is None:
+        return f"{said} {finished} of {cells} runs have finished."
+    return f"{said} Its seed ranges alone read “{found.outcome}”: {found.detail}."
+
+
+EVIDENCE_KIND = {"held": "success", NOT_HELD: "error"}
+
+
+def evidence_blocks(ablation: str) -> list:
+    """The claim's verdict on its evidence grid (run from the command line, shipped): the statistic per entry, the
+    rule, the grid that ran and, undecided, why. All words and numbers are the core's (paper_lab.report)."""
+    outcome, _, ran = evidence_words(ablation)
+    kind, message = verdict_message(ABLATIONS[ablation].claim, None, 0, 0, evidence=(outcome, ran))
+    blocks = [Callout(message, kind)]
+    rows = evidence_rows(ablation)
+    if rows:
+        blocks.append(Table(rows))
+    blocks.append(Group([Text(RULE, "caption")], fold="The statistic and the rule behind the verdict"))
+    return blocks
+
+
+def verdict_message(claim: str, found, finished: int, cells: int, evidence=None) -> tuple[str, str]:
     """The page's one statement of the claim and its verdict (a `verdict` on this grid's numbers, or None while
     cells are missing) as (info / success / warning / error, text): the claim is never said apart from it. The
     text is the core's: its outcome (held, did not hold, inconclusive), its detail (the seeds it read among the
     numbers) and, for a claim tested more than one way, each reading."""
     said = f"🔎 Checked here: “{claim}”"
+    if evidence is not None:
+        outcome, ran = evidence
+        return (EVIDENCE_KIND.get(outcome, "warning"),
+                f"🔎 Checked on the evidence grid: “{claim}” — **{outcome}**. {ran}")
     if found is None:
         return "info", f"{said} — once every cell has a result ({finished} of {cells} runs have finished)."
     readings = "".join(f"  \n· {reading}: **{outcome}** — {detail}" for reading, outcome, detail in found.readings)

@@ -1,7 +1,15 @@
 """The paper lab: grids of small MQAR runs reproducing the ablations of LCSM §3.2.
 
-- ablations: the five ablations, each with the paper's per-length finding and a check of its claim
-             (held / did not hold / inconclusive over seed ranges); entry_meaning says what an entry is
+- ablations: the five ablations, each with the paper's per-length finding and a check of its claim on a grid's
+             seed ranges (the demo grids' reading, never signed as a verdict); entry_meaning says what an entry is
+- evidence:  the statistic a verdict rests on (per entry, the share of seeds that left MQAR's plateau with its
+             95 % Wilson interval, and the median) and the rule to held / did not hold / inconclusive / not tested
+             at this scale
+- search:    the evidence grids: a staged learning-rate search per entry within a CPU budget (printed before it
+             runs), its results (run store + results/evidence/*.json) and the claim's verdict on them. Resume or
+             continue them, one worker, finished cells never rerun:
+                 nice -n 19 python -m lcsm_core.paper_lab --evidence all --ship --workers 1 --db data/evidence.sqlite
+             (`--evidence NAME` for one claim, `--cost-only` for the budgets and what is spent)
 - spread:    a cell's accuracy over seeds (mean, min–max) and when one range lies above another
 - grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps, device, vocabulary) and its cells
 - scale:     the 3-seed CPU grids, the paper-scale grids, and a grid's cost before it runs (the one cost model)

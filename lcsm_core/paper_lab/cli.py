@@ -36,7 +36,19 @@ from .results import (
     verdict,
 )
 from .runner import GridRunner, grid_session
-from .scale import CPU_SPECS, grid_cost, paper_specs
+from .scale import CPU_SPECS, cpu_amount, grid_cost, paper_specs
+from .search import (
+    EVIDENCE_PLANS,
+    RUNNING,
+    EvidencePlan,
+    evidence_verdict,
+    next_stage,
+    save_evidence,
+    spent_s,
+    stage_costs,
+    stored_results,
+)
+from .search import ORDER as EVIDENCE_ORDER
 
 SCALES = ("shipped", "cpu", "paper")
 
@@ -76,9 +88,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--reference", action="store_true",
                    help="train the reference cell (reproduce.py: 1-1-1-0, T = 32, seed 0, 150 steps) and write its "
                         "record, with the fingerprint it ran under, to results/reference.json; no grid runs")
+    p.add_argument("--evidence", choices=[*EVIDENCE_ORDER, "all"],
+                   help="run an ablation's evidence grid (search.py: the staged learning-rate search within its CPU "
+                        "budget, resuming) instead of --grid; 'all': every one, cheapest first")
+    p.add_argument("--ship-stored", action="store_true",
+                   help="with --evidence: write the evidence file from the cells the store has finished (a stage "
+                        "part-way included) and run nothing")
     args = p.parse_args(argv)
-    if args.grid is None and not args.reference:
-        p.error("the following arguments are required: --grid")
+    if args.grid is None and not args.reference and not args.evidence:
+        p.error("the following arguments are required: --grid (or --evidence, --reference)")
     return args
 
 
@@ -120,11 +138,12 @@ def progress(done: int, total: int, started: float) -> None:
 
 
 def run_grid(spec: GridSpec, runner: GridRunner, rerun: bool = False,
-             out=sys.stdout) -> tuple[dict, list[CellResult]]:
+             out=sys.stdout, have: frozenset = frozenset()) -> tuple[dict, list[CellResult]]:
     """Run what is left of the grid (everything with `rerun`), printing as the module docstring says;
-    returns the summary and the grid's results."""
+    returns the summary and the grid's results. `have`: keys of cells not to run (finished elsewhere, or not
+    selected: the evidence search runs a stage grid's chosen cells only)."""
     started = time.monotonic()
-    total = len(cells(spec))
+    total = len([c for c in cells(spec) if c.key not in have])
     store = RunStore(runner.db_path)
     try:
         before = live_results(spec, store.session_runs(grid_session(spec.grid_id)))
@@ -133,7 +152,7 @@ def run_grid(spec: GridSpec, runner: GridRunner, rerun: bool = False,
     if not rerun:
         for r in before:
             print(cell_line(r, fresh=False), file=out, flush=True)
-    grid_id, queued = runner.launch(spec, rerun="all" if rerun else None)
+    grid_id, queued = runner.launch(spec, rerun="all" if rerun else None, have=have)
     done = total - len(queued)
     progress(done, total, started)
     for future in as_completed([f for _, _, f in queued]):
@@ -179,6 +198,8 @@ def main(argv=None) -> int:
         print(json.dumps(write_reference(), ensure_ascii=False), flush=True)
         print(f"wrote {REFERENCE_PATH}", file=sys.stderr)
         return 0
+    if args.evidence:
+        return run_evidence_args(args)
     try:
         specs = specs_from_args(args)
         runner = GridRunner(args.db or default_db_path(), workers=args.workers, ray_address=args.ray,
@@ -223,4 +244,63 @@ def run_one_grid(spec: GridSpec, runner: GridRunner, args: argparse.Namespace) -
                      measured_on=time.strftime("%Y-%m-%d"), wall_s=result["wall_s"], workers=runner.workers,
                      conditions=args.conditions)
         print(f"wrote {shipped_path(spec.ablation)}", file=sys.stderr)
+    return 0
+
+
+# --- the evidence grids (search.py) ---------------------------------------------------------------------------
+def budget_line(plan: EvidencePlan, results) -> str:
+    """The plan's budget and each stage's cost, in words: printed before anything runs."""
+    stages = ", ".join(f"{name} {cpu_amount(cost)}" for name, cost in stage_costs(plan).items())
+    return (f"evidence {plan.ablation}: budget {cpu_amount(plan.budget_cpu_s)} (the cost model's CPU-seconds); "
+            f"stages: {stages}; spent so far {cpu_amount(spent_s(plan, results))}; beyond the budget: not tested")
+
+
+def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, conditions: str = "",
+                 out=sys.stdout) -> dict:
+    """Run the plan's stages in order, each only when it fits in what is left of the budget; resumes (finished
+    cells, in the store or the shipped evidence file, are not run again). With `ship`, the evidence file is written
+    after every stage. Returns the verdict as a JSON-able dict (also printed)."""
+    results = stored_results(plan, runner.db_path)
+    print(budget_line(plan, results), file=sys.stderr, flush=True)
+    while (stage := next_stage(plan, results)) is not None:
+        left = plan.budget_cpu_s - spent_s(plan, results)
+        if stage.cost_s > left:
+            print(f"{stage.name}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)}, {cpu_amount(max(0, left))} "
+                  "left of the budget: not run (not tested at this scale)", file=sys.stderr, flush=True)
+            break
+        print(f"{stage.name}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)} (grid {stage.spec.grid_id})",
+              file=sys.stderr, flush=True)
+        done = frozenset(r.key for r in results)
+        run_grid(stage.spec, runner, out=out, have=stage.skipped() | done)
+        results = stored_results(plan, runner.db_path)
+        if {r.key for r in results} <= done:             # every cell failed: rerunning them now would loop
+            print(f"{stage.name}: no cell finished (see the runs' status in the store); stopping", file=sys.stderr,
+                  flush=True)
+            break
+        if ship:
+            save_evidence(plan, results, device=f"{machine(plan.base)}, {runner.where}",
+                          measured_on=time.strftime("%Y-%m-%d"), conditions=conditions)
+    found = evidence_verdict(plan, results)
+    line = dict(evidence=plan.ablation, claim=ABLATIONS[plan.ablation].claim, outcome=found.outcome,
+                detail=found.detail, why=found.why, readings=[dict(reading=r, outcome=o) for r, o in found.readings],
+                stage_left=found.stage, spent_cpu_h=round(found.spent_s / 3600, 3),
+                budget_cpu_h=round(found.budget_s / 3600, 3), running=found.outcome == RUNNING)
+    print(json.dumps(line, ensure_ascii=False), file=out, flush=True)
+    return line
+
+
+def run_evidence_args(args: argparse.Namespace) -> int:
+    names = EVIDENCE_ORDER if args.evidence == "all" else (args.evidence,)
+    runner = GridRunner(args.db or default_db_path(), workers=args.workers or 1)
+    for name in names:
+        plan = EVIDENCE_PLANS[name]
+        if args.cost_only or args.ship_stored:
+            results = stored_results(plan, runner.db_path)
+            print(budget_line(plan, results), file=sys.stderr, flush=True)
+            if args.ship_stored and results:
+                path = save_evidence(plan, results, device=f"{machine(plan.base)}, {runner.where}",
+                                     measured_on=time.strftime("%Y-%m-%d"), conditions=args.conditions)
+                print(f"wrote {path} ({len(results)} cells)", file=sys.stderr, flush=True)
+            continue
+        run_evidence(plan, runner, ship=args.ship, conditions=args.conditions)
     return 0

@@ -11,7 +11,19 @@ import sys
 from pathlib import Path
 
 from .ablations import ABLATIONS, SELECTIVE_SSM
+from .evidence import RULE
 from .results import best_per_seed, load_shipped, lr_note, spreads, verdict
+from .search import (
+    EVIDENCE_PLANS,
+    RUNNING,
+    STAGE1_RATES,
+    STAGE1_SEEDS,
+    STAGE2_SEEDS,
+    EvidenceVerdict,
+    evidence_verdict,
+    load_evidence,
+    stage_costs,
+)
 from .spread import SEPARATION
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "09-paper-lab.md"
@@ -70,7 +82,8 @@ def ablation_paragraph(name: str) -> str:
     outcome = "incomplete" if found is None else found.outcome
     plateau = 1 / spec.kv_pairs + LEFT_PLATEAU_BY
     numbers = ", ".join(f"{name_} {text}" for name_, text, _ in _numbers(spec, results))
-    parts = [f"- **{ablation.title.split(' (')[0]} — {outcome}.** {numbers}.",
+    said = "no verdict" if outcome == "incomplete" else f"its ranges alone read “{outcome}”, a demo is no verdict"
+    parts = [f"- **{ablation.title.split(' (')[0]} — demo ({said}).** {numbers}.",
              f"Below {plateau:.2f} (still on the plateau) after {spec.steps} steps: "
              f"{plateau_said(spec, results, plateau)}."]
     if name in NOTES:
@@ -84,15 +97,97 @@ def ablation_paragraph(name: str) -> str:
     return " ".join(parts)
 
 
+EVIDENCE_INTRO = (
+    "A verdict rests on each claim's **evidence grid** (`lcsm_core/paper_lab/results/evidence/`, run from the "
+    "command line: `python -m lcsm_core.paper_lab --evidence NAME --ship`), never on the demo grid. Each entry gets "
+    f"its own learning rate: stage 1 tries {len(STAGE1_RATES)} rates over 1.5 decades "
+    f"({', '.join(f'{r:g}' for r in STAGE1_RATES)}) × {len(STAGE1_SEEDS)} seeds; a best rate at an edge gets one more "
+    f"rate beyond it, and if it is still at the edge the entry is withheld; stage 2 runs {len(STAGE2_SEEDS)} seeds "
+    "at the best rate and its neighbours, each seed keeping its best. Each grid has a CPU budget (the cost model's, "
+    "printed before it runs); what lies beyond it is *not tested at this scale*. Data dependence also runs T = 128 "
+    "and 256, where the paper states its finding per length; the other claims run T = 32. " + RULE)
+DEMO_INTRO = (
+    "#### The demo grids\n\nThe page's own buttons run a small demo grid (one learning rate, 1e-2, and three seeds: "
+    "minutes on a 2-core CPU); its shipped results are below. A cell is the best test accuracy over the sweep: a "
+    "mean with its [min–max] over seeds. One rate and three seeds decide no claim.")
+
+
+def entry_said(found: EvidenceVerdict, label: str, T: int) -> str:
+    """One entry's evidence in words: its best rate (and the rates stage 2 kept), then the statistic."""
+    search = next(e for e in found.entries if e.label == label and e.seq_len == T)
+    arm = found.arms.get((label, T))
+    if search.best is None:
+        return f"{label}: stage 1 not finished"
+    rates = f"best rate {search.best:g}" + (f" ({search.withheld})" if search.withheld else "")
+    if arm is None or arm.n == 0:
+        return f"{label}: {rates}, stage-1 mean {search.means[search.best]:.2f}"
+    lo, hi = arm.interval
+    return f"{label}: {arm.left}/{arm.n} left (95 % CI {lo:.2f}–{hi:.2f}), median {arm.median:.2f}, {rates}"
+
+
+def evidence_words(name: str) -> tuple[str, str, str]:
+    """(outcome, the numbers, what ran and why undecided) of a claim's evidence grid, in words."""
+    plan = EVIDENCE_PLANS[name]
+    shipped = load_evidence(name)
+    budget = plan.budget_cpu_s / 3600
+    resume = f"`python -m lcsm_core.paper_lab --evidence {name} --ship`"
+    if shipped is None or shipped.plan.base != plan.base:
+        costs = ", ".join(f"{stage} {cost / 3600:.2f}" for stage, cost in stage_costs(plan).items())
+        return ("not tested at this scale", "",
+                f"The evidence grid has not run yet: budget {budget:.2f} CPU-hours (stages, CPU-hours: {costs}); "
+                f"{resume} runs it.")
+    found = evidence_verdict(plan, shipped.results)
+    outcome = f"not decided yet ({found.why})" if found.outcome == RUNNING else found.outcome
+    numbers = "; ".join(entry_said(found, label, T) for T in plan.base.seq_lens
+                        for label in ABLATIONS[name].labels)
+    ran = (f"The grid: {len(shipped.results)} runs of {plan.base.steps} steps at d = k = {plan.base.d_model}, "
+           f"T = {', '.join(map(str, plan.base.seq_lens))}, measured on {shipped.device} ({shipped.measured_on}); "
+           f"{found.spent_s / 3600:.2f} of {budget:.2f} budgeted CPU-hours spent (cost model).")
+    if found.outcome == RUNNING:
+        ran += f" {resume} resumes it."
+    elif found.why:
+        ran += f" Undecided because {found.why}."
+    else:
+        ran += f" The comparisons: {found.detail}."
+    if found.readings:
+        ran += " Per reading: " + "; ".join(f"{r}: {o}" for r, o in found.readings) + "."
+    return outcome, numbers, ran
+
+
+def evidence_rows(name: str) -> list[dict]:
+    """Per entry and length of the shipped evidence grid: its best rate, the rates stage 2 kept, and the statistic
+    ([] when none has run)."""
+    plan, shipped = EVIDENCE_PLANS[name], load_evidence(name)
+    if shipped is None or shipped.plan.base != plan.base:
+        return []
+    found = evidence_verdict(plan, shipped.results)
+    rows = []
+    for search in found.entries:
+        arm = found.arms.get((search.label, search.seq_len))
+        lo, hi = arm.interval if arm is not None and arm.n else (None, None)
+        rows.append({"entry": search.label, "T": search.seq_len,
+                     "best rate": None if search.best is None else f"{search.best:g}",
+                     "rates kept": ", ".join(f"{r:g}" for r in search.window) or search.withheld or "—",
+                     "seeds left / run": f"{arm.left}/{arm.n}" if arm is not None and arm.n else "—",
+                     "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
+                     "median": None if arm is None or not arm.n else round(arm.median, 3)})
+    return rows
+
+
+def evidence_paragraph(name: str) -> str:
+    outcome, numbers, ran = evidence_words(name)
+    title = ABLATIONS[name].title.split(" (")[0]
+    return " ".join(p for p in (f"- **{title} — {outcome}.**", f"{numbers}." if numbers else "", ran) if p)
+
+
 def measured_section() -> str:
     """The section, heading included, as the lesson holds it."""
     intro = ("Every number below is written from the results files the page opens with "
-             "(`lcsm_core/paper_lab/results/`, by `python -m lcsm_core.paper_lab.report --write`). A cell is the "
-             "best test accuracy over the learning-rate sweep: a mean with its [min–max] over seeds when there is "
-             "more than one. A verdict is *held* or *did not hold* only when the seed ranges lie apart by more than "
-             f"{SEPARATION:g} (about two standard errors of one evaluation on 1024 test answers) and "
-             "every cell has at least 3 seeds; otherwise it is *inconclusive*.")
-    return "\n\n".join([HEADING, intro, *(ablation_paragraph(name) for name in ORDER)]) + "\n"
+             "(`lcsm_core/paper_lab/results/`, by `python -m lcsm_core.paper_lab.report --write`). " + EVIDENCE_INTRO)
+    demo = [ablation_paragraph(name) for name in ORDER]
+    demo_intro = DEMO_INTRO + (f" (Ranges closer than {SEPARATION:g}, about two standard errors of one evaluation "
+                               "on 1024 test answers, are not told apart.)")
+    return "\n\n".join([HEADING, intro, *(evidence_paragraph(name) for name in ORDER), demo_intro, *demo]) + "\n"
 
 
 def section_span(text: str) -> tuple[int, int]:

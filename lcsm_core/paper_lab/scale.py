@@ -19,6 +19,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+from .evidence import MIN_SEEDS as EVIDENCE_SEEDS
 from .grid import DEFAULT_SEEDS, DEFAULT_SPECS, Cell, GridSpec, cells
 
 CPU_SEEDS = DEFAULT_SEEDS
@@ -162,8 +163,10 @@ def differences_from_paper(spec: GridSpec) -> list[str]:
              f"{spec.steps} optimizer steps of {spec.batch_size} examples per run (the paper states no budget)",
              f"the best of {len(spec.lrs)} learning rate(s) {listed(spec.lrs)} per cell (the paper: the best of "
              f"{len(PAPER_LRS)}, {listed(PAPER_LRS[:1])} … {listed(PAPER_LRS[-1:])})",
-             f"{seeds} seed{'s' if seeds > 1 else ''} per cell" + ("" if seeds >= 3 else
-                                                                   ": too few for a verdict, which needs 3"),
+             f"{seeds} seed{'s' if seeds > 1 else ''} per cell" + ("" if seeds >= EVIDENCE_SEEDS else
+                                                                   ": too few for a verdict, which needs "
+                                                                   f"{EVIDENCE_SEEDS} per entry at its own "
+                                                                   "searched rate (the evidence grids)"),
              ("a width-{} causal convolution before each EOS layer (not in the paper)".format(spec.short_conv)
               if spec.short_conv > 1 else "no short convolution (as in the paper)"),
              f"trained on {spec.device}"]

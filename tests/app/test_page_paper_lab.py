@@ -46,10 +46,9 @@ def test_the_page_opens_with_the_shipped_results_and_their_verdict(store):
     assert any("Shipped results" in c.value and shipped.measured_on in c.value and "core-minutes" in c.value
                for c in at.caption)
     assert any(c.value.startswith("**The default grid**") and "3 seeds per cell" in c.value for c in at.caption)
-    boxes = [s.value for s in at.success] + [e.value for e in at.error if "did not hold" in e.value] \
-        + [w.value for w in at.warning if "inconclusive" in w.value]
-    assert len(boxes) == 1 and "3 seeds per cell: each number is their mean [min–max]; ranges closer than 0.03" \
-        in boxes[0]
+    boxes = [s.value for s in at.success] + [e.value for e in at.error] + [w.value for w in at.warning]
+    assert len(boxes) == 1 and "Checked on the evidence grid" in boxes[0]        # the verdict: the evidence's
+    assert any("a demo, not the evidence" in i.value and "seed ranges alone read" in i.value for i in at.info)
     assert any("cannot show that the best rate lies inside it" in c.value for c in at.caption)
     assert store.list_runs() == []                                            # nothing ran to show it
 
@@ -72,7 +71,7 @@ def test_run_missing_cells_fills_the_heatmap_then_one_cell_reruns(store):
     assert not at.button(key="paper_lab.launch").disabled
     assert all(cell != "" for row in heatmap(at)["text"] for cell in row)
     assert {r.status for r in store.list_runs()} == {"completed"} and len(store.list_runs()) == entries
-    assert any("**inconclusive**" in w.value for w in at.warning)             # one seed decides nothing
+    assert any("read “inconclusive”" in i.value for i in at.info)            # one seed decides nothing
 
     at.selectbox(key="paper_lab.cell").set_value("1-1-1-0 · T=32").run()
     click(at, "paper_lab.rerun_cell")
@@ -95,9 +94,10 @@ def all_text(at) -> list[str]:
 
 @pytest.mark.parametrize("ablation", list(ABLATIONS))
 def test_one_verdict_from_one_source(store, ablation):
-    """Issue 21 item 3: the claim is said once, in the one box that gives its verdict, and that verdict is
-    `verdict` on the grid's numbers (no "Checked here: 1-11-1-0 has the best …" above a red "did not hold")."""
+    """The claim is said once, in the one box that gives its verdict, and that verdict is the evidence grid's
+    (report.evidence_words); the demo grid's ranges are said beside it, never signed as the verdict."""
     from lcsm_core.paper_lab import ABLATIONS, DEFAULT_SPECS, verdict
+    from lcsm_core.paper_lab.report import evidence_words
 
     at = open_page("paper_lab", {"ablation": ablation})
     assert_clean(at, ablation)
@@ -107,7 +107,9 @@ def test_one_verdict_from_one_source(store, ablation):
     found = verdict(DEFAULT_SPECS[ablation], load_shipped(ablation).results)
     boxes = [s.value for s in at.success] + [e.value for e in at.error] + [w.value for w in at.warning]
     assert boxes == saying
-    assert f"**{found.outcome}**" in saying[0] and found.detail in saying[0]
+    outcome, _, ran = evidence_words(ablation)
+    assert f"**{outcome}**" in saying[0] and ran in saying[0]
+    assert any(found.detail in i.value and "a demo, not the evidence" in i.value for i in at.info)
 
 
 def test_the_page_says_which_grid_it_shows():

@@ -16,12 +16,21 @@ def test_the_two_old_mismatches_are_gone():
     section = report.measured_section()
     wall = load_shipped("data_dependence").wall_s
     assert f"{wall / 60:.1f} min ({wall:.1f} s)" in section                   # 488.7 s is 8.1 min, not 8.2
-    tau = next(line for line in section.splitlines() if line.startswith("- **τ"))
+    tau = next(line for line in section.splitlines() if line.startswith("- **τ") and "— demo" in line)
     said = tau.split("still on the plateau) after 1000 steps: ")[1].split(". ")[0]
     shipped = load_shipped("tau")
     stuck = {r.label for r in shipped.results if r.best_acc < 1 / shipped.spec.kv_pairs + report.LEFT_PLATEAU_BY}
     named = {label for label in ABLATIONS["tau"].labels if re.search(rf"{re.escape(label)}(?![0-9])", said)}
     assert named == stuck, said                     # every τ with a seed left on the plateau, and no other (τ = 1 once)
+
+
+def test_the_section_says_the_statistic_the_rule_and_each_evidence_grid():
+    from lcsm_core.paper_lab.search import EVIDENCE_PLANS
+    section = report.measured_section()
+    assert "share of seeds that left" in section and "Wilson" in section and "not tested at this scale" in section
+    for name in EVIDENCE_PLANS:
+        assert f"--evidence {name} --ship" in section or f"{name}" in section
+    assert "a demo is no verdict" in section and "did not hold.**" not in section.split("#### The demo grids")[1]
 
 
 def test_the_plateau_is_counted_per_seed():
@@ -51,3 +60,26 @@ def test_writing_is_idempotent(tmp_path):
     text = lesson.read_text()
     assert "old numbers" not in text and text.endswith("## Exercise: next\nkeep\n")
     assert report.lesson_section(lesson) == report.measured_section() + "\n"
+
+
+def test_an_evidence_file_gives_the_verdict_its_rows_and_why(monkeypatch):
+    """A complete synthetic evidence grid: sigmoid leaves the plateau in every seed, the others in none → held,
+    with the statistic per entry; a lottery (3 of 5) → inconclusive, and the paragraph says why."""
+    from lcsm_core.paper_lab.search import EVIDENCE_PLANS, ShippedEvidence
+    from tests.training.test_paper_lab_search import LEARNED, STUCK, learns_at, run
+    plan = EVIDENCE_PLANS["activation"]
+
+    def shipped(acc):
+        evidence = ShippedEvidence(plan, run(plan, acc), "a test CPU", "2026-01-01")
+        monkeypatch.setattr(report, "load_evidence", lambda name: evidence if name == "activation" else None)
+
+    shipped(learns_at({"1-1-1-2"}, good=(1e-2,)))
+    assert report.evidence_words("activation")[0] == "held"
+    rows = {r["entry"]: r for r in report.evidence_rows("activation")}
+    assert rows["1-1-1-2"]["seeds left / run"] == "5/5" and rows["1-1-1-0"]["seeds left / run"] == "0/5"
+    assert rows["1-1-1-2"]["rates kept"] == "0.0032, 0.01, 0.032"
+    assert "Activations — held.**" in report.evidence_paragraph("activation")
+
+    shipped(lambda label, T, lr, seed: LEARNED if label == "1-1-1-2" and seed % 2 == 0 else STUCK)
+    said = report.evidence_paragraph("activation")
+    assert "— inconclusive.**" in said and "Undecided because" in said and "more seeds" in said

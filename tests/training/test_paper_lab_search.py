@@ -1,0 +1,178 @@
+"""The evidence grids' staged learning-rate search and budget on synthetic results (no training): stage 1, the
+extension at an edge, stage 2 at the best rate and its neighbours, a best rate still at the edge withholds the
+verdict, a budget run out says "not tested at this scale", and the claims' comparisons per length."""
+import dataclasses
+
+import pytest
+
+from lcsm_core.paper_lab import CellResult
+from lcsm_core.paper_lab.evidence import HELD, INCONCLUSIVE, NOT_HELD, NOT_TESTED, WITHHELD
+from lcsm_core.paper_lab.grid import cells
+from lcsm_core.paper_lab.search import (
+    EVIDENCE_PLANS,
+    LADDER,
+    RUNNING,
+    STAGE1_RATES,
+    STAGE2_SEEDS,
+    claim_pairs,
+    evidence_verdict,
+    load_evidence,
+    next_stage,
+    plan_of,
+    save_evidence,
+    stage_costs,
+)
+
+STUCK, LEARNED = 0.27, 0.85
+
+
+def run(plan, acc, results=(), stages=3):
+    """Run up to `stages` stages of the search with accuracy acc(label, T, lr, seed); returns every result."""
+    results = list(results)
+    for _ in range(stages):
+        stage = next_stage(plan, results)
+        if stage is None:
+            break
+        results += [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                               acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in stage.cells]
+    return results
+
+
+def learns_at(winners, good=(3.2e-3, 1e-2, 3.2e-2)):
+    return lambda label, T, lr, seed: LEARNED + 0.01 * seed if label in winners and lr in good else STUCK
+
+
+def test_stage_one_is_four_rates_over_a_decade_and_a_half_by_two_seeds():
+    assert len(STAGE1_RATES) == 4 and max(STAGE1_RATES) / min(STAGE1_RATES) >= 10 ** 1.5 - 1e-9
+    plan = plan_of("parameterization")
+    stage = next_stage(plan, [])
+    assert stage.name == "stage 1" and len(stage.cells) == 3 * 4 * 2 and stage.cost_s > 0
+    assert not stage.skipped()
+
+
+def test_stage_two_runs_five_seeds_at_the_best_rate_and_its_neighbours():
+    plan = plan_of("parameterization")
+    results = run(plan, learns_at({"1-1-1-0"}, good=(1e-2,)), stages=1)
+    stage = next_stage(plan, results)
+    assert stage.name == "stage 2"
+    mine = [c for c in stage.cells if c.label == "1-1-1-0"]
+    assert {c.lr for c in mine} == {3.2e-3, 1e-2, 3.2e-2} and {c.seed for c in mine} == {2, 3, 4}
+    assert len(mine) == 9 and stage.skipped()                   # seeds 0, 1 ran in stage 1
+
+
+def test_a_best_rate_at_the_edge_extends_once_then_withholds():
+    plan = plan_of("parameterization")
+    def top(label, T, lr, seed):                                # 1-1-1-0 learns best at the highest rate tried
+        return (0.5 + lr if lr >= 3.2e-2 else STUCK) if label == "1-1-1-0" else 0.8
+    results = run(plan, top, stages=1)
+    stage = next_stage(plan, results)
+    assert stage.name == "extension" and {(c.label, c.lr) for c in stage.cells} == {("1-1-1-0", LADDER[-1])}
+    results = run(plan, top, results, stages=3)
+    found = evidence_verdict(plan, results)
+    assert found.outcome == NOT_TESTED and "edge of the search" in found.why
+    assert any(c.kind == WITHHELD for *_, c in found.comparisons)
+
+
+def test_an_edge_best_that_comes_back_inside_is_searched_normally():
+    plan = plan_of("parameterization")
+    peak = learns_at({"1-1-1-0"}, good=(3.2e-2,))              # best at the top of stage 1, worse at 1e-1
+    results = run(plan, peak, stages=3)
+    assert next_stage(plan, results) is None
+    entry = next(e for e in evidence_verdict(plan, results).entries if e.label == "1-1-1-0")
+    assert entry.window == (1e-2, 3.2e-2, 1e-1) and not entry.withheld
+
+
+@pytest.mark.parametrize("winners,outcome", [({"1-1-1-2"}, HELD), ({"1-1-1-1"}, NOT_HELD)])
+def test_activation_claim_decided_on_shares(winners, outcome):
+    plan = plan_of("activation")
+    results = run(plan, learns_at(winners))
+    found = evidence_verdict(plan, results)
+    assert found.outcome == outcome, found.detail
+    assert found.decided and not found.why
+
+
+def test_bimodal_seeds_leave_it_inconclusive_and_say_why():
+    plan = plan_of("activation")
+
+    def lottery(label, T, lr, seed):                            # sigmoid leaves the plateau in 3 seeds of 5
+        return LEARNED if label == "1-1-1-2" and seed in (0, 2, 4) else STUCK
+    found = evidence_verdict(plan, run(plan, lottery))
+    assert found.outcome == INCONCLUSIVE and "more seeds" in found.why
+
+
+def test_nobody_learning_is_not_tested():
+    plan = plan_of("activation")
+    found = evidence_verdict(plan, run(plan, lambda *a: STUCK))
+    assert found.outcome == NOT_TESTED and "neither" in found.why
+
+
+def test_budget_run_out_is_not_tested_and_says_so():
+    plan = dataclasses.replace(plan_of("parameterization"), budget_cpu_s=1.0)
+    results = run(plan, learns_at({"1-1-1-0"}), stages=1)
+    found = evidence_verdict(plan, results)
+    assert found.outcome == NOT_TESTED and "budget ran out" in found.why and found.stage == "stage 2"
+    roomy = plan_of("parameterization", budget_cpu_h=10)
+    assert evidence_verdict(roomy, results).outcome == RUNNING
+
+
+def test_claims_compare_what_the_paper_says_per_length():
+    short, long = claim_pairs("data_dependence", 32), claim_pairs("data_dependence", 256)
+    assert {w for _, (w,), _ in short} == {"1-0-1-0", "1-1-1-0"} and len(short) == 12
+    assert {w for _, (w,), _ in long} == {"1-0-1-0"} and ("1-1-1-0",) in [o for *_, o in long]
+    ((_, large, small),) = claim_pairs("tau", 32)
+    assert large == ("τ = 16", "τ = 32", "τ = 64") and small == ("τ = 1", "τ = 2", "τ = 4")
+    readings = {r for r, _, _ in claim_pairs("parameterization", 32)}
+    assert readings == {"0 as DSS", "0 as selective SSM"}
+
+
+def test_tau_pools_each_half():
+    plan = plan_of("tau")
+    found = evidence_verdict(plan, run(plan, learns_at({"τ = 16", "τ = 32", "τ = 64"})))
+    ((_, _, comparison),) = found.comparisons
+    assert comparison.winner.n == 3 * len(STAGE2_SEEDS) and found.outcome == HELD
+
+
+def test_plans_have_budgets_that_cover_their_stages():
+    for name, plan in EVIDENCE_PLANS.items():
+        assert sum(stage_costs(plan).values()) <= plan.budget_cpu_s, name
+        assert plan.base.seq_lens == ((32, 128, 256) if name == "data_dependence" else (32,))
+
+
+def test_the_evidence_file_round_trips(tmp_path):
+    plan = plan_of("parameterization")
+    results = run(plan, learns_at({"1-1-1-0"}), stages=1)
+    path = save_evidence(plan, results, "a test CPU", "2026-01-01", path=tmp_path / "p.json")
+    back = load_evidence("parameterization", path=path)
+    assert back.plan == plan and {r.key for r in back.results} == {r.key for r in results}
+    assert {c.key for c in cells(plan.spec("stage 1"))} == {r.key for r in back.results}
+
+
+def test_the_cli_driver_runs_stage_one_within_the_budget_then_resumes_running_nothing(tmp_path, capsys):
+    """A tiny plan whose budget holds stage 1 only: stage 1 runs, stage 2 is 'not tested'; again: nothing runs."""
+    from lcsm_core.paper_lab import GridRunner
+    from lcsm_core.paper_lab.cli import run_evidence
+    from lcsm_core.paper_lab.search import spent_s, stored_results
+    from lcsm_core.training import RunStore
+    tiny = plan_of("parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, steps=3, batch_size=4)
+    plan = dataclasses.replace(tiny, budget_cpu_s=stage_costs(tiny)["stage 1"] * 1.01)
+    runner = GridRunner(tmp_path / "ev.sqlite", workers=1)
+    line = run_evidence(plan, runner)
+    assert line["outcome"] == NOT_TESTED and "budget ran out" in line["why"] and line["stage_left"] == "stage 2"
+    assert "budget" in capsys.readouterr().err
+    results = stored_results(plan, runner.db_path)
+    assert len(results) == 3 * 4 * 2 and spent_s(plan, results) <= plan.budget_cpu_s
+    again = run_evidence(plan, runner)
+    assert again == line and len(RunStore(runner.db_path).list_runs()) == 3 * 4 * 2
+
+
+def test_cost_only_prints_each_budget_before_anything_runs(tmp_path, capsys):
+    from lcsm_core.paper_lab.cli import main
+    from lcsm_core.training import RunStore
+    db = tmp_path / "ev.sqlite"
+    assert main(["--evidence", "all", "--cost-only", "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    for name in EVIDENCE_PLANS:
+        assert f"evidence {name}: budget " in err
+    assert "stage 1" in err and "beyond the budget: not tested" in err
+    assert main(["--evidence", "tau", "--ship-stored", "--db", str(db)]) == 0      # nothing stored: nothing written
+    assert "wrote" not in capsys.readouterr().err and RunStore(db).list_runs() == []
