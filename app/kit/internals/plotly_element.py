@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from .signatures import has_parameters
+from .signatures import has_parameters, nothing_missing
 
 try:
     from streamlit.delta_generator import DeltaGenerator
@@ -56,10 +56,7 @@ def usable() -> bool:
     """Whether `enqueue_plotly_chart` can enqueue here (`missing()` empty), asked once per process."""
     global _usable
     if _usable is None:
-        try:
-            _usable = not missing()
-        except Exception:                              # noqa: BLE001 — a check that fails is a missing internal
-            _usable = False
+        _usable = nothing_missing(missing)
     return _usable
 
 

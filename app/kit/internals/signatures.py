@@ -32,3 +32,11 @@ def has_parameters(function, needed: tuple[str, ...]) -> bool:
     """Whether `function` takes each of the parameters `needed` by name (keyword arguments the app passes)."""
     names = parameter_names(function)
     return names is not None and set(needed) <= set(names)
+
+
+def nothing_missing(missing) -> bool:
+    """Whether `missing()` (an area's own check) finds nothing; a check that raises counts as a missing internal."""
+    try:
+        return not missing()
+    except Exception:                                  # noqa: BLE001 — a check that fails is a missing internal
+        return False

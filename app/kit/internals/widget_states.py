@@ -16,6 +16,8 @@ from typing import Any
 
 import streamlit as st
 
+from .signatures import nothing_missing
+
 try:
     from streamlit.runtime.state import get_session_state
 except ImportError:                                       # another streamlit: `missing()` says so
@@ -59,10 +61,7 @@ def usable() -> bool:
     """Whether `sent_widgets` can read the widget states here (`missing()` empty), asked once per process."""
     global _usable
     if _usable is None:
-        try:
-            _usable = not missing()
-        except Exception:                              # noqa: BLE001 — a check that fails is a missing internal
-            _usable = False
+        _usable = nothing_missing(missing)
     return _usable
 
 
