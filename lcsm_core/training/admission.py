@@ -55,6 +55,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .progress import amount_words
+
 if TYPE_CHECKING:
     from .config import RunConfig
 
@@ -340,8 +342,4 @@ def server_budget_message(backlog: float, cost_s: float, policy: AdmissionPolicy
 
 def _amount(seconds: float) -> str:
     """CPU time in the unit a reader takes in: s, min or h."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+    return amount_words(seconds)

@@ -25,10 +25,15 @@ def run_progress(steps: int, wall_s: float, max_steps: int, max_seconds: float |
     return RunProgress(fraction, left, pace)
 
 
-def duration_words(seconds: float) -> str:
-    """"about 40 s", "about 3 min", "about 1.5 h"."""
+def amount_words(seconds: float) -> str:
+    """A duration in the unit a reader takes in: "40 s", "3 min", "1.5 h"."""
     if seconds < 90:
-        return f"about {max(1, round(seconds))} s"
+        return f"{seconds:.0f} s"
     if seconds < 90 * 60:
-        return f"about {round(seconds / 60)} min"
-    return f"about {seconds / 3600:.1f} h"
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def duration_words(seconds: float) -> str:
+    """"about 40 s", "about 3 min", "about 1.5 h" (never "about 0 s")."""
+    return f"about {amount_words(max(1.0, seconds))}"
