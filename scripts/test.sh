@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh --tests --system-packages
 python3 -m ruff check .
 set +e
-python3 -m pytest -q -n 2 --dist loadgroup "$@"     # a module's costly fixture (xdist_group) starts once
+# --dist loadgroup: a module's costly fixture (xdist_group) starts once; --durations: CI prints where time went
+python3 -m pytest -q -n 2 --dist loadgroup --durations=30 "$@"
 rc=$?
 set -e
 # pytest exit 5 = no tests collected: that is a failure here, never a green run.

@@ -1,6 +1,10 @@
 """What the browser tests share, per test process: one app server (started as the README does, its own data
-directory) and one chromium. A test that needs a server of its own (its own environment, a web tier) starts one
-with `running_app` and still uses the shared chromium: one Playwright driver per process, as its sync API allows.
+directory), and one chromium per test module. A test that needs a server of its own (its own environment, a web
+tier) starts one with `running_app` and still uses its module's chromium.
+
+The Playwright driver lives for one module, not the session: its sync API keeps an asyncio loop running on the
+main thread while it is open, and the next module on this test process (xdist mixes browser and other modules)
+may need asyncio.run or a Playwright of its own.
 
 Sharing them saves a server start and a cold page cache per module (the first visit of a lesson computes its
 family): a test opens its own page or context and closes it, and leaves nothing in the server another needs."""
@@ -13,7 +17,7 @@ from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, CHROMIUM_MISSING, I
 SHOTS = ROOT / "tests" / "screenshots"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright_driver():
     if CHROMIUM is None:
         (pytest.fail if IN_CI else pytest.skip)(CHROMIUM_MISSING)
@@ -22,7 +26,7 @@ def playwright_driver():
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_driver):
     chromium = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
     try:
