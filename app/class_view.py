@@ -23,8 +23,8 @@ from app.kit.literal import literal
 from app.kit.progress import store_file
 from app.kit.visitor import visitor_key
 from app.lessons import PAGES
-from lcsm_core.class_store import DEFAULT_SEATS, MAX_SEATS, TEACHER_SECRET, ClassStore
-from lcsm_core.training.store_faults import log_store_fault
+from lcsm_serving.class_store import DEFAULT_SEATS, MAX_SEATS, TEACHER_SECRET, ClassStore
+from lcsm_serving.store_faults import log_store_fault
 
 TEACHER_PARAM, TEACHER_KEY, STEP_PARAM, STEP_KEY = "teacher", "class_view.teacher", "step", "class_view.step"
 CREATED_KEY = "class_view.created"       # the class this tab just created: said once

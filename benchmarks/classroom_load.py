@@ -286,7 +286,7 @@ async def load(args, url: str, tree: ProcessTree, db: Path) -> dict:
     sampler = asyncio.create_task(sample_usage(tree, hard_stop, usage))
     school = None
     if args.school_address:
-        from lcsm_core.class_store import ClassStore
+        from lcsm_serving.class_store import ClassStore
         code, _ = ClassStore(db).create_class(seats=max(40, args.sessions))
         school = (args.harness_url, args.school_address, code)
     learners = [asyncio.create_task(learner(n, url, tuple(args.pages), until, tally, args.think_s, school))

@@ -152,9 +152,9 @@ async def press_on_page(url: str, page: str, query: str, key: str) -> list[str]:
 
 
 async def probe_grids(url: str, data_dir: Path, server_pid: int | None) -> None:
-    from lcsm_core.training import RunStore
-    from lcsm_core.training.manager import GRID_NICE
-    from lcsm_core.training.store import GRID_JOB
+    from lcsm_serving import RunStore
+    from lcsm_serving.manager import GRID_NICE
+    from lcsm_serving.store import GRID_JOB
     errors = await asyncio.gather(*(press_on_page(url, "paper_lab", GRID_QUERY, "paper_lab.rerun") for _ in range(4)))
     store = RunStore(data_dir / "runs.sqlite")
     try:
@@ -192,7 +192,7 @@ def _nice(pid: int) -> int | None:
 
 def probe_full_disk(folder: Path) -> None:
     """The worker process logs to its stderr (this process's, inherited): it goes to a file here to be counted."""
-    from lcsm_core.training.manager import RunManager
+    from lcsm_serving.manager import RunManager
     from tests.training.tiny import tiny_config
     log_path = Path(tempfile.mkstemp(prefix="lcsm-full-disk-", suffix=".log")[1])
     saved_stderr = os.dup(2)

@@ -120,7 +120,7 @@ def tokens_minted_elsewhere(url: str, address: str) -> str | None:
 
 
 async def probe_class_seats(url: str, data_dir: Path, verdict: Callable) -> None:
-    from lcsm_core.class_store import ClassStore
+    from lcsm_serving.class_store import ClassStore
     code, _ = ClassStore(data_dir / "runs.sqlite").create_class(visitor="203.0.113.77", seats=3)
     said = []
     for _ in range(4):
@@ -135,7 +135,7 @@ async def probe_class_behind_one_address(url: str, data_dir: Path, verdict: Call
                                          address: str = HOSTILE_ADDRESS) -> None:
     """A class behind one school address: more learners than one visitor's tabs, each seated by the class link
     its first page carries, all get a tab (each learner is a visitor of their own)."""
-    from lcsm_core.class_store import ClassStore
+    from lcsm_serving.class_store import ClassStore
     code, _ = ClassStore(data_dir / "runs.sqlite").create_class(seats=learners + 2)
     tabs = []
     try:
@@ -158,10 +158,11 @@ async def probe_turns(url: str, data_dir: Path, verdict: Callable, slice_s: floa
     """N7: one visitor's run costed at the cap (d = 128, 5,000 steps) holds the only training slot, then 4 class
     learners press ▶ Play: each must make a step within its turn (the slot is time-sliced while others wait), where
     before none did while the big run lasted. The server's trainer trains them (Train live opened first starts it)."""
-    from lcsm_core.class_store import ClassStore
-    from lcsm_core.tokens import mint
-    from lcsm_core.training import RunStore, TrainerClient, run_config
-    from lcsm_core.training.admission import class_visitor_key
+    from lcsm_core.training import run_config
+    from lcsm_serving import RunStore, TrainerClient
+    from lcsm_serving.admission import class_visitor_key
+    from lcsm_serving.class_store import ClassStore
+    from lcsm_serving.tokens import mint
     async with StreamlitSession(url, timeout_s=120) as tab:
         await tab.open_page("train_live")                      # the page's trainer is up
     db = data_dir / "runs.sqlite"
@@ -200,7 +201,7 @@ async def probe_grid_line(url: str, data_dir: Path, verdict: Callable) -> None:
     """N6: a visitor's grid holds the paper lab; a second visitor's grid goes in line behind it and is told its place
     and when it starts at the latest; the holder cannot queue a second grid (one per visitor); when the holder's
     grid ends (here: stopped), the second visitor's starts and their page says so."""
-    from lcsm_core.training import RunStore
+    from lcsm_serving import RunStore
     store = RunStore(data_dir / "runs.sqlite")
 
     def tab(address: str) -> StreamlitSession:

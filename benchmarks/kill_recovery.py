@@ -44,8 +44,8 @@ from benchmarks.app_process import ENTRY, ROOT, AppServer, alive, children_of  #
 from benchmarks.results_section import write_section  # noqa: E402
 from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
 from benchmarks.train_live_query import train_live_query  # noqa: E402
-from lcsm_core.training.recorder import record_run  # noqa: E402
-from lcsm_core.training.store import DB_NAME, RunStore  # noqa: E402
+from lcsm_serving.recorder import record_run  # noqa: E402
+from lcsm_serving.store import DB_NAME, RunStore  # noqa: E402
 
 START_TIMEOUT_S = 240.0          # a cold python + torch on a busy 2-core machine
 EXTRA_DELAY_S = (0.0, 3.0)       # the random part of the moment of the kill
@@ -121,7 +121,7 @@ def cli_trial(n: int, rng: random.Random, args) -> dict:
     data = Path(tempfile.mkdtemp(prefix=f"lcsm-kill-cli-{n}-"))
     db = data / DB_NAME
     log = open(data / "train.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "lcsm_core.train", "--task", "mqar", "--variant", "gla",
+    proc = subprocess.Popen([sys.executable, "-m", "lcsm_serving.train", "--task", "mqar", "--variant", "gla",
                              "--max-steps", "100000", "--max-seconds", "3000", "--no-progress", "--db", str(db)],
                             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:

@@ -83,7 +83,7 @@ def table(rows: list[dict], machine: str, conditions: str, measured_at: str) -> 
              f"`python benchmarks/paper_lab_cost.py` on {machine} (torch {torch.__version__}, 1 torch thread, "
              f"{os.cpu_count()} cores), measured {measured_at}; conditions: {conditions or 'not said'}.",
              f"Predicted: training/cost.py step_seconds_of (TIME_CALIBRATION = {cost_model.TIME_CALIBRATION:g}), the "
-             "number `python -m lcsm_core.paper_lab --cost-only` and the admission policy both use. Measured: CPU-s "
+             "number `python -m lcsm_serving.paper_lab --cost-only` and the admission policy both use. Measured: CPU-s "
              "and wall s per step (one warm-up step, then the mean of the timed steps).", "",
              "| scale | grid | code | B | predicted s | measured CPU-s | measured wall s | CPU / predicted |",
              "|---|---|---|---|---|---|---|---|"]

@@ -3,7 +3,7 @@ the benchmarks that divide server CPU by the moves it served (move_cost, classro
 
 Roles, read from each process's command line and niceness: "web" (a Streamlit process: the script runs, the
 websocket sends; with one web process the trainer service is a thread of it), "proxy" (HAProxy), "service"
-(`python -m lcsm_core.training.service`), "preview" (a niced worker: the preview pool runs at nice 19),
+(`python -m lcsm_serving.service`), "preview" (a niced worker: the preview pool runs at nice 19),
 "workers" (any other process below: training workers, the multiprocessing resource tracker) and "launcher"
 (scripts/web_tier.py, which only waits). CPU is utime+stime (all threads, dead ones included; 10 ms ticks);
 a process that ended keeps the CPU it had when last read, so call `read()` often enough around short-lived ones
@@ -49,7 +49,7 @@ def role_of(pid: int, fields: list[str]) -> str:
         return "workers"
     if comm.startswith("haproxy") or "haproxy" in cmdline.split(" ", 1)[0]:
         return "proxy"
-    if "lcsm_core.training.service" in cmdline:
+    if "lcsm_serving.service" in cmdline:
         return "service"
     if "streamlit" in cmdline and "spawn_main" not in cmdline:
         return "web"

@@ -7,7 +7,7 @@ The spring page (AppTest, in this process: the server's) moves its damping slide
 `--moves` times while 0, 1 or 2 MQAR trainings (GLA, d = k = 64, T = 64, batch 32) run in a RunManager of the
 same process: with workers="thread" they share the page's interpreter (its GIL), with workers="process" they
 train in worker processes, one torch thread each; with "service" a separate trainer service process
-(`python -m lcsm_core.training.service`, as scripts/app.sh starts it for several web processes) trains them and
+(`python -m lcsm_serving.service`, as scripts/app.sh starts it for several web processes) trains them and
 this process only stores the jobs (TrainerClient). Prints the median and worst slider move and the trainings'
 steps per second.
 """
@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from lcsm_core.training import RunManager, TrainerClient, run_config  # noqa: E402
+from lcsm_core.training import run_config  # noqa: E402
+from lcsm_serving import RunManager, TrainerClient  # noqa: E402
 
 SCRIPT = "from app.kit.render import render_lesson\nfrom app.lessons import lesson\nrender_lesson(lesson('spring'))\n"
 TRAINING = dict(variant="gla", d_model=64, expand_dim=64, layers=2, seq_len=64, batch_size=32, max_steps=5000,
@@ -57,7 +58,7 @@ def trainer(workers: str, slots: int, db: Path):
             manager.shutdown()
         return
     env = dict(os.environ, PYTHONPATH=str(ROOT), LCSM_TORCH_THREADS="1")
-    service = subprocess.Popen([sys.executable, "-m", "lcsm_core.training.service", "--db", str(db),
+    service = subprocess.Popen([sys.executable, "-m", "lcsm_serving.service", "--db", str(db),
                                 "--max-concurrent", str(slots)], env=env, cwd=ROOT)
     try:
         client = TrainerClient(db, start_service=False)

@@ -11,7 +11,7 @@ scripts/app.sh runs this after installing. Settings come from the environment (t
 One process: this execs today's single command, `python3 -m streamlit run app/serve.py` on the public
 port, which trains in a thread of its own (no HAProxy, no trainer service).
 
-Several: the trainer service (`python -m lcsm_core.training.service`, one for the store) starts first, then
+Several: the trainer service (`python -m lcsm_serving.service`, one for the store) starts first, then
 the N web processes on free loopback ports with LCSM_TRAINER=external, each behind its host guard; once each
 answers /_stcore/health, HAProxy (Debian's `haproxy`) runs in front on the public port from
 scripts/haproxy.cfg.in: cookie session affinity (LCSMWEB), websockets, health checks, redispatch when a
@@ -48,8 +48,8 @@ from app.kit.host_guard import ANY_ADDRESS, ENV_ALLOWED_HOSTS, allowed_hosts  # 
 
 ENTRY = "app/serve.py"                            # the app behind its host guard
 TEMPLATE = ROOT / "scripts" / "haproxy.cfg.in"
-SERVICE_MODULE = "lcsm_core.training.service"
-SERVICE_FILE = ROOT / "lcsm_core" / "training" / "service.py"
+SERVICE_MODULE = "lcsm_serving.service"
+SERVICE_FILE = ROOT / "lcsm_serving" / "service.py"
 ENV_PROCESSES = "LCSM_WEB_PROCESSES"
 ENV_TRAINER = "LCSM_TRAINER"                      # "external": the web processes leave training to the service
 # Peers whose X-Forwarded-For the web processes believe (uvicorn reads it: the client address Streamlit's

@@ -24,7 +24,7 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("package", ["lcsm_core", "kernels"])
+@pytest.mark.parametrize("package", ["lcsm_core", "kernels", "lcsm_serving"])
 def test_core_never_imports_ui_libraries(package):
     offenders = {str(p.relative_to(ROOT)): sorted(imported_modules(p) & UI_LIBRARIES)
                  for p in (ROOT / package).rglob("*.py") if imported_modules(p) & UI_LIBRARIES}
@@ -55,19 +55,19 @@ def test_pages_are_declarations_not_scripts():
         assert "sys.path" not in path.read_text(encoding="utf-8"), path.name
 
 
-# --- the structure the README draws: kernels a leaf, no cycle between the core's packages -----------------
-PACKAGES = ("lcsm_core", "kernels")
+# --- the structure the README draws: kernels a leaf, serving above the core, no cycle between packages -----
+PACKAGES = ("lcsm_core", "kernels", "lcsm_serving")
 
 
 def package_node(module: str) -> str | None:
     """The node a module belongs to in the package graph: `kernels`, a subpackage or top-level module of the
-    core (`lcsm_core.scan`, `lcsm_core.codes`), or the core's facade `lcsm_core` itself; None outside both."""
+    core or of serving (`lcsm_core.scan`, `lcsm_serving.store`), or a facade (`lcsm_core`); None outside them."""
     parts = module.split(".")
     if parts[0] == "kernels":
         return "kernels"
-    if parts[0] != "lcsm_core":
+    if parts[0] not in ("lcsm_core", "lcsm_serving"):
         return None
-    return "lcsm_core" if len(parts) == 1 else f"lcsm_core.{parts[1]}"
+    return parts[0] if len(parts) == 1 else f"{parts[0]}.{parts[1]}"
 
 
 def is_module(dotted: str) -> bool:
@@ -109,6 +109,15 @@ def test_kernels_import_nothing_of_the_core():
     assert not offenders, f"kernels/ must not import lcsm_core: {offenders}"
 
 
+def test_the_core_never_imports_serving():
+    """Serving (the run store, trainer service, admission, classes, the grid runner) is built on the core; the core
+    is math and a training loop, and imports none of it, not even inside a function."""
+    offenders = sorted(f"{source} -> {dest} ({path})" for source, targets in import_edges().items()
+                       if not source.startswith("lcsm_serving")
+                       for dest, path in targets.items() if dest.startswith("lcsm_serving"))
+    assert not offenders, offenders
+
+
 def test_no_package_cycle():
     """The core's subpackages, top-level modules and kernels/ import each other without a cycle."""
     edges = import_edges()
@@ -136,6 +145,7 @@ def test_the_import_graph_sees_the_edges_it_should():
     assert "lcsm_core.scan" in edges["lcsm_core.variants"]
     assert "kernels" in edges["lcsm_core.scan"]
     assert "lcsm_core.scan" in edges["lcsm_core.training"]
+    assert {"lcsm_core.training", "lcsm_serving.store"} <= set(edges["lcsm_serving.manager"])
 
 
 def test_test_modules_have_unique_names():
@@ -168,7 +178,7 @@ def docstrings_and_comments(path: Path) -> list[tuple[int, str]]:
 
 def test_no_docstring_or_comment_tells_an_issues_history():
     """'issue 24, item 6' points at a tracker a reader of the code does not have: say what and why instead."""
-    offenders = [f"{path.relative_to(ROOT)}:{line}" for folder in ("app", "lcsm_core")
+    offenders = [f"{path.relative_to(ROOT)}:{line}" for folder in ("app", "lcsm_core", "lcsm_serving")
                  for path in (ROOT / folder).rglob("*.py")
                  for line, text in docstrings_and_comments(path) if ISSUE_REFERENCE.search(text)]
     offenders += [str(path.relative_to(ROOT)) for suffix in ("*.js", "*.css") for path in (ROOT / "app").rglob(suffix)

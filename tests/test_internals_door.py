@@ -48,7 +48,7 @@ def own_names(paths) -> set[str]:
 
 
 def project_names() -> set[str]:
-    return own_names([path for folder in ("app", "lcsm_core") for path in (ROOT / folder).rglob("*.py")
+    return own_names([path for folder in ("app", "lcsm_core", "lcsm_serving") for path in (ROOT / folder).rglob("*.py")
                       if DOOR not in path.parents])
 
 

@@ -24,7 +24,7 @@ def python_files(*folders: str):
 def test_the_springs_matrices_are_written_once():
     """A = [[0, 1], [-k/m, -c/m]] and B = [0, 1/m]ᵀ live in `spring_matrices`; everything else calls it."""
     written = re.compile(r"-\s*(k|c|ks|cs|kappa|stiffness|damping)\w*\s*/\s*(m|ms|mass)\b")
-    places = sorted(str(p.relative_to(ROOT)) for p in python_files("app", "lcsm_core")
+    places = sorted(str(p.relative_to(ROOT)) for p in python_files("app", "lcsm_core", "lcsm_serving")
                     if written.search(code_without_text(p)))
     assert places == ["lcsm_core/dynamics/spring.py"]
 
@@ -67,8 +67,8 @@ def learning_rates_written(tree: ast.AST):
 
 def test_train_lives_default_learning_rate_is_written_once():
     """OptimConfig.lr is the default; the page's defaults and presets, PAGE_DEFAULTS and the CLI refer to it."""
-    files = [ROOT / "app" / "lessons" / "train_live.py", ROOT / "lcsm_core" / "train.py",
-             *(ROOT / "lcsm_core" / "training").rglob("*.py")]
+    files = [ROOT / "app" / "lessons" / "train_live.py",
+             *(ROOT / "lcsm_core" / "training").rglob("*.py"), *ROOT.joinpath("lcsm_serving").rglob("*.py")]
     found = [f"{path.relative_to(ROOT)}:{value.lineno}" for path in files
              for value in learning_rates_written(ast.parse(path.read_text(encoding="utf-8")))
              if isinstance(value, ast.Constant)]

@@ -3,7 +3,7 @@ learner tokens to the browser that holds it.
 
 A signed token in a link proves only that this server minted it, not that the browser opening the link owns it:
 copied into a link, a Train live `?owner=` let whoever opened it drive the run its first holder started. So the
-server gives each browser a token of its own (`lcsm_core.tokens`, purpose "browser") in a cookie that page scripts
+server gives each browser a token of its own (`lcsm_serving.tokens`, purpose "browser") in a cookie that page scripts
 cannot read (HttpOnly), that other sites' requests do not carry (SameSite=Lax) and that the websocket of every tab
 sends; a page reads it with Streamlit's public `st.context.cookies`, and the tab's owner and learner tokens are
 derived from it (`tokens.of_browser`). Every tab, reload, reopened link and web process (the key is shared through
@@ -25,7 +25,7 @@ import html
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs, urlsplit
 
-from lcsm_core import tokens
+from lcsm_serving import tokens
 
 COOKIE = "lcsm_browser"
 MAX_AGE_S = 400 * 24 * 3600          # the longest a browser keeps a cookie (Chromium caps Max-Age at 400 days)

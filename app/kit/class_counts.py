@@ -2,7 +2,7 @@
 it — pure (the counts come from `ClassStore.results`, the items from the lesson files as they are now)."""
 from __future__ import annotations
 
-from lcsm_core.class_store import ClassResults
+from lcsm_serving.class_store import ClassResults
 
 from .lesson_text import LessonText
 

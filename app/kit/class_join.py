@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from lcsm_core.class_store import CLASS_CODE, ClassFull, ClassStore, JoinsLimited
-from lcsm_core.progress_store import ProgressStore, StoreFile
-from lcsm_core.training.store_faults import log_store_fault
+from lcsm_serving.class_store import CLASS_CODE, ClassFull, ClassStore, JoinsLimited
+from lcsm_serving.progress_store import ProgressStore, StoreFile
+from lcsm_serving.store_faults import log_store_fault
 
 from .literal import literal
 

@@ -2,7 +2,7 @@
 the page runs one visitor asks for.
 
 A visitor here is a learner seated in a class (their browser's identity cookie, app/kit/browser_identity.py,
-whose learner holds a seat: lcsm_core/class_store.py), else the client address as the server sees it (behind the
+whose learner holds a seat: lcsm_serving/class_store.py), else the client address as the server sees it (behind the
 project's HAProxy, the forwarded one): a whole class may sit behind one school address, and each of its learners
 gets a share, while a client outside any class cannot multiply its share by minting cookies (they are free; a
 seat is not). A page asked for with a class link seats its browser before its tab opens (`take_seat`: the join
@@ -95,7 +95,7 @@ _SEATS: dict[str, tuple[bool, float]] = {}  # browser cookie → (seated, until)
 
 
 def _learner_of(cookie: str) -> str:
-    from lcsm_core import tokens
+    from lcsm_serving import tokens
     return tokens.of_browser("learner", cookie)     # the learner token the browser's pages use (app/kit/owner.py)
 
 
@@ -119,7 +119,7 @@ def seated(cookie: str) -> bool:
     cannot be read: not seated, so the address counts)."""
     if (answer := known_seat(cookie)) is not None:
         return answer
-    from lcsm_core.progress_store import ProgressStore
+    from lcsm_serving.progress_store import ProgressStore
 
     from .progress import store_file
     try:
@@ -133,7 +133,7 @@ def seated(cookie: str) -> bool:
 def take_seat(cookie: str, code: str, address: str | None) -> bool:
     """Seat the browser's learner in class `code` as its page would (`ClassStore.join`: a free seat, joins from the
     address within their daily count); False when it cannot (the page then says why)."""
-    from lcsm_core.class_store import CLASS_CODE, ClassStore
+    from lcsm_serving.class_store import CLASS_CODE, ClassStore
 
     from .progress import store_file
     code = code.strip().upper()

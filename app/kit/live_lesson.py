@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from lcsm_core.training.store_faults import store_fault_message
+from lcsm_serving.store_faults import store_fault_message
 
 from .block_view import draw_blocks
 from .chart_controls import draw_chart_controls

@@ -5,7 +5,7 @@ browser drives its runs, and a link carrying it drives nothing in another browse
 the URL, so a reload of the tab keeps driving its run; share links leave it out, so whoever opens a shared run only
 reads it. Every live page (Train live, and any page that starts runs) asks `owner_token()`.
 
-The server issues the token, signed (`lcsm_core.tokens`): without the cookie a link's `?owner=` is honoured only
+The server issues the token, signed (`lcsm_serving.tokens`): without the cookie a link's `?owner=` is honoured only
 when this server signed it, so a crafted link cannot hand a learner a token someone else knows. A link's token that
 is not the tab's is ignored with a note saying whose it is. `issued_token` does the same for the learner token of
 progress (app/kit/progress.py).
@@ -16,8 +16,8 @@ import secrets
 
 import streamlit as st
 
-from lcsm_core import tokens
-from lcsm_core.training.store_faults import store_fault_message
+from lcsm_serving import tokens
+from lcsm_serving.store_faults import store_fault_message
 
 from . import browser_identity
 from .literal import literal

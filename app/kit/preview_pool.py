@@ -244,7 +244,7 @@ class PreviewPool:
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            from lcsm_core.spawning import main_hidden_from_workers
+            from lcsm_serving.spawning import main_hidden_from_workers
             with main_hidden_from_workers():
                 self._executor = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
                                                      initializer=_start_worker,

@@ -3,7 +3,7 @@
 What was solved belongs to the learner token (`?learner=` in the URL, as Train live's `?owner=`): in a browser with
 its identity cookie the token is that browser's (app/kit/browser_identity.py: every tab, reload and reopened link
 of the browser is one learner, counted once in a class), else the tab's, made and signed by the server on its first
-page. Each right answer is written to the run store's file (`lcsm_core.progress_store`) and read back when a session
+page. Each right answer is written to the run store's file (`lcsm_serving.progress_store`) and read back when a session
 starts, so a reload or a reconnect to another web process finds the score again. A teacher's link carries no token:
 whoever opens it keeps their own score. `?class=CODE` joins the tab to a teacher's class (`app.kit.class_join`).
 The counts are against the lesson files as they are now: an exercise a teacher removed no longer counts.
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from lcsm_core.progress_store import ProgressStore, StoreFile
-from lcsm_core.tokens import TOKEN_SHAPE
-from lcsm_core.training.store import default_db_path
-from lcsm_core.training.store_faults import log_store_fault
+from lcsm_serving.progress_store import ProgressStore, StoreFile
+from lcsm_serving.store import default_db_path
+from lcsm_serving.store_faults import log_store_fault
+from lcsm_serving.tokens import TOKEN_SHAPE
 
 from . import browser_identity
 from .class_join import CLASS_KEY, keep_class

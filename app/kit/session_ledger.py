@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 
-from lcsm_core.training.store import Transaction, open_store_file, process_owner
+from lcsm_serving.store import Transaction, open_store_file, process_owner
 
 REFRESH_S = 20.0
 STALE_S = 60.0
@@ -85,7 +85,7 @@ _LEDGER_LOCK = threading.Lock()
 def shared_ledger() -> SessionLedger | None:
     """This process's ledger on the store file ($LCSM_DATA_DIR, read on each call), or None when the file cannot be
     opened."""
-    from lcsm_core.training.store import default_db_path
+    from lcsm_serving.store import default_db_path
     path = str(default_db_path())
     with _LEDGER_LOCK:
         if path not in _LEDGERS:

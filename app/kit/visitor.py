@@ -5,7 +5,7 @@ the web process sees (`st.context.ip_address`); behind the project's HAProxy, th
 from HAProxy. Streamlit's server (uvicorn) replaces the peer's address by the X-Forwarded-For one only
 for the peers in FORWARDED_ALLOW_IPS: scripts/web_tier.py names HAProxy (loopback) for the web processes behind it
 and nobody for a single process; HAProxy drops any X-Forwarded-For a client sends (scripts/haproxy.cfg.in). The
-admission policy keys the address (lcsm_core/training/admission.py: IPv6 by its /64; loopback is the operator).
+admission policy keys the address (lcsm_serving/admission.py: IPv6 by its /64; loopback is the operator).
 
 A learner who joined a teacher's class (app/kit/class_join.py: the code checked against the store, kept in the
 session beside the tab's server-signed learner token) is counted per (class, learner) within the class's allowance
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lcsm_core.training.admission import class_visitor_key
+from lcsm_serving.admission import class_visitor_key
 
 from .class_join import CLASS_KEY
 from .progress import LEARNER_KEY  # the session key of the tab's learner token

@@ -33,7 +33,6 @@ from lcsm_core.paper_lab import (
     grid_session,
     live_results,
     merged,
-    shared_grid_runner,
     shipped_grid,
     shipped_results,
     spreads,
@@ -43,9 +42,10 @@ from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
 from lcsm_core.paper_lab.evidence import NOT_HELD, RULE
 from lcsm_core.paper_lab.report import evidence_rows, evidence_words
 from lcsm_core.paper_lab.results import lr_note
-from lcsm_core.paper_lab.runner import Lab
 from lcsm_core.paper_lab.spread import SEPARATION
-from lcsm_core.training import RunStore
+from lcsm_serving import RunStore
+from lcsm_serving.paper_lab import shared_grid_runner
+from lcsm_serving.paper_lab.runner import Lab
 
 CELL_KEY = "paper_lab.cell"
 DEFAULT = default_spec("data_dependence")           # the grid the page opens with: its results are shipped
@@ -422,7 +422,7 @@ LESSON = Lesson(
     chart_controls=("ablation", "seeds"),
     live=Live(commands=COMMANDS, intro=intro, lead=lead, moving=moving, fetch=fetch, draw=grid_results,
               quantities=grid_quantities, picks={CELL_KEY: None}, poll_s=2.0, page_state=lambda v, c: lab(c)),
-    snippet=Snippet(imports="from lcsm_core.paper_lab import GridRunner, GridSpec\n"
-                            "from lcsm_core.paper_lab.cli import run_grid   # prints a JSON line per cell",
+    snippet=Snippet(imports="from lcsm_core.paper_lab import GridSpec\nfrom lcsm_serving.paper_lab import GridRunner\n"
+                            "from lcsm_serving.paper_lab.cli import run_grid   # prints a JSON line per cell",
                     call=grid_call, prints=dict(cells="result['cells']", ran_now="result['ran_now']")),
 )

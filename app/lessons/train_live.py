@@ -2,7 +2,7 @@
 move inside the unit disk.
 
 Prose and exercises: lessons/08-train-live.md. Training runs in the trainer service (one per server, shared
-by every web process: `lcsm_core.training.shared_client`). The page is a declaration of the live-lesson kind
+by every web process: `lcsm_serving.shared_client`). The page is a declaration of the live-lesson kind
 (`app.kit.live`): four commands (a new run is `run_config` of the settings), what it fetches (the shown run) and
 what it draws (status, curves, eigenvalues, past runs, comparisons). The kit keeps the shown run in the URL
 (`?run=ID`, driven only by its owner tab) and polls once a second while it is active; a poll reads only the metric
@@ -34,13 +34,14 @@ from app.kit.live import Command, Control, Live, run_id_of, steer  # noqa: F401 
 from app.kit.settings import Preset, Setting, Settings
 from app.kit.snippet import keyword_arguments
 from lcsm_core.tasks import TASK_NAMES
-from lcsm_core.training import RunConfig, RunRow, RunStore, run_config, shared_client
-from lcsm_core.training.compare import differences, runs_csv, runs_json
+from lcsm_core.training import RunConfig, run_config
 from lcsm_core.training.config import PAGE_DEFAULTS, run_settings
 from lcsm_core.training.cost import format_bytes
 from lcsm_core.training.loop import WAITING
 from lcsm_core.training.progress import duration_words, run_progress
 from lcsm_core.variants import VARIANTS, variant_table
+from lcsm_serving import RunRow, RunStore, shared_client
+from lcsm_serving.compare import differences, runs_csv, runs_json
 
 TASK_LABELS = {"mqar": "Multi-query associative recall (MQAR)", "selective_copying": "Selective copying"}
 LR_CHOICES = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)

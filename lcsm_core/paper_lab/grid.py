@@ -153,3 +153,19 @@ def default_spec(ablation: str) -> GridSpec:
     if ablation not in DEFAULT_SPECS:
         raise ValueError(f"unknown ablation {ablation!r}; choose one of {', '.join(DEFAULT_SPECS)}")
     return DEFAULT_SPECS[ablation]
+
+
+DONE = ("completed", "diverged")           # a cell's run that needs no rerun
+
+
+def grid_session(grid_id: str) -> str:
+    return f"grid:{grid_id}"
+
+
+def finished_cells(rows: list) -> dict[tuple, object]:
+    """The newest finished run of every cell among a grid's runs."""
+    done = {}
+    for row in rows:                                  # oldest first: a newer run replaces an older one
+        if row.status in DONE:
+            done[cell_key(row.config)] = row
+    return done

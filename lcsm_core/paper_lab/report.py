@@ -99,7 +99,7 @@ def ablation_paragraph(name: str) -> str:
 
 EVIDENCE_INTRO = (
     "A verdict rests on each claim's **evidence grid** (`lcsm_core/paper_lab/results/evidence/`, run from the "
-    "command line: `python -m lcsm_core.paper_lab --evidence NAME --ship`), never on the demo grid. Each entry gets "
+    "command line: `python -m lcsm_serving.paper_lab --evidence NAME --ship`), never on the demo grid. Each entry gets "
     f"its own learning rate: stage 1 tries {len(STAGE1_RATES)} rates over 1.5 decades "
     f"({', '.join(f'{r:g}' for r in STAGE1_RATES)}) × {len(STAGE1_SEEDS)} seeds; a best rate at an edge gets one more "
     f"rate beyond it, and if it is still at the edge the entry is withheld; stage 2 runs {len(STAGE2_SEEDS)} seeds "
@@ -130,7 +130,7 @@ def evidence_words(name: str) -> tuple[str, str, str]:
     plan = EVIDENCE_PLANS[name]
     shipped = load_evidence(name)
     budget = plan.budget_cpu_s / 3600
-    resume = f"`python -m lcsm_core.paper_lab --evidence {name} --ship`"
+    resume = f"`python -m lcsm_serving.paper_lab --evidence {name} --ship`"
     if shipped is None or shipped.plan.base != plan.base:
         costs = ", ".join(f"{stage} {cost / 3600:.2f}" for stage, cost in stage_costs(plan).items())
         return ("not tested at this scale", "",

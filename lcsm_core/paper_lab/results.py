@@ -9,10 +9,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..training import RunRow
 from .ablations import ABLATIONS, Verdict
-from .grid import CellId, GridSpec, cells
-from .runner import finished_cells
+from .grid import CellId, GridSpec, cells, finished_cells
 from .spread import Spread, Spreads
 
 SHIPPED_DIR = Path(__file__).parent / "results"
@@ -40,7 +38,7 @@ def live_result(cell: CellId, run_id: int, status: str, steps: int, best_test_ac
                       float(best_test_acc or 0.0), float(wall_s), "live", run_id, numerics)
 
 
-def live_results(spec: GridSpec, rows: list[RunRow]) -> list[CellResult]:
+def live_results(spec: GridSpec, rows: list) -> list[CellResult]:
     """The newest finished run of each of the grid's cells among `rows`."""
     done = finished_cells(rows)
     return [live_result(cell, row.id, row.status, row.steps, row.best_test_acc, row.wall_s, row.numerics)

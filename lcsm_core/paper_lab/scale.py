@@ -136,7 +136,8 @@ def grid_cost(spec: GridSpec, gpu_steps: int = 3) -> GridCost:
     gets that GPU's seconds per step too, measured over `gpu_steps` steps after a warm-up step."""
     import torch
 
-    from ..training.admission import grid_cost_s
+    from lcsm_core.training.cost import grid_cost_s
+
     from ..training.cost import step_seconds_of
     grid = cells(spec)
     firsts = [c for c in grid if c.lr == spec.lrs[0] and c.seed == spec.seeds[0]]

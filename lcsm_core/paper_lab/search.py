@@ -19,7 +19,7 @@ selects; a stage that does not fit in what is left is not run, and the claim is 
 that said. The plans (EVIDENCE_PLANS) use the paper's short lengths (T = 32) except data dependence, whose claim
 the paper states per length (Fig. 4: 1-0-1-0 and 1-1-1-0 up to 128, only 1-0-1-0 at 256), which adds T = 128, 256.
 
-Resume (a later session, any checkout): `python -m lcsm_core.paper_lab --evidence NAME` reruns nothing that
+Resume (a later session, any checkout): `python -m lcsm_serving.paper_lab --evidence NAME` reruns nothing that
 finished: stage cells are in the run store, and the shipped evidence file (results/evidence/NAME.json) counts as
 finished too.
 """
@@ -91,7 +91,7 @@ ORDER = ("activation", "parameterization", "tau", "oscillation", "data_dependenc
 
 def cell_cost_s(cell: Cell) -> float:
     """A cell's CPU-seconds by the one cost model (what admission charges)."""
-    from ..training.admission import run_cost_s
+    from lcsm_core.training.cost import run_cost_s
     return run_cost_s(cell.config)
 
 
@@ -379,19 +379,3 @@ def load_evidence(ablation: str, path=None) -> ShippedEvidence | None:
     plan = EvidencePlan(GridSpec(**base), float(data["plan"]["budget_cpu_s"]))
     results = [CellResult(**cell, source="shipped") for cell in data["cells"]]
     return ShippedEvidence(plan, results, data["device"], data["measured_on"], data.get("conditions", ""))
-
-
-def stored_results(plan: EvidencePlan, db_path) -> list:
-    """The plan's finished cells in a run store (every stage's grid), merged over the shipped evidence file's when
-    that file is of this plan's grid (a budget changed since keeps its cells)."""
-    from ..training import RunStore
-    from .results import live_results, merged
-    from .runner import grid_session
-    shipped = load_evidence(plan.ablation)
-    have = shipped.results if shipped is not None and shipped.plan.base == plan.base else []
-    store = RunStore(db_path)
-    try:
-        live = [r for spec in plan.specs() for r in live_results(spec, store.session_runs(grid_session(spec.grid_id)))]
-    finally:
-        store.close()
-    return merged(have, live)

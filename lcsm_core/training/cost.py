@@ -31,6 +31,7 @@ it (paper_lab/scale.py grid_cost). Every measured config is within TIME_AGREEMEN
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -267,3 +268,14 @@ def over_budget_message(cost: RunCost, budget_bytes: float) -> str:
 
 def format_bytes(n: float) -> str:
     return f"{n / GIB:.1f} GiB" if n >= GIB else f"{n / 1024 ** 2:.0f} MiB"
+
+
+def run_cost_s(config: RunConfig) -> float:
+    """CPU-seconds a run may take, before it starts: its step budget at the cost model's seconds per step,
+    capped by its own time limit (max_seconds counts training time, as the trainer does)."""
+    return float(min(config.optim.max_steps * estimate_cost(config).step_s, config.optim.max_seconds))
+
+
+def grid_cost_s(configs: Iterable[RunConfig]) -> float:
+    """CPU-seconds of a grid: the sum of its cells' run costs."""
+    return float(sum(run_cost_s(c) for c in configs))

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from app.kit import browser_identity
 from app.kit.browser_identity import COOKIE, NEW_LEARNER_PATH, BrowserIdentity, back_to
 from app.kit.host_guard import HostGuard
-from lcsm_core import tokens
+from lcsm_serving import tokens
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lcsm_core.class_store import ClassStore
+from lcsm_serving.class_store import ClassStore
 from tests.app.pages import assert_clean, click, open_page, press_preset, url_value
 
 SCRIPT = """
@@ -130,7 +130,7 @@ def test_a_visitor_over_the_class_quota_is_told_so_on_the_page(data_dir, monkeyp
 
 def test_the_summary_line_counts_in_words():
     from app.kit.class_counts import summary_line
-    from lcsm_core.class_store import ClassResults
+    from lcsm_serving.class_store import ClassResults
     one = summary_line(ClassResults("ABC123", 1, {("spring", "exercise", "Half-life"): 1}))
     assert one == "**Class ABC123** · 1 learner has joined · 1 right answer so far"
     many = summary_line(ClassResults("ABC123", 3, {("spring", "exercise", "a"): 2, ("rings", "challenge", "b"): 1}))

@@ -11,7 +11,7 @@ from app.kit import fair_share
 from app.kit.browser_identity import COOKIE
 from app.kit.fair_share import BURST, FairShare, take_token, visitor_of
 from app.kit.progress import store_file
-from lcsm_core import tokens
+from lcsm_serving import tokens
 
 VISITOR = "203.0.113.9"
 
@@ -26,7 +26,7 @@ def fresh_counts(tmp_path, monkeypatch):
 
 def seat(browser: str, seats: int = 40) -> str:
     """A class made by the operator, and the browser's learner seated in it; the class code."""
-    from lcsm_core.class_store import ClassStore
+    from lcsm_serving.class_store import ClassStore
     store = ClassStore(store_file())
     code, _ = store.create_class(seats=seats)
     store.join(tokens.of_browser("learner", browser), code)

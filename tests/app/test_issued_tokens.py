@@ -9,9 +9,9 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lcsm_core import tokens
-from lcsm_core.progress_store import ProgressStore
-from lcsm_core.training.store import owner_hash
+from lcsm_serving import tokens
+from lcsm_serving.progress_store import ProgressStore
+from lcsm_serving.store import owner_hash
 from tests.app.pages import assert_clean, click, open_page, press_preset, url_value
 
 OWNER_SCRIPT = """

@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from lcsm_core.paper_lab import ABLATIONS, DEFAULT_SPECS, load_shipped, shared_grid_runner
-from lcsm_core.training import RunStore
+from lcsm_core.paper_lab import ABLATIONS, DEFAULT_SPECS, load_shipped
+from lcsm_serving import RunStore
+from lcsm_serving.paper_lab import shared_grid_runner
 from tests.app.pages import assert_clean, click, open_page
 
 SMALL = {"ablation": "parameterization", "lengths": "32", "lrs": "0.01", "d_model": "16", "steps": "100",
@@ -154,8 +155,8 @@ def test_a_second_visitor_queues_behind_the_running_grid_is_told_when_it_starts_
     leaves the line and queues again; Carol queues behind him. When Alice's grid ends the service starts Bob's and
     his page says so; Carol, who meanwhile started a live run past her quota, is told why hers could not start.
     (No grid worker: cells wait, so nothing here trains.)"""
-    from lcsm_core.training.admission import AdmissionPolicy
-    from lcsm_core.training.store import GRID_JOB
+    from lcsm_serving.admission import AdmissionPolicy
+    from lcsm_serving.store import GRID_JOB
     from tests.training.test_manager import wait_for
     from tests.training.tiny import tiny_config
 

@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunStore, SizeLimits, run_config
+from lcsm_core.training import SizeLimits, run_config
+from lcsm_serving import RunStore
 from tests.app.pages import assert_clean, open_page, url_value
 
 TINY = {"d_model": 8, "k": 8, "seq_len": 16, "vocab": 16, "kv_pairs": 2, "batch": 8, "layers": 1,
@@ -99,9 +100,9 @@ def test_the_readme_cli_example_trains_the_pages_default_run():
     from pathlib import Path
 
     from app.lessons.train_live import SETTINGS, config_of
-    from lcsm_core.train import config_from_args, parse_args
+    from lcsm_serving.train import config_from_args, parse_args
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    [line] = [line for line in readme.splitlines() if line.strip().startswith("python -m lcsm_core.train ")]
+    [line] = [line for line in readme.splitlines() if line.strip().startswith("python -m lcsm_serving.train ")]
     args = parse_args(line.split()[3:])
     assert config_from_args(args).to_dict() == config_of(SETTINGS.defaults).to_dict()
 

@@ -6,9 +6,10 @@ import dataclasses
 import pytest
 
 from app.lessons.train_live import sharing_policy, status_words
-from lcsm_core.training import RunRow, RunStore, run_config, shared_client
+from lcsm_core.training import run_config
 from lcsm_core.training.loop import preempted_reason
-from lcsm_core.training.manager import SharingPolicy
+from lcsm_serving import RunRow, RunStore, shared_client
+from lcsm_serving.manager import SharingPolicy
 from tests.app.pages import assert_clean, open_page
 from tests.app.test_page_train_live import TINY, rerun_until
 
@@ -57,7 +58,7 @@ def test_the_page_drives_a_run_of_a_separate_trainer_service(store, monkeypatch)
     """Several web processes (scripts/app.sh): LCSM_TRAINER=external, the service is another process."""
     import os
 
-    from lcsm_core.training.store import process_owner
+    from lcsm_serving.store import process_owner
     from tests.training.conftest import ROOT
     from tests.training.test_service import end, start_service
     monkeypatch.setenv("LCSM_TRAINER", "external")

@@ -5,10 +5,10 @@ import sqlite3
 
 import pytest
 
-from lcsm_core import tokens
-from lcsm_core.class_store import CLASS_CODE, ClassStore
-from lcsm_core.progress_store import ProgressStore, StoreFile
-from lcsm_core.training.store import owner_hash
+from lcsm_serving import tokens
+from lcsm_serving.class_store import CLASS_CODE, ClassStore
+from lcsm_serving.progress_store import ProgressStore, StoreFile
+from lcsm_serving.store import owner_hash
 from tests.app.pages import assert_clean, click, open_page, press_preset, url_value
 
 TOKEN, OTHER = "a" * 32, "b" * 32

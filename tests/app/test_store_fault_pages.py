@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lcsm_core.class_store import ClassStore
-from lcsm_core.training import RunStore, client
+from lcsm_serving import RunStore, client
+from lcsm_serving.class_store import ClassStore
 from tests.app.pages import open_page
 
 PAGES = ("train_live", "paper_lab")

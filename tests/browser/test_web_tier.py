@@ -24,7 +24,7 @@ SPEC.loader.exec_module(web_tier)
 HAPROXY = web_tier.haproxy_path()
 needs_haproxy = pytest.mark.skipif(HAPROXY is None and not IN_CI, reason="needs Debian's haproxy on PATH (bash "
                                    "scripts/install.sh --system-packages, as root, installs it); under CI=true: fails")
-TRAINER_CLIENT = ROOT / "lcsm_core" / "training" / "client.py"
+TRAINER_CLIENT = ROOT / "lcsm_serving" / "client.py"
 HAS_SERVICE = web_tier.SERVICE_FILE.exists() and TRAINER_CLIENT.exists() \
     and "LCSM_TRAINER" in TRAINER_CLIENT.read_text(encoding="utf-8")
 BACKENDS = [("web1", 41001), ("web2", 41002)]
@@ -147,7 +147,7 @@ PHONE_CONTEXT = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "
 
 def stored_run(data_dir: Path) -> int:
     """A finished 5-step run in the store (the CLI), for the CSV download of Train live's comparison."""
-    subprocess.run([sys.executable, "-m", "lcsm_core.train", "--max-steps", "5", "--eval-every", "5", "--data-dir",
+    subprocess.run([sys.executable, "-m", "lcsm_serving.train", "--max-steps", "5", "--eval-every", "5", "--data-dir",
                     str(data_dir), "--no-progress"], cwd=ROOT, check=True, capture_output=True, timeout=300)
     return runs_of(data_dir)[-1]["id"]
 
@@ -479,7 +479,7 @@ def test_a_killed_web_process_sends_its_tab_to_the_other_with_the_url_settings(t
 
 
 @in_the_tier
-@pytest.mark.skipif(not HAS_SERVICE, reason="the trainer service (lcsm_core/training/service.py and a client "
+@pytest.mark.skipif(not HAS_SERVICE, reason="the trainer service (lcsm_serving/service.py and a client "
                     "that honours LCSM_TRAINER=external) is not in this tree yet")
 def test_a_run_keeps_training_across_the_kill_and_its_tab_still_drives_it(tier, browser):
     wait_both_processes_up(tier)

@@ -7,22 +7,22 @@ from concurrent.futures import Future
 
 import pytest
 
-from lcsm_core.paper_lab import GridRunner, GridSpec
+from lcsm_core.paper_lab import GridSpec
 from lcsm_core.paper_lab.grid import cells
-from lcsm_core.training import RunStore, record_run
-from lcsm_core.training.admission import (
+from lcsm_core.training.control import stop_asked_control
+from lcsm_core.training.cost import grid_cost_s, run_cost_s
+from lcsm_serving import RunStore, record_run
+from lcsm_serving.admission import (
     AdmissionPolicy,
     AdmissionRefused,
     Charge,
-    grid_cost_s,
     large_grid_refusal,
     refusal,
-    run_cost_s,
     visitor_hash,
     visitor_identity,
 )
-from lcsm_core.training.control import stop_asked_control
-from lcsm_core.training.store import GridBusy
+from lcsm_serving.paper_lab import GridRunner
+from lcsm_serving.store import GridBusy
 from tests.training.test_manager import wait_for
 from tests.training.tiny import tiny_config
 

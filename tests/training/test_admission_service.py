@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from lcsm_core.training import TrainerClient
-from lcsm_core.training.admission import AdmissionPolicy
+from lcsm_serving import TrainerClient
+from lcsm_serving.admission import AdmissionPolicy
 from tests.training.test_manager import wait_for
 from tests.training.test_service import end, start_service
 from tests.training.tiny import tiny_config

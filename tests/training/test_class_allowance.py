@@ -7,9 +7,8 @@ import textwrap
 
 import pytest
 
-from lcsm_core.class_store import ClassStore
-from lcsm_core.training import RunStore
-from lcsm_core.training.admission import (
+from lcsm_serving import RunStore
+from lcsm_serving.admission import (
     AdmissionPolicy,
     AdmissionRefused,
     class_visitor_key,
@@ -17,7 +16,8 @@ from lcsm_core.training.admission import (
     visitor_class,
     visitor_hash,
 )
-from lcsm_core.training.store import PlaceTaken
+from lcsm_serving.class_store import ClassStore
+from lcsm_serving.store import PlaceTaken
 from tests.training.conftest import ROOT
 from tests.training.tiny import tiny_config
 
@@ -96,8 +96,8 @@ def test_fresh_learner_tokens_make_no_new_class_quota_for_an_address(tmp_path):
 
 RACER = textwrap.dedent("""
     import os, sys, time
-    from lcsm_core.training import RunStore
-    from lcsm_core.training.admission import AdmissionPolicy, AdmissionRefused, class_visitor_key
+    from lcsm_serving import RunStore
+    from lcsm_serving.admission import AdmissionPolicy, AdmissionRefused, class_visitor_key
     from tests.training.tiny import tiny_config
     store = RunStore(sys.argv[1])
     visitor = class_visitor_key("203.0.113.50", "ABCDEF", sys.argv[2])

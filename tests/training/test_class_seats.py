@@ -1,15 +1,15 @@
-"""A class has seats, fixed when it is made (lcsm_core.class_store): joining takes one, a full class takes no one
+"""A class has seats, fixed when it is made (lcsm_serving.class_store): joining takes one, a full class takes no one
 more until the teacher frees a seat, and one address cannot churn a class's seats without end. The seats bound
 what the class may hold on the training server, the class waits in its share of the queue, and the queue is fair
 between classes and visitors (a class is one party there, not one per fresh learner)."""
 import pytest
 
-from lcsm_core.class_store import JOINS_PER_SEAT, ClassFull, ClassStore, JoinsLimited
-from lcsm_core.progress_store import ProgressStore
-from lcsm_core.training import RunStore
-from lcsm_core.training.admission import AdmissionPolicy, AdmissionRefused, class_visitor_key, queue_share
-from lcsm_core.training.manager import RunManager
-from lcsm_core.training.store import owner_hash
+from lcsm_serving import RunStore
+from lcsm_serving.admission import AdmissionPolicy, AdmissionRefused, class_visitor_key, queue_share
+from lcsm_serving.class_store import JOINS_PER_SEAT, ClassFull, ClassStore, JoinsLimited
+from lcsm_serving.manager import RunManager
+from lcsm_serving.progress_store import ProgressStore
+from lcsm_serving.store import owner_hash
 from tests.training.tiny import tiny_config
 
 SCHOOL, HOME = "203.0.113.50", "198.51.100.7"

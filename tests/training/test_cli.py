@@ -8,8 +8,9 @@ import time
 import pytest
 import torch
 
-from lcsm_core.train import config_from_args, parse_args
-from lcsm_core.training import RunStore, run_config
+from lcsm_core.training import run_config
+from lcsm_serving import RunStore
+from lcsm_serving.train import config_from_args, parse_args
 
 TINY = ["--task", "mqar", "--variant", "gla", "--seq-len", "16", "--kv-pairs", "2", "--vocab-size", "16",
         "--d-model", "16", "--layers", "1", "--batch-size", "16", "--lr", "0.01", "--device", "cpu"]
@@ -24,7 +25,7 @@ def test_the_cli_flags_go_through_the_one_settings_to_config_translation():
 
 
 def run_cli(args, env, timeout=120):
-    return subprocess.run([sys.executable, "-m", "lcsm_core.train", *args], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "lcsm_serving.train", *args], env=env, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -63,7 +64,7 @@ def test_an_unavailable_device_or_form_is_refused_in_one_line_before_a_run_exist
 
 def test_a_killed_training_process_leaves_an_interrupted_run_with_its_metrics(tmp_path, subprocess_env):
     db = tmp_path / "kill.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "lcsm_core.train", *TINY, "--max-steps", "100000",
+    proc = subprocess.Popen([sys.executable, "-m", "lcsm_serving.train", *TINY, "--max-steps", "100000",
                              "--max-seconds", "300", "--no-progress", "--db", str(db)], env=subprocess_env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
-from lcsm_core.training import RunStore
-from lcsm_core.training.compare import differences, flatten, runs_csv, runs_json
+from lcsm_serving import RunStore
+from lcsm_serving.compare import differences, flatten, runs_csv, runs_json
 
 
 def test_differences_name_each_field_that_is_not_the_same_everywhere():

@@ -10,10 +10,11 @@ import pytest
 import torch
 
 from lcsm_core.codes import all_codes
-from lcsm_core.training import RunManager, SizeLimits, run_config
+from lcsm_core.training import SizeLimits, run_config
 from lcsm_core.training.cost import MAX_OVERESTIMATE, estimate_cost
 from lcsm_core.training.model import SequenceModel
 from lcsm_core.variants import VARIANTS
+from lcsm_serving import RunManager
 from tests.training.conftest import ROOT
 
 CAPS = dict(seq_len=256, d_model=128, expand_dim=128, layers=4, vocab_size=512, batch_size=128, kv_pairs=8)

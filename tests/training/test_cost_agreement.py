@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from lcsm_core.codes import parse_code
-from lcsm_core.paper_lab import CPU_SPECS, GridRunner
+from lcsm_core.paper_lab import CPU_SPECS
 from lcsm_core.paper_lab.grid import cells
 from lcsm_core.paper_lab.scale import grid_cost, paper_specs
 from lcsm_core.training import RunConfig, run_config
-from lcsm_core.training.admission import grid_cost_s
-from lcsm_core.training.cost import TIME_AGREEMENT, step_seconds_of
+from lcsm_core.training.cost import TIME_AGREEMENT, grid_cost_s, step_seconds_of
 from lcsm_core.variants import VARIANT_CLASSES
+from lcsm_serving.paper_lab import GridRunner
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 MEASURED = (RESULTS / "paper_lab_cost-cpu.json", RESULTS / "cost_calibration-cpu.json")

@@ -1,10 +1,10 @@
 """A visitor's grid holds the paper lab for the ceiling at most, on the clock (admission.grid_ceiling_s): the trainer
 service stops what is left of it past that, in words; the operator's grids run on. (A grid estimated under the CPU
 budget ran for hours on a loaded server: the estimate cannot be the limit.)"""
-from lcsm_core.training import RunStore
-from lcsm_core.training.admission import AdmissionPolicy
-from lcsm_core.training.service import TrainerService
-from lcsm_core.training.store import GRID_JOB
+from lcsm_serving import RunStore
+from lcsm_serving.admission import AdmissionPolicy
+from lcsm_serving.service import TrainerService
+from lcsm_serving.store import GRID_JOB
 from tests.training.tiny import tiny_config
 
 VISITOR = "203.0.113.20"

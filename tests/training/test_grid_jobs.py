@@ -11,12 +11,14 @@ import time
 
 import pytest
 
-from lcsm_core.paper_lab import GridRunner, GridSpec, grid_session
+from lcsm_core.paper_lab import GridSpec, grid_session
 from lcsm_core.paper_lab.grid import cells
-from lcsm_core.training import RunStore, SizeLimits, TrainerClient
-from lcsm_core.training.admission import AdmissionPolicy
-from lcsm_core.training.manager import GRID_NICE, RunManager
-from lcsm_core.training.store import GRID_JOB
+from lcsm_core.training import SizeLimits
+from lcsm_serving import RunStore, TrainerClient
+from lcsm_serving.admission import AdmissionPolicy
+from lcsm_serving.manager import GRID_NICE, RunManager
+from lcsm_serving.paper_lab import GridRunner
+from lcsm_serving.store import GRID_JOB
 from tests.training.conftest import ROOT
 from tests.training.test_manager import wait_for
 from tests.training.test_paper_lab_lifetime import alive, children
@@ -103,7 +105,7 @@ def test_no_grid_worker_means_cells_wait(tmp_path):
 
 
 def test_the_grid_workers_setting_is_read_and_a_bad_one_named(monkeypatch, tmp_path):
-    from lcsm_core.training.manager import default_grid_workers
+    from lcsm_serving.manager import default_grid_workers
     monkeypatch.setenv("LCSM_GRID_WORKERS", "3")
     assert default_grid_workers() == 3
     monkeypatch.setenv("LCSM_GRID_WORKERS", "two")
@@ -209,7 +211,8 @@ def test_a_service_killed_with_9_mid_evaluation_leaves_no_worker_after_5_s(tmp_p
 
 WEB_PROCESS = textwrap.dedent("""
     import sys, time
-    from lcsm_core.paper_lab import GridSpec, shared_grid_runner
+    from lcsm_core.paper_lab import GridSpec
+    from lcsm_serving.paper_lab import shared_grid_runner
     lab = shared_grid_runner(sys.argv[1])          # as the page: the service starts in a thread of this process
     spec = GridSpec(ablation="tau", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,),
                     steps=int(sys.argv[2]), batch_size=4, eval_every=10)
@@ -253,7 +256,7 @@ def test_kill_9_of_the_web_process_mid_grid_loses_no_cell(tmp_path, subprocess_e
         assert set(statuses(store, run_ids)) <= {"interrupted", "completed"}
         assert len(lab.todo(spec)) == statuses(store, run_ids).count("interrupted")     # the page reruns those
     finally:
-        from lcsm_core.training.client import _SERVICES
+        from lcsm_serving.client import _SERVICES
         service = _SERVICES.get(db.resolve())
         if service is not None:
             service.shutdown()

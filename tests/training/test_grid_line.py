@@ -7,10 +7,11 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunStore, SizeLimits
-from lcsm_core.training.admission import AdmissionPolicy, AdmissionRefused, visitor_hash
-from lcsm_core.training.service import TrainerService
-from lcsm_core.training.store import GRID_JOB, LineAhead, LineRefused
+from lcsm_core.training import SizeLimits
+from lcsm_serving import RunStore
+from lcsm_serving.admission import AdmissionPolicy, AdmissionRefused, visitor_hash
+from lcsm_serving.service import TrainerService
+from lcsm_serving.store import GRID_JOB, LineAhead, LineRefused
 from tests.training.test_manager import wait_for
 from tests.training.tiny import tiny_config
 
@@ -207,7 +208,8 @@ def test_the_service_starts_the_queued_grid_when_the_running_one_reaches_the_cei
 
 # --- a page's runner -----------------------------------------------------------------------------------------
 def test_a_pages_runner_queues_a_visitor_while_the_lab_is_taken_and_says_when_it_starts(tmp_path, monkeypatch):
-    from lcsm_core.paper_lab import GridRunner, GridSpec
+    from lcsm_core.paper_lab import GridSpec
+    from lcsm_serving.paper_lab import GridRunner
     lab = GridRunner(tmp_path / "runs.sqlite", via_service=True)
     monkeypatch.setattr(lab, "_ensure_service", lambda: None)                  # no service: the cells just wait
     tiny = dict(seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,), steps=3, batch_size=4)

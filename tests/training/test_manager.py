@@ -3,7 +3,8 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunManager, SizeLimits, shared_manager
+from lcsm_core.training import SizeLimits
+from lcsm_serving import RunManager, shared_manager
 from tests.training.tiny import tiny_config
 
 

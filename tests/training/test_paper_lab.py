@@ -10,7 +10,6 @@ from lcsm_core.paper_lab import (
     ABLATIONS,
     DEFAULT_SPECS,
     CellResult,
-    GridRunner,
     GridSpec,
     accuracy_table,
     best_lrs,
@@ -22,7 +21,8 @@ from lcsm_core.paper_lab import (
     merged,
     verdict,
 )
-from lcsm_core.training import RunStore
+from lcsm_serving import RunStore
+from lcsm_serving.paper_lab import GridRunner
 
 TINY = dict(seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,), steps=3, batch_size=4, eval_every=2)
 

@@ -1,4 +1,4 @@
-"""python -m lcsm_core.paper_lab: one JSON line per cell and a summary line with the claim; a second call
+"""python -m lcsm_serving.paper_lab: one JSON line per cell and a summary line with the claim; a second call
 resumes (runs nothing); bad flags give one line and exit 2; Ray runs the same grid (local instance)."""
 import json
 import subprocess
@@ -6,16 +6,17 @@ import sys
 
 import pytest
 
-from lcsm_core.paper_lab import ABLATIONS, GridRunner, GridSpec
-from lcsm_core.paper_lab.cli import run_grid
-from lcsm_core.training import RunStore
+from lcsm_core.paper_lab import ABLATIONS, GridSpec
+from lcsm_serving import RunStore
+from lcsm_serving.paper_lab import GridRunner
+from lcsm_serving.paper_lab.cli import run_grid
 
 TINY = ["--seq-lens", "16", "--kv-pairs", "2", "--d-model", "8", "--expand-dim", "8", "--lrs", "0.01",
         "--steps", "3", "--batch-size", "4", "--seeds", "0"]          # one seed: the default grid has three
 
 
 def run_cli(args, env, timeout=240):
-    return subprocess.run([sys.executable, "-m", "lcsm_core.paper_lab", *args], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "lcsm_serving.paper_lab", *args], env=env, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -73,7 +74,7 @@ def test_ray_runs_the_grid_on_a_local_instance(tmp_path, local_ray):
 
 @pytest.mark.slow
 def test_the_cli_runs_a_grid_on_a_ray_address_asking_for_zero_gpus(tmp_path, local_ray, subprocess_env):
-    """python -m lcsm_core.paper_lab --grid data_dependence --ray ADDRESS --gpus-per-cell 0: the GPU request path
+    """python -m lcsm_serving.paper_lab --grid data_dependence --ray ADDRESS --gpus-per-cell 0: the GPU request path
     on a CPU-only local instance (a tiny grid: seconds)."""
     address = local_ray.get_runtime_context().gcs_address
     out = run_cli(["--grid", "data_dependence", *TINY, "--ray", address, "--gpus-per-cell", "0",
@@ -94,7 +95,8 @@ def test_cost_only_prints_the_cost_models_cost_and_runs_nothing(tmp_path, subpro
 
 
 def test_ship_writes_a_results_file_that_loads_back(tmp_path, monkeypatch, capsys):
-    from lcsm_core.paper_lab import cli, results
+    from lcsm_core.paper_lab import results
+    from lcsm_serving.paper_lab import cli
     monkeypatch.setattr(results, "SHIPPED_DIR", tmp_path / "shipped")
     assert cli.main(["--grid", "parameterization", *TINY, "--workers", "1", "--db", str(tmp_path / "s.sqlite"),
                      "--ship", "--conditions", "while a benchmark ran"]) == 0

@@ -9,11 +9,12 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunStore
+from lcsm_serving import RunStore
 
 PARENT = textwrap.dedent("""
     import sys, time
-    from lcsm_core.paper_lab import GridRunner, GridSpec
+    from lcsm_core.paper_lab import GridSpec
+    from lcsm_serving.paper_lab import GridRunner
     lab = GridRunner(sys.argv[1], workers=2)
     spec = GridSpec(ablation="tau", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,),
                     steps=1_000_000, batch_size=4, eval_every=10)

@@ -6,7 +6,8 @@ import ast
 import pytest
 import torch
 
-from lcsm_core.paper_lab.reproduce import (
+from lcsm_core.training.numerics import FIELDS, _without_docstrings, differences, repeatable
+from lcsm_serving.paper_lab.reproduce import (
     REFERENCE_STEPS,
     cell_record,
     load_reference,
@@ -14,7 +15,6 @@ from lcsm_core.paper_lab.reproduce import (
     reference_cell,
     why_not_comparable,
 )
-from lcsm_core.training.numerics import FIELDS, _without_docstrings, differences, repeatable
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +41,11 @@ def test_a_cell_records_what_its_numbers_depend_on(fresh):
 
 def test_the_cell_gives_its_shipped_numbers_when_it_runs_as_they_were_made(fresh):
     shipped = load_reference()
-    assert shipped is not None, "no shipped reference: python -m lcsm_core.paper_lab --reference writes it"
+    assert shipped is not None, "no shipped reference: python -m lcsm_serving.paper_lab --reference writes it"
     why = why_not_comparable(fresh, shipped)
     if why:
         pytest.skip(f"the shipped reference was made under another fingerprint ({'; '.join(why)}): its numbers may "
-                    "differ; python -m lcsm_core.paper_lab --reference makes it again here")
+                    "differ; python -m lcsm_serving.paper_lab --reference makes it again here")
     assert metrics_of(fresh) == metrics_of(shipped)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from lcsm_core.paper_lab import ABLATIONS, CPU_SPECS, DEFAULT_SPECS, GridCost, GridSpec, cells, grid_cost, paper_specs
 from lcsm_core.paper_lab.scale import PAPER_LRS
-from lcsm_core.training import RunStore
+from lcsm_serving import RunStore
 
 
 @pytest.mark.parametrize("ablation", list(ABLATIONS))
@@ -68,7 +68,7 @@ def test_a_tiny_grid_has_a_rate_per_entry_and_length():
 
 
 def test_the_cli_picks_the_scale_and_lays_flags_over_it():
-    from lcsm_core.paper_lab.cli import parse_args, specs_from_args
+    from lcsm_serving.paper_lab.cli import parse_args, specs_from_args
     paper = specs_from_args(parse_args(["--grid", "tau", "--scale", "paper", "--d-model", "128"]))
     assert [(s.d_model, s.device, s.seq_lens) for s in paper] == [(128, "cuda", (32, 64, 128, 256))]
     assert len(specs_from_args(parse_args(["--grid", "tau", "--scale", "paper", "--device", "cpu"]))) == 4
@@ -93,8 +93,8 @@ def test_a_grid_says_how_it_differs_from_the_paper():
 def test_the_paper_scale_grid_prints_its_cost_before_anything_runs(tmp_path, capsys):
     """`--scale paper --cost-only`: one cost line per width (cells × steps × the cost model's s/step → hours: what
     admission would charge the same cells), and nothing runs."""
-    from lcsm_core.paper_lab import cli
-    from lcsm_core.training.admission import grid_cost_s
+    from lcsm_core.training.cost import grid_cost_s
+    from lcsm_serving.paper_lab import cli
     db = tmp_path / "p.sqlite"
     assert cli.main(["--grid", "tau", "--scale", "paper", "--device", "cpu", "--cost-only", "--db", str(db)]) == 0
     out = capsys.readouterr()
@@ -109,7 +109,7 @@ def test_the_paper_scale_grid_prints_its_cost_before_anything_runs(tmp_path, cap
 def test_the_paper_scale_grid_on_a_gpu_says_cpu_hours_only_without_one(tmp_path, capsys):
     import torch
 
-    from lcsm_core.paper_lab import cli
+    from lcsm_serving.paper_lab import cli
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU: the cost is measured")
     assert cli.main(["--grid", "oscillation", "--scale", "paper", "--cost-only", "--db", str(tmp_path / "g")]) == 0
@@ -124,7 +124,7 @@ def test_a_gpu_grid_on_a_machine_with_a_gpu_gets_its_measured_gpu_hours_beside_t
     import torch
 
     from lcsm_core.paper_lab import scale
-    from lcsm_core.training.admission import grid_cost_s
+    from lcsm_core.training.cost import grid_cost_s
     measured = []
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(scale, "measure_config_step_seconds",

@@ -149,10 +149,11 @@ def test_the_evidence_file_round_trips(tmp_path):
 
 def test_the_cli_driver_runs_stage_one_within_the_budget_then_resumes_running_nothing(tmp_path, capsys):
     """A tiny plan whose budget holds stage 1 only: stage 1 runs, stage 2 is 'not tested'; again: nothing runs."""
-    from lcsm_core.paper_lab import GridRunner
-    from lcsm_core.paper_lab.cli import run_evidence
-    from lcsm_core.paper_lab.search import spent_s, stored_results
-    from lcsm_core.training import RunStore
+    from lcsm_core.paper_lab.search import spent_s
+    from lcsm_serving import RunStore
+    from lcsm_serving.paper_lab import GridRunner
+    from lcsm_serving.paper_lab.cli import run_evidence
+    from lcsm_serving.paper_lab.runner import stored_results
     tiny = plan_of("parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, steps=3, batch_size=4)
     plan = dataclasses.replace(tiny, budget_cpu_s=stage_costs(tiny)["stage 1"] * 1.01)
     runner = GridRunner(tmp_path / "ev.sqlite", workers=1)
@@ -166,8 +167,8 @@ def test_the_cli_driver_runs_stage_one_within_the_budget_then_resumes_running_no
 
 
 def test_cost_only_prints_each_budget_before_anything_runs(tmp_path, capsys):
-    from lcsm_core.paper_lab.cli import main
-    from lcsm_core.training import RunStore
+    from lcsm_serving import RunStore
+    from lcsm_serving.paper_lab.cli import main
     db = tmp_path / "ev.sqlite"
     assert main(["--evidence", "all", "--cost-only", "--db", str(db)]) == 0
     err = capsys.readouterr().err

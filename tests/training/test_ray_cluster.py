@@ -21,17 +21,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lcsm_core.training import RunStore, record_run
 from lcsm_core.training.numerics import CELL_THREADS, repeatable
-from lcsm_core.training.remote import (
-    RayAuthError,
-    RayConnectError,
-    RunOutbox,
-    auth_refused,
-    connect,
-    gpu_refusal,
-    replay,
-)
+from lcsm_serving import RunStore, record_run
+from lcsm_serving.remote import RayAuthError, RayConnectError, RunOutbox, auth_refused, connect, gpu_refusal, replay
 from tests.training.test_paper_lab_cli import lines, run_cli
 from tests.training.tiny import tiny_config
 
@@ -74,8 +66,7 @@ def test_a_gpu_asked_of_a_cluster_without_one_is_refused_in_words():
 
 
 def test_a_refused_token_is_one_readable_error(monkeypatch, tmp_path):
-    from lcsm_core import spawning
-    from lcsm_core.training import remote
+    from lcsm_serving import remote, spawning
     monkeypatch.setattr(remote, "sys", types.SimpleNamespace(modules={}))     # leave this process's Ray settings be
 
     class AuthenticationError(Exception):
@@ -232,8 +223,9 @@ def test_the_services_grid_lane_on_ray_trains_cells_as_the_cli_does_and_refuses_
     """The trainer service's manager on Ray: a grid cell trains on one thread, deterministic (its row's numerics
     say so), written by the manager's process; a live run asking for CUDA on this GPU-less cluster fails at once
     with the reason instead of waiting for a GPU."""
-    from lcsm_core.training import RunManager, SizeLimits
-    from lcsm_core.training.store import GRID_JOB
+    from lcsm_core.training import SizeLimits
+    from lcsm_serving import RunManager
+    from lcsm_serving.store import GRID_JOB
     from tests.training.test_manager import wait_for
     manager = RunManager(tmp_path / "runs.sqlite", max_concurrent=1, grid_workers=1, ray_address="auto",
                          limits=SizeLimits(max_steps=1000))
@@ -258,8 +250,8 @@ def test_the_services_grid_lane_on_ray_trains_cells_as_the_cli_does_and_refuses_
 def test_live_runs_on_ray_take_turns_through_checkpoints_the_service_keeps(tmp_path, local_ray):
     """A turn's checkpoint comes back from the actor and is written beside the service's store; the next turn (a new
     actor) gets it with its train call: both runs store exactly what uninterrupted runs store."""
-    from lcsm_core.training import RunManager
-    from lcsm_core.training.checkpoints import checkpoints_dir
+    from lcsm_serving import RunManager
+    from lcsm_serving.checkpoints import checkpoints_dir
     from tests.training.test_time_slice import assert_stored_equal, config, stored, turns, uninterrupted
     manager = RunManager(tmp_path / "runs.sqlite", max_concurrent=1, ray_address="auto", torch_threads=1,
                          slice_s=0.2)
@@ -281,7 +273,8 @@ def test_live_runs_on_ray_take_turns_through_checkpoints_the_service_keeps(tmp_p
 def test_stopping_a_cli_grid_on_ray_reaches_its_training_cells_and_cancels_the_rest(tmp_path, local_ray):
     """GridRunner.stop asks through the store; the thread driving a cell forwards it to the actor, which ends the
     cell "stopped" with the reason; a cell still waiting for a CPU never starts."""
-    from lcsm_core.paper_lab import GridRunner, GridSpec
+    from lcsm_core.paper_lab import GridSpec
+    from lcsm_serving.paper_lab import GridRunner
     from tests.training.test_manager import wait_for
     runner = GridRunner(tmp_path / "lab.sqlite", ray_address="auto")
     spec = GridSpec(ablation="parameterization", seq_lens=(16,), kv_pairs=2, d_model=8, expand_dim=8, lrs=(1e-2,),

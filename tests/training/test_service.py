@@ -1,5 +1,5 @@
 """The trainer service through the store from two processes: a service subprocess
-(`python -m lcsm_core.training.service`) and clients in this process (and a client process that dies).
+(`python -m lcsm_serving.service`) and clients in this process (and a client process that dies).
 The policy (one place per owner, queue full, pause hold, caps, owner-only control), a service killed with -9,
 SIGTERM, one service per store, a thread service for one web process."""
 import json
@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunStore, TrainerClient, owner_hash
-from lcsm_core.training.service import start_in_thread
+from lcsm_serving import RunStore, TrainerClient, owner_hash
+from lcsm_serving.service import start_in_thread
 from tests.training.conftest import ROOT
 from tests.training.test_manager import wait_for
 from tests.training.test_sharing import worker_pid
@@ -22,7 +22,7 @@ from tests.training.tiny import tiny_config
 
 
 def start_service(db, env, *options) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "lcsm_core.training.service", "--db", str(db), *options],
+    proc = subprocess.Popen([sys.executable, "-m", "lcsm_serving.service", "--db", str(db), *options],
                             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     store = RunStore(db)
     assert wait_for(lambda: store.live_service() is not None or proc.poll() is not None, 60), "no service"
@@ -127,7 +127,7 @@ def test_a_paused_run_gives_its_slot_to_a_waiting_run_after_the_hold(service):
 
 def submit_and_exit(db: str, token: str, queue) -> None:
     """A web process: submits a run, reports its id, exits without a word to the service."""
-    from lcsm_core.training import TrainerClient
+    from lcsm_serving import TrainerClient
     from tests.training.tiny import tiny_config
     slow_learner = tiny_config(max_steps=5000, lr=1e-4)               # far from 99 %: it keeps training
     queue.put(TrainerClient(db, start_service=False).submit(slow_learner, token))
@@ -167,7 +167,7 @@ def test_sigterm_stops_the_runs_with_a_reason_and_frees_the_store(service, subpr
     proc, client = service
     run_id = client.submit(tiny_config(max_steps=5000), "alice", start_paused=True)   # alive until stopped
     assert wait_for(lambda: status(client, run_id) == "paused")
-    second = subprocess.run([sys.executable, "-m", "lcsm_core.training.service", "--db", str(client.db_path)],
+    second = subprocess.run([sys.executable, "-m", "lcsm_serving.service", "--db", str(client.db_path)],
                             env=subprocess_env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert second.returncode == 1 and "already drives" in second.stderr      # one service per store
     proc.send_signal(signal.SIGTERM)
@@ -185,7 +185,7 @@ def test_one_web_process_runs_the_service_in_a_thread(tmp_path, monkeypatch):
     run_id = client.submit(tiny_config(max_steps=5), "alice")
     assert client.wait(run_id, 60) and status(client, run_id) == "completed"
     assert worker_pid(client, run_id) != os.getpid()                  # trained in a worker process
-    from lcsm_core.training.client import _SERVICES
+    from lcsm_serving.client import _SERVICES
     _SERVICES.pop((tmp_path / "runs.sqlite").resolve()).shutdown()
 
 

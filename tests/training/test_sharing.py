@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from lcsm_core.training import RunManager
+from lcsm_serving import RunManager
 from tests.training.test_manager import wait_for
 from tests.training.tiny import tiny_config
 

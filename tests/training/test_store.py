@@ -6,8 +6,8 @@ import time
 import numpy as np
 import pytest
 
-from lcsm_core.training import RunStore, default_db_path, owner_hash, record_run
-from lcsm_core.training.store import PlaceTaken, QueueFull, process_owner
+from lcsm_serving import RunStore, default_db_path, owner_hash, record_run
+from lcsm_serving.store import PlaceTaken, QueueFull, process_owner
 from tests.training.tiny import tiny_config
 
 

@@ -9,16 +9,10 @@ import threading
 
 import pytest
 
-from lcsm_core.progress_store import ProgressStore, StoreFile
-from lcsm_core.training import RunStore, record_run, store_faults
-from lcsm_core.training.store_faults import (
-    StoreMoved,
-    fault_kind,
-    log_store_fault,
-    run_fault_reason,
-    store_fault_message,
-)
-from lcsm_core.training.worker import end_when_writable
+from lcsm_serving import RunStore, record_run, store_faults
+from lcsm_serving.progress_store import ProgressStore, StoreFile
+from lcsm_serving.store_faults import StoreMoved, fault_kind, log_store_fault, run_fault_reason, store_fault_message
+from lcsm_serving.worker import end_when_writable
 from tests.training.tiny import tiny_config
 
 ROW = (1, 2.5, 0.25, None, 1e-2, 0.1)
@@ -105,7 +99,7 @@ def test_a_full_disk_at_commit_does_not_leave_the_connection_stuck_in_its_transa
 def test_a_poll_marking_dead_runs_on_a_full_disk_reads_instead_of_raising(tmp_path, monkeypatch):
     store = RunStore(tmp_path / "runs.sqlite")
     run_id = store.create_run({}, "orphan", status="running")
-    monkeypatch.setattr("lcsm_core.training.store.owner_alive", lambda owner: False)
+    monkeypatch.setattr("lcsm_serving.store.owner_alive", lambda owner: False)
     monkeypatch.setattr(store_faults, "_LOGGED", {})
 
     def full(*args, **kwargs):
@@ -247,7 +241,7 @@ def test_a_replaced_store_file_is_noticed_by_runs_and_progress(tmp_path):
 
 def test_the_trainer_service_logs_a_store_fault_once_instead_of_a_traceback_per_poll(tmp_path, monkeypatch, capfd,
                                                                                   caplog):
-    from lcsm_core.training import service as service_module
+    from lcsm_serving import service as service_module
     monkeypatch.setattr(store_faults, "_LOGGED", {})
     monkeypatch.setattr(service_module, "POLL_S", 0.01)
     trainer = service_module.TrainerService(tmp_path / "runs.sqlite")

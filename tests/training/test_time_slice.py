@@ -9,10 +9,11 @@ import sqlite3
 import numpy as np
 import pytest
 
-from lcsm_core.training import RunControl, RunManager, RunStore, Trainer, TrainerClient, record_run
-from lcsm_core.training.checkpoints import checkpoint_path, checkpoints_dir
+from lcsm_core.training import RunControl, Trainer
 from lcsm_core.training.loop import PREEMPTED, preempted_reason
-from lcsm_core.training.manager import default_slice_s
+from lcsm_serving import RunManager, RunStore, TrainerClient, record_run
+from lcsm_serving.checkpoints import checkpoint_path, checkpoints_dir
+from lcsm_serving.manager import default_slice_s
 from tests.training.test_manager import wait_for
 from tests.training.test_service import end, start_service
 from tests.training.test_sharing import worker_pid

@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 
-from .store import METRIC_COLUMNS, RunStore
+from lcsm_serving.store import METRIC_COLUMNS, RunStore
 
 
 def flatten(config: dict, prefix: str = "") -> dict[str, object]:

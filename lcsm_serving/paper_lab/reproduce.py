@@ -7,7 +7,7 @@ torch's threads, torch's version, the CPU's instruction set, the device and the 
 another fingerprint may differ, and `differences` says why.
 
 The reference: one small cell of the parameterization grid (1-1-1-0 at T = 32, seed 0, REFERENCE_STEPS steps),
-shipped in results/reference.json by `python -m lcsm_core.paper_lab --reference`. tests hold a fresh run of it to
+shipped in results/reference.json by `python -m lcsm_serving.paper_lab --reference`. tests hold a fresh run of it to
 that record whenever the fingerprints agree (and run it twice in one process whatever they are).
 """
 from __future__ import annotations
@@ -17,12 +17,13 @@ import json
 import tempfile
 from pathlib import Path
 
-from ..training import RunStore
-from ..training.numerics import differences
-from .grid import Cell, cells, default_spec
-from .runner import run_one
+from lcsm_core.paper_lab.grid import Cell, cells, default_spec
+from lcsm_core.paper_lab.results import SHIPPED_DIR
+from lcsm_core.training.numerics import differences
+from lcsm_serving import RunStore
+from lcsm_serving.paper_lab.runner import run_one
 
-REFERENCE_PATH = Path(__file__).parent / "results" / "reference.json"
+REFERENCE_PATH = SHIPPED_DIR / "reference.json"
 REFERENCE_ABLATION, REFERENCE_CODE, REFERENCE_SEED = "parameterization", "1-1-1-0", 0
 REFERENCE_STEPS = 150
 

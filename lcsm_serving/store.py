@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .admission import (
+from lcsm_serving.admission import (
     CLASS_DEFAULT_SEATS,
     AdmissionPolicy,
     AdmissionRefused,
@@ -48,8 +48,8 @@ from .admission import (
     visitor_class,
     visitor_hash,
 )
-from .checkpoints import checkpoint_path, read_checkpoint, write_checkpoint
-from .store_faults import SameFileLock, fault_kind, log_store_fault
+from lcsm_serving.checkpoints import checkpoint_path, read_checkpoint, write_checkpoint
+from lcsm_serving.store_faults import SameFileLock, fault_kind, log_store_fault
 
 DATA_DIR_ENV = "LCSM_DATA_DIR"
 DB_NAME = "runs.sqlite"
@@ -202,7 +202,7 @@ class LineEntry:
 
 def default_db_path(data_dir: str | os.PathLike | None = None) -> Path:
     """data_dir (option) > $LCSM_DATA_DIR > <repo>/data; the file is runs.sqlite inside it."""
-    base = data_dir or os.environ.get(DATA_DIR_ENV) or Path(__file__).resolve().parents[2] / "data"
+    base = data_dir or os.environ.get(DATA_DIR_ENV) or Path(__file__).resolve().parents[1] / "data"
     return Path(base) / DB_NAME
 
 
@@ -418,7 +418,7 @@ class RunStore:
             raise AdmissionRefused(queue_share_message(waiting, share, klass is not None))
 
     def _class_seats(self, klass: str) -> int | None:
-        """The seats of class `klass` (lcsm_core.class_store), or None where this file holds no classes."""
+        """The seats of class `klass` (lcsm_serving.class_store), or None where this file holds no classes."""
         try:
             row = self._db.execute("SELECT seats FROM classes WHERE code=?", (klass,)).fetchone()
         except sqlite3.OperationalError:                   # a run store without the class tables

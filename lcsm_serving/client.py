@@ -18,10 +18,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .admission import AdmissionPolicy, run_cost_s
-from .config import RunConfig, SizeLimits, check_learning_rate
-from .control import COMMANDS
-from .manager import (
+from lcsm_core.training.config import RunConfig, SizeLimits, check_learning_rate
+from lcsm_core.training.control import COMMANDS
+from lcsm_core.training.cost import run_cost_s
+from lcsm_serving.admission import AdmissionPolicy
+from lcsm_serving.manager import (
     IDLE_PAUSE_S,
     PAUSE_HOLD_S,
     SharingPolicy,
@@ -31,12 +32,12 @@ from .manager import (
     place_taken_message,
     queue_full_message,
 )
-from .store import PlaceTaken, QueueFull, RunStore, default_db_path
+from lcsm_serving.store import PlaceTaken, QueueFull, RunStore, default_db_path
 
 if TYPE_CHECKING:
-    from .service import TrainerService
+    from lcsm_serving.service import TrainerService
 
-TRAINER_ENV = "LCSM_TRAINER"          # "external": a separate `python -m lcsm_core.training.service` runs
+TRAINER_ENV = "LCSM_TRAINER"          # "external": a separate `python -m lcsm_serving.service` runs
 DEFAULT_MAX_QUEUE = 20
 SERVICE_CHECK_S = 2.0                 # how often a client looks for a live service (thread mode)
 
@@ -171,9 +172,9 @@ def _start_local_service(path: Path) -> None:
     """A service thread for `path` in this process, unless one runs here already or another process wins."""
     import atexit
 
-    # Imported here, not at the top: `python -m lcsm_core.training.service` imports this package first, and a
+    # Imported here, not at the top: `python -m lcsm_serving.service` imports this package first, and a
     # service module already imported by then makes runpy warn that it may run twice.
-    from .service import ServiceBusy, start_in_thread
+    from lcsm_serving.service import ServiceBusy, start_in_thread
     path = path.resolve()
     with _SHARED_LOCK:
         running = _SERVICES.get(path)

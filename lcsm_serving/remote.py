@@ -25,7 +25,7 @@ import sys
 import threading
 from contextlib import nullcontext
 
-from .control import WORKER_COMMANDS, RunControl
+from lcsm_core.training.control import WORKER_COMMANDS, RunControl
 
 POLL_S = 0.5                      # how often the driver takes a run's calls
 TOKEN_FILE_ENV = "LCSM_RAY_TOKEN_FILE"
@@ -100,9 +100,9 @@ class RemoteTrainer:
 
     def train(self, run_id: int, config: dict, state: dict, checkpoint: bytes | None = None) -> tuple[str, list]:
         """Train the run; ("ended" or PREEMPTED, the calls not taken yet)."""
-        from .config import RunConfig
-        from .numerics import repeatable
-        from .recorder import record_run, turn_end
+        from lcsm_core.training.config import RunConfig
+        from lcsm_core.training.numerics import repeatable
+        from lcsm_serving.recorder import record_run, turn_end
         control = RunControl.from_state(state)
         outbox = RunOutbox(run_id, checkpoint)
         with self.lock:
@@ -208,7 +208,7 @@ def connect(address: str, token_file: str | os.PathLike | None = None, **options
     `token_file` (default $LCSM_RAY_TOKEN_FILE) presented as its token. RayAuthError when the cluster refuses
     the token, RayConnectError when it cannot be reached; ImportError when Ray (or, for a ray:// address,
     `ray[client]`) is not installed."""
-    from lcsm_core.spawning import connected_ray
+    from lcsm_serving.spawning import connected_ray
     use_token_file(token_file or os.environ.get(TOKEN_FILE_ENV) or None)
     if address.startswith("ray://"):
         try:

@@ -54,15 +54,15 @@ from pathlib import Path
 
 import torch
 
-from .checkpoints import remove_checkpoint, remove_checkpoints_except
-from .config import RunConfig, SizeLimits
-from .control import RemoteControl, RunControl
-from .loop import PREEMPTED
-from .numerics import CELL_THREADS
-from .recorder import record_run, turn_end
-from .store import RunStore, default_db_path
-from .store_faults import log_store_fault
-from .worker import RayWorker, WorkerProcess
+from lcsm_core.training.config import RunConfig, SizeLimits
+from lcsm_core.training.control import RemoteControl, RunControl
+from lcsm_core.training.loop import PREEMPTED
+from lcsm_core.training.numerics import CELL_THREADS
+from lcsm_serving.checkpoints import remove_checkpoint, remove_checkpoints_except
+from lcsm_serving.recorder import record_run, turn_end
+from lcsm_serving.store import RunStore, default_db_path
+from lcsm_serving.store_faults import log_store_fault
+from lcsm_serving.worker import RayWorker, WorkerProcess
 
 MAX_CONCURRENT_ENV = "LCSM_MAX_CONCURRENT_RUNS"
 GRID_WORKERS_ENV = "LCSM_GRID_WORKERS"
@@ -93,7 +93,7 @@ def default_max_concurrent(run_memory_bytes: float | None = None) -> int:
 
 def ray_slots(address: str) -> int:
     """Trainings at once on a Ray cluster: one per CPU (or GPU) it has."""
-    from .remote import connect
+    from lcsm_serving.remote import connect
     resources = connect(address, log_to_driver=False).cluster_resources()
     return max(1, int(max(resources.get("CPU", 1), resources.get("GPU", 0))))
 

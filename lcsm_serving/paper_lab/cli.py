@@ -1,4 +1,4 @@
-"""python -m lcsm_core.paper_lab --grid NAME [--scale shipped|cpu|paper] [--device cuda] [--ray ADDRESS ...]
+"""python -m lcsm_serving.paper_lab --grid NAME [--scale shipped|cpu|paper] [--device cuda] [--ray ADDRESS ...]
 
 Runs one ablation's grid into the run store, resuming: cells that finished before are not run again.
 First prints the grid's cost on stderr (cells × steps × the cost model's seconds per step → CPU-hours, what the
@@ -21,10 +21,9 @@ import sys
 import time
 from concurrent.futures import as_completed
 
-from ..training import RunStore, default_db_path
-from .ablations import ABLATIONS
-from .grid import DEVICES, GridSpec, cells, default_spec
-from .results import (
+from lcsm_core.paper_lab.ablations import ABLATIONS
+from lcsm_core.paper_lab.grid import DEVICES, GridSpec, cells, default_spec, grid_session
+from lcsm_core.paper_lab.results import (
     CellResult,
     accuracy_table,
     live_result,
@@ -35,9 +34,8 @@ from .results import (
     spreads,
     verdict,
 )
-from .runner import GridRunner, grid_session
-from .scale import CPU_SPECS, cpu_amount, grid_cost, paper_specs
-from .search import (
+from lcsm_core.paper_lab.scale import CPU_SPECS, cpu_amount, grid_cost, paper_specs
+from lcsm_core.paper_lab.search import (
     EVIDENCE_PLANS,
     RUNNING,
     EvidencePlan,
@@ -46,15 +44,16 @@ from .search import (
     save_evidence,
     spent_s,
     stage_costs,
-    stored_results,
 )
-from .search import ORDER as EVIDENCE_ORDER
+from lcsm_core.paper_lab.search import ORDER as EVIDENCE_ORDER
+from lcsm_serving import RunStore, default_db_path
+from lcsm_serving.paper_lab.runner import GridRunner, stored_results
 
 SCALES = ("shipped", "cpu", "paper")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m lcsm_core.paper_lab", description=__doc__.split("\n\n")[1])
+    p = argparse.ArgumentParser(prog="python -m lcsm_serving.paper_lab", description=__doc__.split("\n\n")[1])
     p.add_argument("--grid", choices=sorted(ABLATIONS), help="which ablation (needed unless --reference)")
     p.add_argument("--scale", choices=SCALES, default="shipped",
                    help="shipped (or cpu, the same): the grid the page opens with, 3 seeds at lr 1e-2; paper: the "
@@ -194,7 +193,7 @@ def summary(spec: GridSpec, results: list[CellResult], wall_s: float, ran: int) 
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.reference:
-        from .reproduce import REFERENCE_PATH, write_reference
+        from lcsm_serving.paper_lab.reproduce import REFERENCE_PATH, write_reference
         print(json.dumps(write_reference(), ensure_ascii=False), flush=True)
         print(f"wrote {REFERENCE_PATH}", file=sys.stderr)
         return 0

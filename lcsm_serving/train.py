@@ -1,6 +1,6 @@
 """Train one small EOS model from the command line and keep the run in the store.
 
-    python -m lcsm_core.train --task mqar --variant gla --seq-len 64 --kv-pairs 4 \\
+    python -m lcsm_serving.train --task mqar --variant gla --seq-len 64 --kv-pairs 4 \\
         --max-steps 1000 --max-seconds 600 --db data/runs.sqlite    # the Train live page's default run
 
 A progress bar goes to stderr; the last stdout line is one JSON object with
@@ -16,13 +16,14 @@ import time
 import torch
 
 from lcsm_core.tasks import TASK_NAMES
-from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, RunStore, default_db_path, describe, run_config
+from lcsm_core.training import ModelConfig, OptimConfig, RunConfig, run_config
 from lcsm_core.training.loop import TrainRecord, check_runnable
-from lcsm_core.training.recorder import record_run
+from lcsm_serving import RunStore, default_db_path, describe
+from lcsm_serving.recorder import record_run
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m lcsm_core.train", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m lcsm_serving.train", description=__doc__.split("\n\n")[0])
     p.add_argument("--task", choices=TASK_NAMES, default="mqar")
     p.add_argument("--variant", default="gla", help="a registered variant (lcsm_core.VARIANTS)")
     p.add_argument("--code", default=None, help="an LCSM model code e-o-s-a instead of a variant, e.g. 1-9-1-0")

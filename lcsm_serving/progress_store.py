@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import time
 
-from lcsm_core.training.store import Transaction, add_missing_columns, open_store_file, owner_hash
-from lcsm_core.training.store_faults import SameFileLock
+from lcsm_serving.store import Transaction, add_missing_columns, open_store_file, owner_hash
+from lcsm_serving.store_faults import SameFileLock
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS progress (

@@ -23,7 +23,7 @@ import re
 import secrets
 from pathlib import Path
 
-from lcsm_core.training.store import default_db_path
+from lcsm_serving.store import default_db_path
 
 KEY_NAME = "token.key"
 KEY_BYTES = 32

@@ -24,10 +24,9 @@ import sqlite3
 import threading
 import time
 
-from lcsm_core.spawning import main_hidden_from_workers
-
-from .control import WORKER_COMMANDS, RemoteControl, RunControl
-from .store_faults import fault_kind, log_store_fault, run_fault_reason
+from lcsm_core.training.control import WORKER_COMMANDS, RemoteControl, RunControl
+from lcsm_serving.spawning import main_hidden_from_workers
+from lcsm_serving.store_faults import fault_kind, log_store_fault, run_fault_reason
 
 PARENT_CHECK_S = 0.5                      # how often a worker looks for its server
 PARENT_GONE_GRACE_S = 1.0                 # then how long its run may take to end itself (its step, its last evaluation)
@@ -108,8 +107,8 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
         os.nice(nice)
     import torch
 
-    from .recorder import record_run, turn_end
-    from .store import RunStore
+    from lcsm_serving.recorder import record_run, turn_end
+    from lcsm_serving.store import RunStore
     torch.set_num_threads(threads)
     if repeatable:
         torch.use_deterministic_algorithms(True, warn_only=True)
@@ -119,7 +118,7 @@ def worker_main(index: int, db_path: str, inbox, events, threads: int, parent_pi
     try:
         while (job := jobs.get()) is not None:
             run_id, config, control = job
-            from .config import RunConfig
+            from lcsm_core.training.config import RunConfig
             end = "ended"
             try:
                 end = turn_end(record_run(store, run_id, RunConfig.from_dict(config), control))
@@ -194,7 +193,7 @@ def _watch_parent(parent_pid: int, jobs: queue.Queue, current: dict, db_path: st
 
 def _mark_orphaned(db_path: str, run_id: int) -> None:
     """Mark the run "interrupted" on a connection of its own (the main thread may hold the worker's)."""
-    from .store import RunStore
+    from lcsm_serving.store import RunStore
     try:
         store = RunStore(db_path)
         try:
@@ -225,7 +224,7 @@ class RayWorker:
     `repeatable`: train as a paper-lab cell does (a grid cell: one thread, deterministic algorithms)."""
 
     def __init__(self, index: int, db_path: str, events, threads: int, address: str, repeatable: bool = False):
-        from .remote import connect
+        from lcsm_serving.remote import connect
         connect(address, log_to_driver=False)
         self.index, self.db_path, self.events, self.threads = index, db_path, events, threads
         self.address, self.repeatable = address, repeatable
@@ -240,8 +239,8 @@ class RayWorker:
     def start(self, run_id: int, config: dict, control: RemoteControl) -> None:
         import ray
 
-        from .remote import RemoteTrainer, gpu_refusal
-        from .store import RunStore
+        from lcsm_serving.remote import RemoteTrainer, gpu_refusal
+        from lcsm_serving.store import RunStore
         self.run_id = run_id
         store = RunStore(self.db_path)
         device = config["optim"].get("device", "auto")
@@ -263,7 +262,7 @@ class RayWorker:
     def _drive(self, ray, actor, ref, run_id: int, store) -> None:
         """Write the run's calls into the store until it ends (or its turn does), then tell the manager, as a worker
         process would; or say how the actor died (the manager fails the run with it)."""
-        from .remote import drive, end_actor
+        from lcsm_serving.remote import drive, end_actor
         try:
             self.events.put((self.index, run_id, drive(ray, actor, ref, store)))
         except Exception as err:  # noqa: BLE001 — the manager fails the run with this description
@@ -282,7 +281,7 @@ class RayWorker:
         if self._actor is not None:
             import ray
 
-            from .remote import end_actor
+            from lcsm_serving.remote import end_actor
             end_actor(ray, self._actor)
             self._actor = None
 

@@ -22,10 +22,10 @@ line: when no grid has a cell to run (it ended, was stopped, or passed the ceili
 the head of the store's line (store.start_grid_line_head). SIGTERM ends the
 running cells and the queued ones "interrupted" (the page's "Run missing cells" reruns them); after a kill -9 the
 cell that was training ends "interrupted" (its worker sees its parent gone) and the queued ones wait for the next
-service, as live jobs do. The CLI (`python -m lcsm_core.paper_lab`) is the operator and keeps its own pool.
+service, as live jobs do. The CLI (`python -m lcsm_serving.paper_lab`) is the operator and keeps its own pool.
 
 - Several web processes (scripts/app.sh): `LCSM_TRAINER=external` in the web processes, and one
-  `python -m lcsm_core.training.service [--db PATH]` beside them (PATH defaults to default_db_path()).
+  `python -m lcsm_serving.service [--db PATH]` beside them (PATH defaults to default_db_path()).
 - One web process (a laptop, the tests): no env; the first TrainerClient of a process starts the service
   in a thread of that process when no live service holds the store (client.py).
 
@@ -54,12 +54,12 @@ import time
 import traceback
 from pathlib import Path
 
-from .admission import AdmissionPolicy, grid_ceiling_message
-from .config import RunConfig, SizeLimits
-from .manager import IDLE_PAUSE_S, PAUSE_HOLD_S, SLICE_ENV, SLICE_S, RunManager
-from .remote import RayConnectError
-from .store import RunStore, default_db_path
-from .store_faults import log_store_fault
+from lcsm_core.training.config import RunConfig, SizeLimits
+from lcsm_serving.admission import AdmissionPolicy, grid_ceiling_message
+from lcsm_serving.manager import IDLE_PAUSE_S, PAUSE_HOLD_S, SLICE_ENV, SLICE_S, RunManager
+from lcsm_serving.remote import RayConnectError
+from lcsm_serving.store import RunStore, default_db_path
+from lcsm_serving.store_faults import log_store_fault
 
 POLL_S = 0.2                 # how often the service reads new jobs and commands
 HEARTBEAT_S = 1.0            # how often it renews its lease
@@ -235,7 +235,7 @@ def start_in_thread(db_path: str | os.PathLike | None = None, **manager_options)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lcsm_core.training.service",
+    parser = argparse.ArgumentParser(prog="python -m lcsm_serving.service",
                                      description="The trainer service of a run store (see the module docstring).")
     parser.add_argument("--db", default=None, help="the run store file (default: $LCSM_DATA_DIR/runs.sqlite)")
     parser.add_argument("--max-concurrent", type=int, default=None,

@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .config import RunConfig
-from .control import RunControl
-from .loop import PREEMPTED, Trainer, TrainRecord
-from .numerics import fingerprint
-from .store import RunStore
-from .store_faults import run_fault_reason
+from lcsm_core.training.config import RunConfig
+from lcsm_core.training.control import RunControl
+from lcsm_core.training.loop import PREEMPTED, Trainer, TrainRecord
+from lcsm_core.training.numerics import fingerprint
+from lcsm_serving.store import RunStore
+from lcsm_serving.store_faults import run_fault_reason
 
 MAX_EIGENVALUES_PER_LAYER = 256
 

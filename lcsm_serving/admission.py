@@ -23,7 +23,7 @@ stores the work (store.submit_job, store.admit_grid), so two web processes canno
   of work and `class_budget_s` CPU-seconds per window. Learner tokens are free to mint, so the class's allowance
   is what bounds a class; classes are bounded per address (`visitor_max_classes` a day), so an address's
   classes are too. A visitor with no class keeps the per-address quota.
-- **A class's seats bound it** (lcsm_core.class_store: fixed when the class is made): its learners may hold at
+- **A class's seats bound it** (lcsm_serving.class_store: fixed when the class is made): its learners may hold at
   most seats × `visitor_max_active` pieces of work (and never more than `class_max_active`).
 - **A share of the queue:** the runs waiting for a training slot from one class, or from one visitor outside a
   class, are at most `queue_share(max_queue)` (a quarter of the queue): a class, however many learners it seats,
@@ -55,10 +55,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .progress import amount_words
+from lcsm_core.training.progress import amount_words
 
 if TYPE_CHECKING:
-    from .config import RunConfig
+    pass
 
 LOCAL_VISITOR = "local"                   # app.kit.visitor's name for this machine's own user
 ENV_MAX_ACTIVE = "LCSM_VISITOR_MAX_ACTIVE"
@@ -96,7 +96,7 @@ class AdmissionPolicy:
     server_budget_s: float = 4 * 3600.0
     large_grid_s: float = 1800.0          # estimated CPU-seconds a page's grid may take (from_env: the ceiling)
     allow_large_grids: bool = False
-    visitor_max_classes: int = 5          # classes a visitor may create in CLASS_WINDOW_S (lcsm_core.class_store)
+    visitor_max_classes: int = 5          # classes a visitor may create in CLASS_WINDOW_S (lcsm_serving.class_store)
     class_max_active: int = 40            # runs and grids a class's learners may hold at once, all together
     class_budget_s: float = 4 * 3600.0    # CPU-seconds a class's learners may be charged per window, all together
     grid_ceiling_s: float = 1800.0        # wall seconds a visitor's grid may hold the paper lab (service.py)
@@ -194,18 +194,6 @@ def visitor_hash(address: str | None) -> str | None:
 
 
 # --- what it costs -----------------------------------------------------------------
-def run_cost_s(config: RunConfig) -> float:
-    """CPU-seconds a run may take, before it starts: its step budget at the cost model's seconds per step,
-    capped by its own time limit (max_seconds counts training time, as the trainer does)."""
-    from .cost import estimate_cost
-    return float(min(config.optim.max_steps * estimate_cost(config).step_s, config.optim.max_seconds))
-
-
-def grid_cost_s(configs: Iterable[RunConfig]) -> float:
-    """CPU-seconds of a grid: the sum of its cells' run costs."""
-    return float(sum(run_cost_s(c) for c in configs))
-
-
 # --- what is held ------------------------------------------------------------------
 @dataclass(frozen=True)
 class Charge:
@@ -295,7 +283,7 @@ def large_grid_refusal(policy: AdmissionPolicy, cost_s: float, cells: int, steps
         return None
     return (f"this grid would take about {_amount(cost_s)} of CPU ({cells} runs of {steps} steps, by the cost "
             f"model), more than a page may start on this server ({_amount(policy.large_grid_s)}). Run it from the "
-            f"command line (python -m lcsm_core.paper_lab), or ask the operator to set {ENV_ALLOW_LARGE_GRIDS}=1")
+            f"command line (python -m lcsm_serving.paper_lab), or ask the operator to set {ENV_ALLOW_LARGE_GRIDS}=1")
 
 
 # --- the words ---------------------------------------------------------------------

@@ -20,15 +20,9 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from lcsm_core.progress_store import StoreFile
-from lcsm_core.training.admission import (
-    CLASS_DEFAULT_SEATS,
-    CLASS_WINDOW_S,
-    AdmissionPolicy,
-    visitor_address,
-    visitor_hash,
-)
-from lcsm_core.training.store import Transaction, owner_hash
+from lcsm_serving.admission import CLASS_DEFAULT_SEATS, CLASS_WINDOW_S, AdmissionPolicy, visitor_address, visitor_hash
+from lcsm_serving.progress_store import StoreFile
+from lcsm_serving.store import Transaction, owner_hash
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"      # no 0/O or 1/I: read aloud and typed from a projector
 CODE_LENGTH = 6

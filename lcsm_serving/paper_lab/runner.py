@@ -2,8 +2,8 @@
 page's grid (`via_service=True`, shared_grid_runner) — as jobs of the trainer service.
 
 A page's grid: the web process admits the cells (store.admit_grid, job=GRID_JOB) and runs no grid
-work at all; the trainer service (lcsm_core/training/service.py: a thread of the one web process, or the separate
-`python -m lcsm_core.training.service`) trains them in its grid lane, after live runs (manager.py says how). Its
+work at all; the trainer service (lcsm_serving/service.py: a thread of the one web process, or the separate
+`python -m lcsm_serving.service`) trains them in its grid lane, after live runs (manager.py says how). Its
 futures are answered from the store. While another's grid holds the lab, a visitor's grid goes into the store's
 grid line instead (`launch_or_queue`), and the service starts it at its turn; `lab` says where a visitor stands.
 The CLI and scripts (`GridRunner(db)`) are the operator: their own pool, never queued.
@@ -31,28 +31,27 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..spawning import main_hidden_from_workers as _main_hidden_from_workers
-from ..training import RunConfig, RunRow, RunStore, default_db_path
-from ..training.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, run_cost_s, visitor_hash
-from ..training.numerics import CELL_THREADS, repeatable
-from ..training.store import GRID_JOB, GridBusy, LineEntry
-from .grid import Cell, GridSpec, cell_key, cells
+from lcsm_core.paper_lab.grid import Cell, GridSpec, cells, finished_cells, grid_session
+from lcsm_core.paper_lab.results import live_results, merged
+from lcsm_core.paper_lab.search import EvidencePlan, load_evidence
+from lcsm_core.training import RunConfig
+from lcsm_core.training.cost import run_cost_s
+from lcsm_core.training.numerics import CELL_THREADS, repeatable
+from lcsm_serving import RunRow, RunStore, default_db_path
+from lcsm_serving.admission import AdmissionPolicy, AdmissionRefused, large_grid_refusal, visitor_hash
+from lcsm_serving.spawning import main_hidden_from_workers as _main_hidden_from_workers
+from lcsm_serving.store import GRID_JOB, GridBusy, LineEntry
 
-DONE = ("completed", "diverged")
 PARENT_CHECK_S = 0.5
 CELL_POLL_S = 1.0             # how often a service grid's futures read their cells' rows
-
-
-def grid_session(grid_id: str) -> str:
-    return f"grid:{grid_id}"
 
 
 def run_one(config: dict, db_path: str, run_id: int, threads: int = CELL_THREADS) -> dict:
     """Train one cell into the store (in a worker process) on `threads` torch threads with torch's deterministic
     algorithms on (numerics.repeatable: the same cell gives the same numbers again on this machine); the run's
     row keeps what else its numbers depend on (numerics.fingerprint). Returns its stored row as a plain dict."""
-    from ..training import record_run
-    from ..training.control import stop_asked_control
+    from lcsm_core.training.control import stop_asked_control
+    from lcsm_serving import record_run
     store = RunStore(db_path)
     try:
         cfg = RunConfig.from_dict(config)
@@ -80,15 +79,6 @@ def exit_with_parent() -> None:
             time.sleep(PARENT_CHECK_S)
         os._exit(1)                                    # mid-run: the store marks the run interrupted
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-def finished_cells(rows: list[RunRow]) -> dict[tuple, RunRow]:
-    """The newest finished run of every cell among a grid's runs."""
-    done = {}
-    for row in rows:                                  # oldest first: a newer run replaces an older one
-        if row.status in DONE:
-            done[cell_key(row.config)] = row
-    return done
 
 
 @dataclass(frozen=True)
@@ -210,7 +200,7 @@ class GridRunner:
     def _ensure_service(self) -> None:
         """A page's grid needs a live trainer service: in one web process, the client starts one in a thread
         (after a restart too, so queued cells go on); with LCSM_TRAINER=external the separate one is expected."""
-        from ..training.client import shared_client
+        from lcsm_serving.client import shared_client
         shared_client(self.db_path).ensure_service()
 
     def _ledger(self) -> RunStore:
@@ -390,7 +380,7 @@ class GridRunner:
 
     def _ray(self):
         """The `ray` module connected to this runner's cluster, which can hold a cell; ValueError saying why not."""
-        from ..training.remote import connect, gpu_refusal
+        from lcsm_serving.remote import connect, gpu_refusal
         try:
             ray = connect(self.ray_address, self.ray_token_file)
         except ImportError as err:
@@ -419,8 +409,8 @@ class GridRunner:
     def _ray_cell(self, ray, config: dict, db_path: str, run_id: int) -> dict:
         """Train one cell on the cluster (one torch thread per CPU asked for, deterministic, as run_one) and write
         it into the store here; returns its stored row as a plain dict."""
-        from ..training.control import RunControl
-        from ..training.remote import RemoteTrainer, drive, end_actor
+        from lcsm_core.training.control import RunControl
+        from lcsm_serving.remote import RemoteTrainer, drive, end_actor
         store = RunStore(db_path)
         actor = ray.remote(num_cpus=self.cpus_per_cell, num_gpus=self.gpus_per_cell,
                            max_concurrency=3)(RemoteTrainer).remote(self.cpus_per_cell, True)
@@ -480,3 +470,16 @@ def shared_grid_runner(db_path: str | os.PathLike | None = None) -> GridRunner:
         if path not in _SHARED:
             _SHARED[path] = GridRunner(path, via_service=True)
         return _SHARED[path]
+
+
+def stored_results(plan: EvidencePlan, db_path) -> list:
+    """The plan's finished cells in a run store (every stage's grid), merged over the shipped evidence file's when
+    that file is of this plan's grid (a budget changed since keeps its cells)."""
+    shipped = load_evidence(plan.ablation)
+    have = shipped.results if shipped is not None and shipped.plan.base == plan.base else []
+    store = RunStore(db_path)
+    try:
+        live = [r for spec in plan.specs() for r in live_results(spec, store.session_runs(grid_session(spec.grid_id)))]
+    finally:
+        store.close()
+    return merged(have, live)
