@@ -13,16 +13,16 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app.kit import lesson_text
-from app.kit.class_counts import count_rows, summary_line
-from app.kit.class_course import CourseFormatError, load_course
-from app.kit.classroom import presenter_style
-from app.kit.lesson_text import LessonText
-from app.kit.lesson_view import files_stamp, read_lesson
-from app.kit.literal import literal
-from app.kit.progress import store_file
-from app.kit.visitor import visitor_key
-from app.lessons import PAGES
+from lcsm_explorer.app.kit import lesson_text
+from lcsm_explorer.app.kit.class_counts import count_rows, summary_line
+from lcsm_explorer.app.kit.class_course import CourseFormatError, load_course
+from lcsm_explorer.app.kit.classroom import presenter_style
+from lcsm_explorer.app.kit.lesson_text import LessonText
+from lcsm_explorer.app.kit.lesson_view import files_stamp, read_lesson
+from lcsm_explorer.app.kit.literal import literal
+from lcsm_explorer.app.kit.progress import store_file
+from lcsm_explorer.app.kit.visitor import visitor_key
+from lcsm_explorer.app.lessons import PAGES
 from lcsm_serving.class_store import DEFAULT_SEATS, MAX_SEATS, TEACHER_SECRET, ClassStore
 from lcsm_serving.store_faults import log_store_fault
 

@@ -5,9 +5,9 @@ import pandas as pd
 import streamlit as st
 
 import lcsm_core
-from app.kit.cache import cached
-from app.kit.lesson_view import every_lesson_progress
-from app.kit.progress import new_learner_markdown, progress_table, score_keeper, score_line
+from lcsm_explorer.app.kit.cache import cached
+from lcsm_explorer.app.kit.lesson_view import every_lesson_progress
+from lcsm_explorer.app.kit.progress import new_learner_markdown, progress_table, score_keeper, score_line
 
 
 @cached(store="small")

@@ -12,14 +12,15 @@ from pathlib import Path
 import streamlit as st
 from starlette.middleware import Middleware
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # so `app.kit` imports when Streamlit imports this file as `serve`
-    sys.path.insert(0, str(ROOT))
+try:
+    import lcsm_explorer  # noqa: F401  (installed, or a checkout's root already on the path)
+except ImportError:       # `streamlit run app/...` in a checkout: its root holds lcsm_explorer/
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.kit import browser_identity, vendor, web_process  # noqa: E402
-from app.kit.browser_identity import BrowserIdentity  # noqa: E402
-from app.kit.fair_share import FairShare  # noqa: E402
-from app.kit.host_guard import HostGuard  # noqa: E402
+from lcsm_explorer.app.kit import browser_identity, vendor, web_process  # noqa: E402
+from lcsm_explorer.app.kit.browser_identity import BrowserIdentity  # noqa: E402
+from lcsm_explorer.app.kit.fair_share import FairShare  # noqa: E402
+from lcsm_explorer.app.kit.host_guard import HostGuard  # noqa: E402
 
 # One BLAS/OpenMP/torch thread, every page's module imported and the heap frozen, before any session connects:
 # 2-10x less CPU per move on a busy server (app/kit/web_process.py says why and what was measured).

@@ -1,7 +1,7 @@
 """The one router of LCSM Explorer. Run: bash scripts/app.sh (app/serve.py: this router behind the host guard),
 or without the guard: python -m streamlit run app/streamlit_app.py
 
-Home, then every lesson declared in `app.lessons`, each drawn by `render_lesson`."""
+Home, then every lesson declared in `lcsm_explorer.app.lessons`, each drawn by `render_lesson`."""
 from __future__ import annotations
 
 import sys
@@ -9,18 +9,19 @@ from pathlib import Path
 
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # so `lcsm_core` and `app` import when run from anywhere
-    sys.path.insert(0, str(ROOT))
+try:
+    import lcsm_explorer  # noqa: F401  (installed, or a checkout's root already on the path)
+except ImportError:       # `streamlit run app/...` in a checkout: its root holds lcsm_explorer/
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.class_view import render_class_view  # noqa: E402
-from app.home import render_home  # noqa: E402
-from app.kit.fair_share import pace, page_turn  # noqa: E402
-from app.kit.internals.reconnect import rerun_on_reconnect  # noqa: E402
-from app.kit.layout import layout_style  # noqa: E402
-from app.kit.preview import warm_once  # noqa: E402
-from app.kit.render import render_lesson  # noqa: E402
-from app.lessons import all_lessons  # noqa: E402
+from lcsm_explorer.app.class_view import render_class_view  # noqa: E402
+from lcsm_explorer.app.home import render_home  # noqa: E402
+from lcsm_explorer.app.kit.fair_share import pace, page_turn  # noqa: E402
+from lcsm_explorer.app.kit.internals.reconnect import rerun_on_reconnect  # noqa: E402
+from lcsm_explorer.app.kit.layout import layout_style  # noqa: E402
+from lcsm_explorer.app.kit.preview import warm_once  # noqa: E402
+from lcsm_explorer.app.kit.render import render_lesson  # noqa: E402
+from lcsm_explorer.app.lessons import all_lessons  # noqa: E402
 
 
 def lesson_page(lesson) -> st.Page:

@@ -47,14 +47,14 @@ RUNNING_CLASS, PROJECTED_CLASS = "class_view:running", "class_view:projector"   
 
 
 def page_names() -> list[str]:
-    from app.lessons import PAGES
+    from lcsm_explorer.app.lessons import PAGES
     return ["home", "class_view", *PAGES]
 
 
 def presenter_names() -> list[str]:
     """Every lesson's presenter view (a teacher link's `?present=1`), the Class view of a class just created and
     its projector view."""
-    from app.lessons import PAGES
+    from lcsm_explorer.app.lessons import PAGES
     return [f"{p}?present=1" for p in PAGES] + [RUNNING_CLASS, PROJECTED_CLASS]
 
 

@@ -2,7 +2,7 @@
 own data directory) and end it — for the browser tests (tests/browser/app_server.py) and the reliability
 scripts, which also kill it -9 on purpose and look for the processes it leaves behind.
 
-With `web_processes` > 1 it starts the web tier as scripts/app.sh does (scripts/web_tier.py: the trainer
+With `web_processes` > 1 it starts the web tier as scripts/app.sh does (app/web_tier.py: the trainer
 service, that many Streamlit processes and HAProxy in front on the public port) and reads where each process
 runs from the tier's tier.json, so a test or a benchmark can kill one web process."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "app/serve.py"             # the README's entry point: the app behind its host guard
-WEB_TIER = "scripts/web_tier.py"   # scripts/app.sh's launcher: several web processes behind HAProxy
+WEB_TIER = ("-m", "lcsm_explorer", "serve")   # scripts/app.sh's launcher: several web processes behind HAProxy
 # Debian's chromium, headless and with nothing that reaches the network (FIELD-NOTES); found the way
 # scripts/install.sh looks for it (`command -v chromium`), so install, tests and scripts agree.
 CHROMIUM = shutil.which("chromium")
@@ -38,7 +38,7 @@ def free_port() -> int:
 class AppServer:
     """`python -m streamlit run app/serve.py` on 127.0.0.1; runs stored under `data_dir`.
 
-    `web_processes` > 1: scripts/web_tier.py with that many web processes behind HAProxy on `url`
+    `web_processes` > 1: app/web_tier.py with that many web processes behind HAProxy on `url`
     (needs `haproxy` on PATH); `web_pids`, `haproxy_pid`, `service_pid` say where they run. `python`: the
     interpreter that runs it (default: this one; another venv's tries the app on another Streamlit)."""
 
@@ -55,7 +55,7 @@ class AppServer:
     def command(self) -> list[str]:
         if self.web_processes > 1:
             self.run_dir = Path(tempfile.mkdtemp(prefix="lcsm-web-tier-"))
-            return [self.python, WEB_TIER, "--processes", str(self.web_processes), "--address", "127.0.0.1",
+            return [self.python, *WEB_TIER, "--processes", str(self.web_processes), "--address", "127.0.0.1",
                     "--port", str(self.port), "--run-dir", str(self.run_dir)]
         return [self.python, "-m", "streamlit", "run", ENTRY, "--server.address", "127.0.0.1",
                 "--server.port", str(self.port), "--server.headless", "true", "--browser.gatherUsageStats", "false",

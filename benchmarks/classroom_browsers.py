@@ -22,7 +22,7 @@ DRAWN = """() => { const a = document.querySelector('[data-testid="stApp"]');
 def first_slider_label(page: str) -> str:
     """The label of the page's first slider (a Streamlit slider, or the lesson instrument's range input: both are
     ARIA sliders named by their label), read from its declaration now."""
-    from app.lessons import lesson
+    from lcsm_explorer.app.lessons import lesson
     settings = lesson(page).settings
     return next(p.label for p in settings.params if p.widget == "slider" and not p.in_main and p.shown is None)
 

@@ -16,7 +16,7 @@ queue line it sees. A few headless chromium tabs move a slider meanwhile (benchm
 At the end the store is read: every trainer's run, its status and its metric rows. A warm-up opens every page
 once before the clock starts (those cold opens are reported apart). `--hostile-sessions N` adds one hostile client
 (N sessions that move with no pause, reopen pages with new seeds and press ▶ Play) from an address of its own,
-through the tier's harness frontend (scripts/web_tier.py, LCSM_HARNESS_PORT); its figures are reported apart.
+through the tier's harness frontend (app/web_tier.py, LCSM_HARNESS_PORT); its figures are reported apart.
 
 The server is every process of the app (benchmarks/server_usage.py, by role: the web processes, HAProxy and the
 trainer service with `--web-processes N` > 1, the preview pool, the training workers). Every second their CPU
@@ -371,7 +371,7 @@ def report(result: dict, stored: list[dict], args, machine: str) -> str:
         f"{', '.join(args.pages)} (think time {args.think_s[0]:g}–{args.think_s[1]:g} s), {args.trainers} trainers "
         f"+ 1 waiting (tiny model, step budget {args.train_steps}; {concurrency} concurrent trainings, "
         f"{MAX_CONCURRENT_ENV}), {args.browsers} chromium tabs; the server runs `{ENTRY}` on 127.0.0.1"
-        + (f" ({args.web_processes} web processes behind HAProxy, scripts/web_tier.py)" if args.web_processes > 1
+        + (f" ({args.web_processes} web processes behind HAProxy, app/web_tier.py)" if args.web_processes > 1
            else "") + ". Latency: "
         "request sent → its script_finished (chromium: key press → page drawn). Errors count exception elements, "
         "reruns that did not finish within 60 s (timeouts) and dropped connections.",

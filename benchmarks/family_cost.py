@@ -5,7 +5,7 @@
 A "held" move (any setting but the swept one) makes the preview worker compute the page's whole family: the
 page's result at 15–25 values of the swept setting. This times that part alone, in CPU milliseconds of this
 process (`time.process_time`), with one thread for torch and BLAS as the server's processes run
-(app.kit.web_process), for the defaults and one held move per page, the two ways side by side in one run:
+(lcsm_explorer.app.kit.web_process), for the defaults and one held move per page, the two ways side by side in one run:
 
     loop    [lesson.compute({**held, swept: v}) for v in the family's values]      (the readable reference)
     batch   lesson.sweep.compute_many(held, values)                                 (one core call)
@@ -14,9 +14,9 @@ Both start from the same caches: a page's own cached step that depends on the he
 training) is cleared before each timing, as a held move finds it missing; what depends on no setting
 (propagation's single-token responses) is warm, as the server warms it at start. The two ways alternate,
 and the table gives each one's median and best of --repeats. The figures and the page text of each member
-are not in these numbers; --whole adds a second table with them: `app.kit.sweep.sweep_family` (every chart
+are not in these numbers; --whole adds a second table with them: `lcsm_explorer.app.kit.sweep.sweep_family` (every chart
 and readout of every member) with and without `compute_many`; --worker times the preview worker's whole job,
-`app.kit.preview_pool.compute_family` (the members, the page link's text and the outline made from them, both
+`app/kit/preview_pool.py:compute_family` (the members, the page link's text and the outline made from them, both
 pickled: what a held move costs the helpers), beside its members alone; --split divides that job into its parts
 (`split`: the core call, the members' charts, their readouts, the charts' words, `page_member`, `prepared`, the
 pickles), to say whose code a held move's helper CPU is.
@@ -52,7 +52,7 @@ def cpu_ms(action) -> float:
 def page_caches(spec) -> list:
     """The page module's own cached steps that depend on held settings, and its memo of layouts by frame (cleared
     before each timing: a held move meets new frames)."""
-    from app.kit.chart_element import Refiller
+    from lcsm_explorer.app.kit.chart_element import Refiller
     module = sys.modules[spec.compute.__module__]
     keep = {"single_token_responses"}          # depends on no setting: warmed at server start
     return [fn for name, fn in vars(module).items() if name not in keep and callable(getattr(fn, "clear", None))
@@ -72,8 +72,8 @@ def loop(spec, held: dict, values: list) -> list:
 def measure(page: str, changes: dict, repeats: int, whole: bool | str = False) -> dict:
     import dataclasses
 
-    from app.kit.sweep import sweep_family, sweep_values
-    from app.lessons import lesson
+    from lcsm_explorer.app.kit.sweep import sweep_family, sweep_values
+    from lcsm_explorer.app.lessons import lesson
     spec = lesson(page)
     values_all = {**spec.settings.defaults, **changes}
     held = {k: v for k, v in values_all.items() if k != spec.sweep.setting}
@@ -84,7 +84,7 @@ def measure(page: str, changes: dict, repeats: int, whole: bool | str = False) -
         one_by_one = dataclasses.replace(spec, sweep=dataclasses.replace(spec.sweep, compute_many=None))
         ways = {"loop": lambda: sweep_family(one_by_one, held), "batch": lambda: sweep_family(spec, held)}
     if whole == "worker":                      # the worker's whole job (its members, link, outline, pickles)
-        from app.kit.preview_pool import compute_family
+        from lcsm_explorer.app.kit.preview_pool import compute_family
         frozen = tuple(sorted(held.items()))
         ways = {"loop": lambda: sweep_family(spec, held), "batch": lambda: compute_family(page, frozen)}
     for way in ways.values():                  # imports and first calls outside the timings
@@ -111,13 +111,13 @@ def split(page: str, changes: dict, repeats: int) -> dict:
     and the two pickles. Medians over `repeats` (after two unmeasured runs)."""
     import pickle
 
-    from app.kit.chart_element import plain_part
-    from app.kit.chart_text import chart_text
-    from app.kit.family import prepared
-    from app.kit.page_text import chart_notes, page_text
-    from app.kit.sweep import shared_values, sweep_values
-    from app.kit.sweep_figure import PART_TRACE_KEYS, page_member, part_layout_key
-    from app.lessons import lesson
+    from lcsm_explorer.app.kit.chart_element import plain_part
+    from lcsm_explorer.app.kit.chart_text import chart_text
+    from lcsm_explorer.app.kit.family import prepared
+    from lcsm_explorer.app.kit.page_text import chart_notes, page_text
+    from lcsm_explorer.app.kit.sweep import shared_values, sweep_values
+    from lcsm_explorer.app.kit.sweep_figure import PART_TRACE_KEYS, page_member, part_layout_key
+    from lcsm_explorer.app.lessons import lesson
     spec = lesson(page)
     setting = spec.settings[spec.sweep.setting]
     held = {k: v for k, v in {**spec.settings.defaults, **changes}.items() if k != setting.name}

@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lessons import lesson  # noqa: E402
 from benchmarks.app_process import AppServer  # noqa: E402
 from benchmarks.streamlit_client import StreamlitSession  # noqa: E402
+from lcsm_explorer.app.lessons import lesson  # noqa: E402
 
 REF = re.compile(r"Sending cached message ref \(hash=(\w+)\)")
 

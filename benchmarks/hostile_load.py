@@ -3,7 +3,7 @@
     python3 benchmarks/hostile_load.py [--sessions 30] [--hostile-sessions 12] [--duration-s 120] [--rounds 1]
                                        [--no-write]
 
-Runs benchmarks/classroom_load.py on the two-process tier (HAProxy, scripts/web_tier.py) alternately without and
+Runs benchmarks/classroom_load.py on the two-process tier (HAProxy, app/web_tier.py) alternately without and
 with `--hostile-sessions` sessions of one hostile client (moving with no pause, new seeds, ▶ Play and a paper-lab
 grid now and then) from an address of its own: the tier's harness frontend (LCSM_HARNESS_PORT) tells the web
 processes the address the client names, since loopback is the operator and never held back. The learners think

@@ -13,9 +13,9 @@ core/figure code):
     script      the whole script run (the ScriptRunner thread's CPU from rerun start to finish)
     compute     lesson.compute (the core)
     figures     lesson.figures (plotly Figure objects built)
-    to_dict     plotly Figure → dict (Figure.to_dict, or app.kit.chart_element.plain_figure, its copy-free twin)
+    to_dict     plotly Figure → dict (Figure.to_dict, or app/kit/chart_element.py:plain_figure, its copy-free twin)
     to_json     dict → Figure → JSON (st.plotly_chart: go.Figure(dict) and plotly.io.to_json)
-    preview     the sweep family (app.kit.sweep.sweep_family / sweep_member: compute + chart per member)
+    preview     the sweep family (lcsm_explorer.app.kit.sweep.sweep_family / sweep_member: compute + chart per member)
     hash        ForwardMsg hashing (Streamlit serializes each message to hash it, in the script thread)
     gc          Streamlit's full garbage collection after each run (`runner.postScriptGC`, on by default): a real
                 server runs it at the end of every script run; under AppTest it does not run, so it is timed here
@@ -75,10 +75,12 @@ PIECES = ("script", "compute", "figures", "to_dict", "to_json", "preview", "hash
 # A piece nested in one of these counts in the outer one (a member's compute is preview CPU).
 ABSORBING = {"preview", "compute", "figures", "to_json"}
 # The preview's own work: a family's members (compute + one chart each) and the figure with its frames.
-PREVIEW_FUNCTIONS = (("app.kit.sweep", "sweep_family"), ("app.kit.sweep", "sweep_member"),
-                     ("app.kit.sweep_figure", "member"), ("app.kit.sweep_figure", "preview_figure"))
+PREVIEW_FUNCTIONS = (("lcsm_explorer.app.kit.sweep", "sweep_family"), ("lcsm_explorer.app.kit.sweep", "sweep_member"),
+                     ("lcsm_explorer.app.kit.sweep_figure", "member"), ("lcsm_explorer.app.kit.sweep_figure",
+                     "preview_figure"))
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-SCRIPT = "from app.kit.render import render_lesson\nfrom app.lessons import lesson\nrender_lesson(lesson({page!r}))\n"
+SCRIPT = ("from lcsm_explorer.app.kit.render import render_lesson\nfrom lcsm_explorer.app.lessons import lesson\n"
+          "render_lesson(lesson({page!r}))\n")
 
 
 class CpuLedger:
@@ -152,7 +154,7 @@ def install(ledger: CpuLedger) -> list[str]:
     forward_msg_cache.populate_hash_if_needed = ledger.wrap("hash", forward_msg_cache.populate_hash_if_needed)
     _replace_everywhere("streamlit.", "populate_hash_if_needed", forward_msg_cache.populate_hash_if_needed)
     go.Figure.to_dict = ledger.wrap("to_dict", go.Figure.to_dict)
-    from app.kit import chart_element
+    from lcsm_explorer.app.kit import chart_element
     chart_element.plain_figure = ledger.wrap("to_dict", chart_element.plain_figure)
     go.Figure.__init__ = ledger.wrap("to_json", go.Figure.__init__)   # figures/preview absorb their own builds
     plotly.io.to_json = ledger.wrap("to_json", plotly.io.to_json)
@@ -165,7 +167,7 @@ def install(ledger: CpuLedger) -> list[str]:
         else:
             missing.append(f"{module_name}.{name}")
 
-    from app import lessons
+    from lcsm_explorer.app import lessons
     original_lesson = lessons.lesson
 
     @functools.lru_cache(maxsize=None)
@@ -238,7 +240,7 @@ def first_slider(lesson) -> str:
 
 
 def profile_page(page: str, moves: int, ledger: CpuLedger) -> dict[str, dict[str, float]]:
-    from app.lessons import lesson as find_lesson
+    from lcsm_explorer.app.lessons import lesson as find_lesson
 
     declared = find_lesson(page)
     swept = declared.sweep.setting if declared.sweep is not None else first_slider(declared)
@@ -332,7 +334,7 @@ def main() -> None:
     if gc_variable is not None:
         config.set_option("runner.postScriptGC", gc_variable.strip().lower() in ("true", "1", "yes"))
     ledger = CpuLedger()
-    import app.kit.render  # noqa: F401 — load the app's modules so that their imported names can be rewrapped
+    import lcsm_explorer.app.kit.render  # noqa: F401 — load the app's modules so that their imported names can be rewrapped
     missing = install(ledger)
     rows = []
     for page in args.pages:

@@ -10,7 +10,7 @@ without one), each "other" row another setting. Per move it times, in CPU millis
     compute    lesson.compute(values)
     figures    lesson.figures(values, result), each figure `.to_dict()` (what the renderer caches)
     text       lesson.metrics + lesson.quantities
-    member     one preview member: compute + every chart and readout of the page at that value (app.kit.sweep.page_at)
+    member     one preview member: compute + every chart and readout of the page at that value (sweep.page_at)
 
 and prints the medians. "move" = compute + figures + text: the page's share of a move's CPU (the
 renderer's own work, the script run and the websocket send come on top, H4's side). The preview family of
@@ -60,8 +60,8 @@ def with_value(values: dict, name: str, value) -> dict:
 
 
 def measure(page: str, which: int, moves: int) -> dict[str, float]:
-    from app.kit.sweep import page_at
-    from app.lessons import lesson
+    from lcsm_explorer.app.kit.sweep import page_at
+    from lcsm_explorer.app.lessons import lesson
     les = lesson(page)
     name, values = MOVES[page][which]
     base = dict(les.settings.defaults)
@@ -99,7 +99,7 @@ def main() -> None:
     print(f"torch threads: {torch.get_num_threads()}; CPU ms per move, median of {args.moves}")
     print(f"{'page':<16}{'move':<7}{'setting':<9}{'compute':>9}{'figures':>9}{'text':>7}{'= move':>9}{'member':>9}")
     for page in args.pages:
-        from app.lessons import lesson
+        from lcsm_explorer.app.lessons import lesson
         lesson(page)      # import (and torch's first call) outside the timings
         for which in range(len(MOVES[page])):
             label = "swept" if which == 0 else "other"

@@ -60,8 +60,10 @@ def timed(action) -> float:
 
 
 # One lesson drawn by the renderer, exactly as the router draws it.
-SCRIPT = "from app.kit.render import render_lesson\nfrom app.lessons import lesson\nrender_lesson(lesson({page!r}))\n"
-PLAIN = ("import dataclasses\nfrom app.kit.render import render_lesson\nfrom app.lessons import lesson\n"
+SCRIPT = ("from lcsm_explorer.app.kit.render import render_lesson\nfrom lcsm_explorer.app.lessons import lesson\n"
+          "render_lesson(lesson({page!r}))\n")
+PLAIN = ("import dataclasses\nfrom lcsm_explorer.app.kit.render import render_lesson\n"
+         "from lcsm_explorer.app.lessons import lesson\n"
          "render_lesson(dataclasses.replace(lesson({page!r}), sweep=None))\n")
 
 

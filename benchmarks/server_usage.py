@@ -5,7 +5,7 @@ Roles, read from each process's command line and niceness: "web" (a Streamlit pr
 websocket sends; with one web process the trainer service is a thread of it), "proxy" (HAProxy), "service"
 (`python -m lcsm_serving.service`), "preview" (a niced worker: the preview pool runs at nice 19),
 "workers" (any other process below: training workers, the multiprocessing resource tracker) and "launcher"
-(scripts/web_tier.py, which only waits). CPU is utime+stime (all threads, dead ones included; 10 ms ticks);
+(app/web_tier.py, which only waits). CPU is utime+stime (all threads, dead ones included; 10 ms ticks);
 a process that ended keeps the CPU it had when last read, so call `read()` often enough around short-lived ones
 (a web process killed and restarted counts both).
 """

@@ -61,7 +61,7 @@ class StreamlitSession:
                  headers: dict[str, str] | None = None):
         """`cookie`: the Cookie header the websocket sends (a browser's identity, app/kit/browser_identity.py);
         None: a client without cookies (the server then keys it by its address). `headers`: more headers of the
-        websocket's request (a load run's X-Harness-Client, scripts/web_tier.py's harness frontend)."""
+        websocket's request (a load run's X-Harness-Client, app/web_tier.py's harness frontend)."""
         parts = urlsplit(base_url)
         assert parts.hostname in ("127.0.0.1", "localhost", "::1"), "load runs stay on loopback"
         self.url = f"ws://{parts.netloc}/_stcore/stream"

@@ -30,9 +30,9 @@ PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation")
 
 FAMILY_KIB = """
 import sys; sys.path.insert(0, ".")
-from app.kit.family import prepared
-from app.kit.sweep import sweep_family
-from app.lessons import lesson
+from lcsm_explorer.app.kit.family import prepared
+from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.lessons import lesson
 for page in sys.argv[1:]:
     spec = lesson(page)
     held = tuple(sorted((k, v) for k, v in spec.settings.defaults.items() if k != spec.sweep.setting))

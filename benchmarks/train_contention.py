@@ -32,7 +32,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from lcsm_core.training import run_config  # noqa: E402
 from lcsm_serving import RunManager, TrainerClient  # noqa: E402
 
-SCRIPT = "from app.kit.render import render_lesson\nfrom app.lessons import lesson\nrender_lesson(lesson('spring'))\n"
+SCRIPT = ("from lcsm_explorer.app.kit.render import render_lesson\nfrom lcsm_explorer.app.lessons import lesson\n"
+          "render_lesson(lesson('spring'))\n")
 TRAINING = dict(variant="gla", d_model=64, expand_dim=64, layers=2, seq_len=64, batch_size=32, max_steps=5000,
                 max_seconds=600.0, device="cpu")
 

@@ -13,7 +13,7 @@ TINY = dict(d_model=8, k=8, seq_len=16, vocab=16, kv_pairs=2, batch=8, layers=1)
 
 
 def page_settings():
-    from app.lessons.train_live import SETTINGS
+    from lcsm_explorer.app.lessons.train_live import SETTINGS
     return SETTINGS
 
 

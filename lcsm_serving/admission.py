@@ -60,7 +60,7 @@ from lcsm_core.training.progress import amount_words
 if TYPE_CHECKING:
     pass
 
-LOCAL_VISITOR = "local"                   # app.kit.visitor's name for this machine's own user
+LOCAL_VISITOR = "local"                   # lcsm_explorer.app.kit.visitor's name for this machine's own user
 ENV_MAX_ACTIVE = "LCSM_VISITOR_MAX_ACTIVE"
 ENV_VISITOR_BUDGET = "LCSM_VISITOR_BUDGET_CPU_S"
 ENV_WINDOW = "LCSM_VISITOR_BUDGET_WINDOW_S"

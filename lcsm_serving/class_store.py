@@ -64,7 +64,7 @@ class ClassStore:
                      policy: AdmissionPolicy | None = None, seats: int = DEFAULT_SEATS) -> tuple[str, str]:
         """A new class of `seats` seats: (code, teacher secret). The secret is returned once; only its hash is kept.
 
-        `visitor` (a page's client address, `app.kit.visitor.visitor_key`) may create at most
+        `visitor` (a page's client address, `lcsm_explorer.app.kit.visitor.visitor_key`) may create at most
         `policy.visitor_max_classes` classes a day (default policy: the environment's, AdmissionPolicy.from_env):
         a class is only a row, but anyone may press the button, so its count is bounded as the admission policy
         bounds runs (the operator — loopback, scripts: None — is not counted). ValueError with the message for

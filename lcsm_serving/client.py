@@ -86,7 +86,7 @@ class TrainerClient:
     def submit(self, config: RunConfig, owner: str, start_paused: bool = False, visitor: str = "") -> int:
         """Store a job for the service; its run id. ValueError with a message for the learner (bad config,
         over a cap, this owner already holds a place, the queue is full). `visitor`: who asks, as the server sees
-        them (`app.kit.visitor.visitor_key`), for the admission policy's per-visitor quota and budget ("" or
+        them (`app/kit/visitor.py:visitor_key`), for the admission policy's per-visitor quota and budget ("" or
         "local": this machine's own user, the operator)."""
         self.ensure_service()
         p = self._service_policy()

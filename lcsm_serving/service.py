@@ -235,7 +235,7 @@ def start_in_thread(db_path: str | os.PathLike | None = None, **manager_options)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lcsm_serving.service",
+    parser = argparse.ArgumentParser(prog="lcsm-explorer service",
                                      description="The trainer service of a run store (see the module docstring).")
     parser.add_argument("--db", default=None, help="the run store file (default: $LCSM_DATA_DIR/runs.sqlite)")
     parser.add_argument("--max-concurrent", type=int, default=None,

@@ -200,10 +200,25 @@ class LineEntry:
     place: int | None = None
 
 
-def default_db_path(data_dir: str | os.PathLike | None = None) -> Path:
-    """data_dir (option) > $LCSM_DATA_DIR > <repo>/data; the file is runs.sqlite inside it."""
-    base = data_dir or os.environ.get(DATA_DIR_ENV) or Path(__file__).resolve().parents[1] / "data"
-    return Path(base) / DB_NAME
+def default_data_dir() -> Path:
+    """Where state lives when nothing names a folder: `data/` in a checkout (beside app/, git-ignored), else the
+    user's data folder ($XDG_DATA_HOME/lcsm-explorer, ~/.local/share/lcsm-explorer) — never inside an installed
+    package, which an upgrade replaces."""
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "app" / "streamlit_app.py").is_file() and (checkout / "lcsm_serving").is_dir():
+        return checkout / "data"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "lcsm-explorer"
+
+
+def data_dir(option: str | os.PathLike | None = None) -> Path:
+    """The one folder that holds the server's state (run store, classes, token key): the option > $LCSM_DATA_DIR >
+    default_data_dir()."""
+    return Path(option or os.environ.get(DATA_DIR_ENV) or default_data_dir())
+
+
+def default_db_path(data_dir_option: str | os.PathLike | None = None) -> Path:
+    """The run store file, runs.sqlite in data_dir()."""
+    return data_dir(data_dir_option) / DB_NAME
 
 
 def open_store_file(path: str | os.PathLike | None = None) -> tuple[Path, sqlite3.Connection]:

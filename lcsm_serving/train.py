@@ -23,7 +23,7 @@ from lcsm_serving.recorder import record_run
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m lcsm_serving.train", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="lcsm-explorer train", description=__doc__.split("\n\n")[0])
     p.add_argument("--task", choices=TASK_NAMES, default="mqar")
     p.add_argument("--variant", default="gla", help="a registered variant (lcsm_core.VARIANTS)")
     p.add_argument("--code", default=None, help="an LCSM model code e-o-s-a instead of a variant, e.g. 1-9-1-0")

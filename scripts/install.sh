@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the app needs with pip; with --tests also what only the tests use (fla-core oracles, Ray, axe).
+# Installs the package (pip, editable, constraints.txt); with --tests also what only the tests use (its [test]
+# and [ray] extras: pytest, Playwright, axe, Ray; fla-core's oracles).
 # Debian packages (HAProxy, KaTeX; with --tests chromium and an emoji font) are installed with apt-get only when
 # asked (--system-packages, as root); otherwise each missing one is named with what goes without it.
 # Idempotent: a second run is quick.
@@ -15,16 +16,17 @@ for arg in "$@"; do
     *) echo "install.sh: unknown option $arg (known: --tests, --system-packages)" >&2; exit 2 ;;
   esac
 done
-python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
+# The package itself, editable (the checkout is what runs), at the versions the tests ran with (constraints.txt);
+# with --tests its [test] and [ray] extras too.
+EXTRAS=""
+if [ "$TESTS" = "1" ]; then EXTRAS="[test,ray]"; fi
+python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".$EXTRAS"
 # flash-linear-attention's plain-PyTorch references are oracles in the kernel tests only (never imported at run
 # time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones. Ray runs paper-lab grids
 # on a local instance and on a two-node cluster in the tests (the app needs it only when LCSM_RAY_ADDRESS is set);
 # its `client` extra (grpcio) is what a ray://host:10001 address needs.
 if [ "$TESTS" = "1" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
-  python3 -m pip install --quiet --disable-pip-version-check "ray[client]==2.60.0"
-  # axe-core (bundled) for the accessibility checks of the browser tests
-  python3 -m pip install --quiet --disable-pip-version-check axe-playwright-python==0.1.8
 fi
 
 MISSING=()
@@ -42,7 +44,7 @@ system_package() {
     MISSING+=("$packages")
   fi
 }
-# Several web processes (LCSM_WEB_PROCESSES > 1, scripts/web_tier.py) run behind Debian's HAProxy.
+# Several web processes (LCSM_WEB_PROCESSES > 1, app/web_tier.py) run behind Debian's HAProxy.
 system_package haproxy "command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ]" \
   "only one web process can run, and the web-tier browser tests skip (fail under CI=true)"
 # The lesson instrument typesets its live equations with Debian's KaTeX, served by the app (app/kit/vendor.py).

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from app.kit.figure_style import INK, PAPER
+from lcsm_explorer.app.kit.figure_style import INK, PAPER
 
 DEFICIENCIES = ("protanopia", "deuteranopia", "tritanopia")
 MACHADO = {                 # Machado, Oliveira & Fernandes 2009, Table 1, severity 1.0 (linear RGB)

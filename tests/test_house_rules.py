@@ -62,7 +62,7 @@ PACKAGES = ("lcsm_core", "kernels", "lcsm_serving")
 def package_node(module: str) -> str | None:
     """The node a module belongs to in the package graph: `kernels`, a subpackage or top-level module of the
     core or of serving (`lcsm_core.scan`, `lcsm_serving.store`), or a facade (`lcsm_core`); None outside them."""
-    parts = module.split(".")
+    parts = module.removeprefix("lcsm_explorer.").split(".")
     if parts[0] == "kernels":
         return "kernels"
     if parts[0] not in ("lcsm_core", "lcsm_serving"):
@@ -71,7 +71,7 @@ def package_node(module: str) -> str | None:
 
 
 def is_module(dotted: str) -> bool:
-    path = ROOT.joinpath(*dotted.split("."))
+    path = ROOT.joinpath(*dotted.removeprefix("lcsm_explorer.").split("."))
     return path.is_dir() or path.with_suffix(".py").exists()
 
 
@@ -100,6 +100,17 @@ def import_edges() -> dict[str, dict[str, str]]:
                     if dest and dest != source:
                         edges.setdefault(source, {}).setdefault(dest, str(path.relative_to(ROOT)))
     return edges
+
+
+def test_app_and_kernels_are_imported_by_their_one_name():
+    """app/ and kernels/ are `lcsm_explorer.app` and `lcsm_explorer.kernels` (the names a wheel installs); an import
+    of a bare `app` or `kernels` would load a second copy of every module with its own state."""
+    offenders = sorted(f"{path.relative_to(ROOT)}: {name}" for folder in ("app", "kernels", "lcsm_core", "lcsm_serving",
+                                                                             "lcsm_explorer", "tests", "benchmarks",
+                                                                             "scripts")
+                       for path in (ROOT / folder).rglob("*.py")
+                       for name in imported_modules(path) if name in ("app", "kernels", "lessons"))
+    assert not offenders, offenders
 
 
 def test_kernels_import_nothing_of_the_core():
@@ -143,7 +154,7 @@ def test_the_import_graph_sees_the_edges_it_should():
     """A guard on the walker itself: known imports of the core are found."""
     edges = import_edges()
     assert "lcsm_core.scan" in edges["lcsm_core.variants"]
-    assert "kernels" in edges["lcsm_core.scan"]
+    assert "kernels" in edges["lcsm_core.scan"]                           # as lcsm_explorer.kernels
     assert "lcsm_core.scan" in edges["lcsm_core.training"]
     assert {"lcsm_core.training", "lcsm_serving.store"} <= set(edges["lcsm_serving.manager"])
 

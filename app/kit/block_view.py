@@ -1,4 +1,4 @@
-"""`draw_blocks(blocks)`: the one place that turns a page's declared blocks (`app.kit.blocks`) into streamlit calls."""
+"""`draw_blocks(blocks)`: the one place that turns a page's declared blocks (app/kit/blocks.py) into st calls."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

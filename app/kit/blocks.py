@@ -1,6 +1,6 @@
 """What a page shows besides the charts of its settings — text, tables, verdict boxes, cards, widgets — as data.
 
-A page's `panel` and its live part return a list of these; `app.kit.block_view.draw_blocks` draws them. Pages
+A page's `panel` and its live part return a list of these; `app/kit/block_view.py:draw_blocks` draws them. Pages
 never call streamlit themselves (tests/app/test_declarations.py): what they show is a value a test can read.
 Pure (no streamlit).
 """

@@ -4,7 +4,7 @@ settings that drive the main chart.
 - On a phone (≤ 640 px; the sidebar would cover the screen) they are drawn again under the main chart (a live
   page: above its buttons; a page without charts: under its readouts), with the page's presets as a row of pills
   and every other setting folded under "More settings". A page with a drag preview (lessons 1–5) is drawn by
-  the lesson instrument (`app.kit.instrument`), which holds its controls and presets: none of this applies there.
+  the lesson instrument (`app/kit/instrument.py`), which holds its controls and presets: none of this applies there.
   The sidebar keeps the full set. On a wider screen the copy is hidden by the layout's style sheet
   (`layout.CHART_CONTROLS_KEY`).
 - A setting drawn twice is one value: the copy's widget has a key of its own (Streamlit allows one widget per

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
-from app.lessons import PAGES, lesson
+from lcsm_explorer.app.lessons import PAGES, lesson
 
 from . import lesson_text
 from .classroom import share_query

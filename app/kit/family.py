@@ -1,6 +1,6 @@
 """A preview family as the web process keeps it, made where its members are computed (the preview worker).
 
-The members (`app.kit.sweep.sweep_family`: every chart's frame of every member, as dicts) serve the web
+The members (`lcsm_explorer.app.kit.sweep.sweep_family`: every chart's frame of every member, as dicts) serve the web
 process twice: as the instrument's family data (every chart's frames and every member's readouts and equations, one
 JSON text the browser gets once per family) and, to draw each chart at the current value, through their outline
 only — per member its
@@ -33,7 +33,7 @@ SHARED_CHARS = 64             # an array repeated (or started) in the family is 
 class Family:
     """One family of a page (`page`, `held` settings): its members' outline (`members`: `OUTLINE_MEMBER` and, by
     chart, `OUTLINE_CHART`), per following chart its frame groups' outlines (`groups`) and the instrument's family data
-    (`link`: page, lead chart, `family_id`, `family` — the JSON text; see `app.kit.instrument`)."""
+    (`link`: page, lead chart, `family_id`, `family` — the JSON text; see `lcsm_explorer.app.kit.instrument`)."""
 
     page: str
     held: tuple

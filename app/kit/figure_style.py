@@ -15,7 +15,7 @@ The chart hygiene rules live here, once (tests/app/test_figure_hygiene.py holds 
   sits in the plot's corner, not at a data position (plotly stretches an axis to fit a note placed in
   data coordinates);
 - values below float precision are drawn in a labelled band (`precision_band`), not at a fake floor;
-- a figure with frames (▶ play, or a page's drag-to-preview chart, `app.kit.sweep_figure`) fixes every value
+- a figure with frames (▶ play, or a page's drag-to-preview chart, `app/kit/sweep_figure.py`) fixes every value
   axis's range, so the picture does not jump between frames.
 
 Smaller payloads (`build` does both, once per figure): a float64 array is sent as float32 where the eye cannot

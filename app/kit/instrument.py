@@ -5,10 +5,10 @@ What the browser gets, in two mounts of the one component (`instrument.js`):
 
 - the page (`instrument_payload`): every setting as a control (native range, number, select, checkbox), the
   presets, every chart at the current value as its finished JSON spec, and the current readouts, equations and
-  charts' words (`text.charts`: each chart's summary and data tables, `app.kit.chart_text`). It changes with every
+  charts' words (`text.charts`: each chart's summary and data tables, `app/kit/chart_text.py`). It changes with every
   committed value;
 - the family (`family_payload`, only where the drag preview is on): every chart's frames and every member's
-  readouts, equations and charts' words (`app.kit.family.Family.link`). It does not depend on the swept value, so
+  readouts, equations and charts' words (`app/kit/family.py:Family.link`). It does not depend on the swept value, so
   across swept moves it is the same message, byte for byte, and Streamlit's message cache sends a reference, not
   the family.
 
@@ -21,7 +21,7 @@ setting's session-state key: the URL, exercises and challenges read it from ther
 in the page's payload so the browser never shows an older page over a newer move.
 
 plotly.js and KaTeX are the installed packages' own files (plotly's `plotly.min.js`, Debian's libjs-katex), served
-by the app's own routes (`app.kit.vendor`): no CDN, the app works offline.
+by the app's own routes (`lcsm_explorer.app.kit.vendor`): no CDN, the app works offline.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from .sweep_figure import MOVING_DATA, MOVING_LAYOUT
 from .vendor import VENDOR_URLS
 from .widgets import chart_config, insight_key
 
-# The component's own code is a loader of instrument.js (served by the app, `app.kit.vendor`): Streamlit sends a
+# The component's own code is a loader of instrument.js (served by the app, `app/kit/vendor.py`): Streamlit sends a
 # component's inline code with every element, and the instrument's element is sent on every move.
 # Once loaded, the module is called at once (a re-mounted element is redrawn in the same frame).
 LOADER_JS = ("const url = new URL(%s, window.location.origin).href;\n"

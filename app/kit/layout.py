@@ -21,7 +21,7 @@ one style sheet, injected once per run by the router (tests/browser/test_layouts
   controls and its readouts in a narrow column on the left, the charts on the right, under nothing but the title
   (the objectives and notes fold at the end), so the controls in use and the main chart share the first screen
   (`presenter_columns`).
-- On a phone the controls of the main chart sit with it (`app.kit.chart_controls`): their copy, in the container
+- On a phone the controls of the main chart sit with it (`app/kit/chart_controls.py`): their copy, in the container
   keyed `CHART_CONTROLS_KEY`, is drawn on every screen and hidden wider than a phone (the sidebar is open there).
 Charts place their titles and legends in `figure_style.build`; the sidebar's order is `render.render_lesson`'s.
 The sheet itself is `internals.page_style.layout_sheet()`: it reaches Streamlit's elements through their private

@@ -12,9 +12,10 @@ A lesson module (`app/lessons/<page>.py`) reads top to bottom as
     LESSON = Lesson(...)
 
 and its prose and exercises live in `lessons/NN-<page>.md`. Pages that train while the learner
-watches (Train live, Paper lab) add a `live` part, declared (`app.kit.live.Live`: commands, poll interval,
-what to fetch, what to draw) and drawn by `app.kit.live_lesson`. Pages whose output is not charts add a `panel`
-returning blocks (`app.kit.blocks`). Pages never call streamlit.
+watches (Train live, Paper lab) add a `live` part, declared (`lcsm_explorer.app.kit.live.Live`: commands, poll interval,
+what to fetch, what to draw) and drawn by `lcsm_explorer.app.kit.live_lesson`. Pages whose output is not charts add a
+`panel`
+returning blocks (`lcsm_explorer.app.kit.blocks`). Pages never call streamlit.
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ class Notice:
 
 @dataclass(frozen=True)
 class Snippet:
-    """How a page's numbers come out of lcsm_core alone, for the exported script (`app.kit.snippet`):
+    """How a page's numbers come out of lcsm_core alone, for the exported script (`lcsm_explorer.app.kit.snippet`):
     `imports` (lines), the core `call` with `{name}` for each setting (filled with the value's repr) — or a
     function of the settings that writes it — and the numbers it prints, each an expression over `result`
     (the call's return value)."""
@@ -66,11 +67,12 @@ class Snippet:
 class Sweep:
     """Drag to preview: the whole page precomputed at a small family of values of one setting (the others held),
     so that dragging animates every chart and rewrites every metric in the browser with no server round trip (a
-    round trip). A lesson with a sweep is drawn as one lesson instrument (`app.kit.instrument`): moving its swept
+    round trip). A lesson with a sweep is drawn as one lesson instrument (`app/kit/instrument.py`): moving its swept
     control moves every chart, readout and equation of the page through the family; `chart` is the main chart,
     drawn beside the controls. Releasing commits the value to the page's own setting, which stays the one source
-    of truth: the rerun draws URL, exercises and the instrument at that value. `app.kit.sweep` builds the family;
-    `app.kit.preview` documents the mechanism.
+    of truth: the rerun draws URL, exercises and the instrument at that value. `lcsm_explorer.app.kit.sweep` builds the
+    family;
+    `lcsm_explorer.app.kit.preview` documents the mechanism.
 
     `values` (when given) are the family's values, else `points` of them spread over the setting's range on its
     step grid (a choice setting: its options)."""
@@ -92,7 +94,7 @@ class Sweep:
 
 @dataclass(frozen=True)
 class Lesson:
-    """One page of the explorer, declared; `app.kit.render.render_lesson` draws it."""
+    """One page of the explorer, declared; `lcsm_explorer.app.kit.render.render_lesson` draws it."""
 
     page: str                     # URL path and the `page:` of its lesson file
     number: int                   # position in the navigation (lesson number)
@@ -111,17 +113,17 @@ class Lesson:
     equations: Callable[[dict[str, float]], list[str]] | None = None
     caption: str = ""
     # Per chart, the labels of the page's metrics that say what matters in it: (("response", ("regime",
-    # "half-life")), ...). Its text alternative (`app.kit.chart_text`: a summary, the chart's accessible name, and
+    # "half-life")), ...). Its text alternative (`app/kit/chart_text.py`: a summary, the chart's accessible name, and
     # data tables, read from the chart's data) says those readouts first, as shown ("regime underdamped, half-life
     # 6.93 s"); a label the page does not show at these settings is left out, and so is a chart not named here.
     chart_readouts: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    panel: Callable[[Values, Any], list] | None = None          # blocks (app.kit.blocks): tables, cards, text
-    live: Live | None = None                                    # work started and watched (app.kit.live)
+    panel: Callable[[Values, Any], list] | None = None          # blocks (app/kit/blocks.py): tables, cards, text
+    live: Live | None = None                                    # work started and watched (app/kit/live.py)
     snippet: Snippet | None = None                              # the page as a runnable lcsm_core script
     sweep: Sweep | None = None                                  # the page previewed while one setting is dragged
     # The few settings that drive the main chart: on a phone drawn again with it, in the presenter view first with
-    # the rest folded (app.kit.chart_controls). A swept page is drawn by the lesson instrument (app.kit.instrument)
-    # instead.
+    # the rest folded (app/kit/chart_controls.py). A swept page is drawn by the lesson instrument instead
+    # (app/kit/instrument.py).
     chart_controls: tuple[str, ...] = ()
 
     def chart_names(self) -> list[str]:

@@ -49,11 +49,15 @@ Each page reads only its own file (`lesson_file`): a mistake in one lesson file 
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
+from lcsm_explorer import lessons_dir
+
+ENV_LESSONS_DIR = "LCSM_LESSONS_DIR"    # a teacher's edited copy (`lcsm-explorer lessons export DIR`)
+LESSONS_DIR = Path(os.environ.get(ENV_LESSONS_DIR) or lessons_dir())
 FIELDS = ("check", "target", "answer", "hint", "explain", "solution")
 PROSE_FIELDS = ("hint", "explain")                           # fields whose text may go on over several lines
 QUANTITIES = "Quantities"                                    # the section naming the page's live quantities

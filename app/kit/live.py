@@ -1,12 +1,12 @@
 """The live-lesson kind, declared: a page that starts work on the server (a training run, a grid of runs) and
-watches it — pure data and plain functions (no streamlit); `app.kit.live_lesson.render_live` draws it.
+watches it — pure data and plain functions (no streamlit); `lcsm_explorer.app.kit.live_lesson.render_live` draws it.
 
     LIVE = Live(
         commands=(Command("play", "▶ Play", play), ...),   # buttons; each hook gets a Control
         moving=lambda v, c: ...,        # is the shown work still changing? (then poll every `poll_s` seconds)
         page_state=lambda v, c: ...,    # optional: what the buttons and the lead show (a change reruns the page)
         fetch=lambda v, c: ...,         # what the polled part shows, read from the run store
-        draw=lambda v, found, c: [...], # its blocks (app.kit.blocks)
+        draw=lambda v, found, c: [...], # its blocks (lcsm_explorer.app.kit.blocks)
         quantities=lambda v, found: {}, # what exercises and challenges check
         owned_run=True)                 # one run of the store at a time: `?run=ID`, driven only by its owner tab
 
@@ -29,7 +29,7 @@ Values = dict[str, Any]
 class Control:
     """What a live page's hooks may read about this tab, and the one thing they may change: the shown run.
 
-    `settings` are the page's current settings; `owner` this tab's owner token (`app.kit.owner`; "" on a page
+    `settings` are the page's current settings; `owner` this tab's owner token (`app/kit/owner.py`; "" on a page
     without an owned run); `visitor` the key the server's admission quota counts this visitor under; `run` the
     shown run's id (None: none); `picked` the values of the live part's widgets; `present` the presenter view;
     `page_url` this page's address without its query (for share links)."""
@@ -50,7 +50,7 @@ class Control:
 @dataclass(frozen=True)
 class Command:
     """One button. `act(control)` runs as its callback, before the page redraws; a `ValueError` it raises is
-    shown in the error slot as its message (at `refusal` level; quote typed text with `app.kit.literal`).
+    shown in the error slot as its message (at `refusal` level; quote typed text with `lcsm_explorer.app.kit.literal`).
     `enabled(control)` greys it out when false; `choose(settings)` is a widget drawn above it (a `Pick`; its
     value in `picked`, its default in `Live.picks`)."""
 
@@ -96,7 +96,7 @@ def run_id_of(value: str) -> int | None:
 
 def steer(lesson: Callable[[], Any], act: Callable[[Control], None]) -> Callable[[], None]:
     """A setting's `on_change` that acts on the live work (e.g. the learning rate of the shown run), run like a
-    command (`app.kit.live_lesson.hook`: its refusal in the error slot). `lesson` returns the page's declaration
+    command (`app/kit/live_lesson.py:hook`: its refusal in the error slot). `lesson` returns the page's declaration
     (a page declares its settings before it). The kit is imported when the setting changes: this module stays pure."""
     def changed() -> None:
         from .live_lesson import hook

@@ -1,6 +1,6 @@
-"""`render_live(lesson, values)`: draws a page's live part (`app.kit.live.Live`) and returns its quantities.
+"""`render_live(lesson, values)`: draws a page's live part (`app/kit/live.py:Live`) and returns its quantities.
 
-Order: the intro, (on a phone) the main chart's controls (`app.kit.chart_controls`), one row of command buttons,
+Order: the intro, (on a phone) the main chart's controls (`app/kit/chart_controls.py`), one row of command buttons,
 the error slot, the lead blocks, then the polled part — an `st.fragment` that reruns alone every `poll_s` seconds
 while the work moves, and reruns the whole page when it stops moving, another run is shown or the page's
 `page_state` changes (so the buttons, the lead and the polling switch with it). The presenter view draws the lead
@@ -8,7 +8,7 @@ blocks after the polled part: the projector's first screen holds the buttons and
 
 A page with an owned run (`Live.owned_run`) shows one run of the run store: chosen in this tab, else named by the
 link (`?run=ID`; anything but an id is refused with a note), and driven only by the tab whose owner token
-(`app.kit.owner`) started it. Every hook runs with store faults caught: a `sqlite3.Error` or `OSError` that
+(`app/kit/owner.py`) started it. Every hook runs with store faults caught: a `sqlite3.Error` or `OSError` that
 `store_fault_message` can tell is shown in words instead of a traceback.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Start a new lesson: `python -m app.kit.new_lesson NAME [--title "Title"]` from the repository root.
+"""Start a new lesson: `python -m lcsm_explorer.app.kit.new_lesson NAME [--title "Title"]` from the repository root.
 
 It writes the minimal lesson the lesson tests accept, as a starting point to rewrite:
 
@@ -32,10 +32,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import BLUE, axis, build, scatter
-from app.kit.lesson import Lesson, Metric, Snippet
-from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.dynamics.eigen_responses import impulse_responses
+from lcsm_explorer.app.kit.figure_style import BLUE, axis, build, scatter
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Snippet
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
 
 SETTINGS = Settings("{page}", (
     Setting.slider("r", "decay r", 0.9, 0.5, 1.05, step=0.001, format="%.3f"),

@@ -1,6 +1,6 @@
 """What a page says besides its charts, as text: its metrics and notices as shown, and its live equations split
 into terms — pure (no streamlit). One function for the current value and for every member of a preview family,
-so the instrument shows the same words whichever it draws (`app.kit.instrument`)."""
+so the instrument shows the same words whichever it draws (`lcsm_explorer.app.kit.instrument`)."""
 from __future__ import annotations
 
 import re
@@ -69,7 +69,7 @@ def readouts(lesson: Lesson, values: dict, result: Any) -> tuple[list[dict], lis
 
 def chart_notes(lesson: Lesson, values: dict, result: Any, metrics: list[dict] | None = None) -> dict[str, str]:
     """Per chart that `Lesson.chart_readouts` names, its readouts in words, as shown ("regime underdamped, half-life
-    6.93 s"; a delta in brackets): what its text alternative says first (`app.kit.chart_text`). `metrics`: the
+    6.93 s"; a delta in brackets): what its text alternative says first (`app/kit/chart_text.py`). `metrics`: the
     page's, as `readouts` gives them, where the caller has them."""
     if not lesson.chart_readouts:
         return {}

@@ -1,12 +1,16 @@
 """Drag to preview (`Lesson.sweep`): one family of precomputed page states drives every chart, readout and equation
 of the page during a drag; it is never computed on the request path.
 
-- A family is the whole page at every value of the swept setting, the other settings held (`app.kit.sweep`), as data
-  (no plotly objects): computed by the preview pool (`app.kit.preview_pool`, a lowest-priority worker process) and
-  cached per (page, held settings) as an `app.kit.family.Family` for every session of the process.
+- A family is the whole page at every value of the swept setting, the other settings held
+  (`lcsm_explorer.app.kit.sweep`), as data
+  (no plotly objects): computed by the preview pool (`lcsm_explorer.app.kit.preview_pool`, a lowest-priority worker
+  process) and
+  cached per (page, held settings) as an `lcsm_explorer.app.kit.family.Family` for every session of the process.
 - With its family cached, every chart is drawn at the current value with its axes fixed over the family and tagged
-  `layout.meta.lcsm` (`app.kit.sweep_figure`); the family goes to the browser once, in the instrument's family
-  mount (`app.kit.instrument`), which moves every chart, readout and equation to the member at the swept control
+  `layout.meta.lcsm` (`lcsm_explorer.app.kit.sweep_figure`); the family goes to the browser once, in the instrument's
+  family
+  mount (`lcsm_explorer.app.kit.instrument`), which moves every chart, readout and equation to the member at the swept
+  control
   and commits the value on release. A chart with an animation of its own (▶ play) does not follow a drag.
 - Without it (a move of another setting), the script waits up to `family_wait_s()` for the pool (a condition wait,
   no CPU); past the wait the instrument is drawn without a family and a fragment polls every `POLL_S`, rerunning
@@ -51,11 +55,11 @@ _WARMED = False
 
 def store_family(key: tuple, family: Family | list[dict], results: dict | None = None, size: int = 0,
                  family_size: int | None = None) -> None:
-    """Keep the family (`app.kit.family.Family`, or its page members to make it from; for every session) and,
+    """Keep the family (`app/kit/family.py:Family`, or its page members to make it from; for every session) and,
     when the worker sent them, its members' compute results as the page's own (`render.computed`, by settings):
     the release of a drag lands on a member's value, whose page is then computed already (the batch equals
     `compute` to fp64 rounding: tests/app/test_sweep_batch.py)."""
-    from app.lessons import lesson
+    from lcsm_explorer.app.lessons import lesson
     page = lesson(key[0])
     if not isinstance(family, Family):
         family = families.prepared(page, key[1], list(family))
@@ -71,7 +75,7 @@ def store_pickled(key: tuple, family: bytes | None, results: bytes = b"") -> Non
     """`store_family` for what the preview worker sends (`preview_pool.compute_family`: the family and the results,
     each pickled once there); a family that failed (None) is kept empty, so the page asks for it no more."""
     if family is None:
-        from app.lessons import lesson
+        from lcsm_explorer.app.lessons import lesson
         store_family(key, families.empty(lesson(key[0]), key[1]))
         return
     store_family(key, pickle.loads(family), pickle.loads(results) if results else None, len(results), len(family))
@@ -120,7 +124,7 @@ def held_settings(lesson: Lesson, frozen: tuple) -> tuple:
 @dataclass(frozen=True)
 class PagePreview:
     """Every chart of the page at the current value, tagged with the family it follows (`charts`, by name), and
-    the family (`app.kit.family.Family`: its members' outline and the link's data)."""
+    the family (`lcsm_explorer.app.kit.family.Family`: its members' outline and the link's data)."""
 
     charts: dict[str, ChartSpec]
     family: Family

@@ -1,9 +1,9 @@
 """Preview families computed off the request path: one lowest-priority worker process, shared by every session.
 
-A family (every member of a page's `Lesson.sweep` for one set of held settings, `app.kit.sweep.sweep_family`)
+A family (every member of a page's `Lesson.sweep` for one set of held settings, `app/kit/sweep.py:sweep_family`)
 costs 0.2–0.6 s of CPU; computed in a session's script thread it held up that session and, through the GIL,
 every other one. Here `request(page, held)` queues it for a spawned worker process (`os.nice(19)`: the web
-process's own work always comes first) and returns at once; `app.kit.preview` puts the finished family into the
+process's own work always comes first) and returns at once; `app/kit/preview.py` puts the finished family into the
 byte-bounded cache, where every session of the process finds it.
 
 - Deduplicated: a family queued or running is not queued again (thirty learners on the same defaults: one job).
@@ -78,7 +78,7 @@ def machine_busy() -> bool:
 
 # --- in the worker process ------------------------------------------------------------------------------------
 def _start_worker(parent_pid: int, cache_mb: float) -> None:
-    """Lowest priority, a smaller cache (read when the worker first imports app.kit.cache, after this), and gone
+    """Lowest priority, a smaller cache (read when the worker first imports app/kit/cache.py, after this), and gone
     with the server: a thread exits the process once its parent has changed."""
     global _in_worker
     _in_worker = True
@@ -101,7 +101,7 @@ _prepared = False
 
 def _prepare_worker() -> None:
     """Once per worker, at its first family: every lesson imported, then the heap frozen (`gc.freeze`, as
-    `app.kit.web_process.prepare` does for a web process). Else the collector's full pass walks the hundreds of
+    `app/kit/web_process.py:prepare` does for a web process). Else the collector's full pass walks the hundreds of
     thousands of objects of torch, plotly, scipy and the lessons every few dozen families, a cost counted in a held
     move's (benchmarks/results/move_profile-cpu.md).
     Done at the first job, not in `_start_worker`: the web process waits for its workers to start."""
@@ -110,7 +110,7 @@ def _prepare_worker() -> None:
         return
     import gc
 
-    from app.lessons import all_lessons
+    from lcsm_explorer.app.lessons import all_lessons
     all_lessons()
     gc.collect()
     gc.freeze()
@@ -122,14 +122,14 @@ RESULTS_BYTES = 2 * 2**20  # a family's compute results travel back with it up t
 
 def compute_family(page: str, held: tuple) -> tuple[bytes, bytes]:
     """Every member of `page`'s sweep with `held` fixing the other settings (runs in the worker), as the web process
-    keeps them (`app.kit.family.prepared`: the family's JSON text and the members' outline, made here), and the
+    keeps them (`app/kit/family.py:prepared`: the family's JSON text and the members' outline, made here), and the
     members' compute results by value (empty where they pass `RESULTS_BYTES`: copying them to the web process
     would cost more than computing one again there) — each pickled once, here: the web process unpickles them
     once, and their lengths are their sizes in its cache (each shared object counted once)."""
     _prepare_worker()
-    from app.kit.family import prepared
-    from app.kit.sweep import sweep_family
-    from app.lessons import lesson
+    from lcsm_explorer.app.kit.family import prepared
+    from lcsm_explorer.app.kit.sweep import sweep_family
+    from lcsm_explorer.app.lessons import lesson
     results: dict = {}
     spec = lesson(page)
     family = prepared(spec, held, sweep_family(spec, dict(held), results))

@@ -5,7 +5,7 @@ its identity cookie the token is that browser's (app/kit/browser_identity.py: ev
 of the browser is one learner, counted once in a class), else the tab's, made and signed by the server on its first
 page. Each right answer is written to the run store's file (`lcsm_serving.progress_store`) and read back when a session
 starts, so a reload or a reconnect to another web process finds the score again. A teacher's link carries no token:
-whoever opens it keeps their own score. `?class=CODE` joins the tab to a teacher's class (`app.kit.class_join`).
+whoever opens it keeps their own score. `?class=CODE` joins the tab to a teacher's class (`app/kit/class_join.py`).
 The counts are against the lesson files as they are now: an exercise a teacher removed no longer counts.
 """
 from __future__ import annotations

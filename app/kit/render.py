@@ -4,16 +4,16 @@ Order on the page: title and objectives, lesson notes, (sidebar: widgets, preset
 notices, the panel, the charts (with any in-page widgets at their place), the live equations,
 the caption, the live fragment, the exercises, the challenges (a teacher link's `?challenge=N` draws that one
 at the top instead), and this tab's score (sidebar; a caption at the bottom in the presenter view).
-A dynamics lesson (one with a `sweep`) is drawn as one lesson instrument instead (`app.kit.instrument`): title,
+A dynamics lesson (one with a `sweep`) is drawn as one lesson instrument instead (`app/kit/instrument.py`): title,
 its story folded, the instrument (controls, presets, readouts, every chart, the live equations), its try-this
 steps, then exercises and challenges as above; its sidebar holds the teacher link and the score only.
 Settings travel in the URL both ways.
 
-One cache convention (`app.kit.cache`, bounded by bytes, shared by every session): `compute` is cached on
+One cache convention (`lcsm_explorer.app.kit.cache`, bounded by bytes, shared by every session): `compute` is cached on
 (page, settings), and so are the finished charts, as the JSON specs the browser receives (`ChartSpec`: a rerun
 with known settings re-sends a string, no plotly object is made). On a page with a `sweep`, every chart is
 drawn with the family as frames and the instrument moves them all, with the readouts and equations, during a
-drag (drag to preview, `app.kit.preview`); a family not cached yet is computed off the request path, the
+drag (drag to preview, `lcsm_explorer.app.kit.preview`); a family not cached yet is computed off the request path, the
 instrument drawn without it until then.
 """
 from __future__ import annotations
@@ -189,7 +189,7 @@ def draw_result(lesson: Lesson, values: dict, frozen: tuple, result, view: Class
 
 def draw_instrument(lesson: Lesson, values: dict, frozen: tuple, result, view: ClassroomView, pending: list,
                     steps: dict | None = None) -> dict[str, float]:
-    """A dynamics lesson: its controls, charts, readouts and equations as one instrument (`app.kit.instrument`),
+    """A dynamics lesson: its controls, charts, readouts and equations as one instrument (`app/kit/instrument.py`),
     the drag preview's family with it once computed (a held move waits `family_wait_s` for it, then the page polls
     for it); its try-this steps in reading order, and its caption under it."""
     swept = previews(lesson, view)

@@ -4,7 +4,7 @@ Every member goes through the page's own `compute` (or `Sweep.compute_many`, one
 `figures` and `metrics`, so a frame shows exactly what the page draws once the slider is released at that
 value, chart by chart, and the readouts are the page's own text (tests/app/test_sweep.py). The preview pool
 computes a family off the request path and the renderer caches it on the page and the held settings
-(`app.kit.preview`): dragging the swept slider itself costs no new member.
+(`lcsm_explorer.app.kit.preview`): dragging the swept slider itself costs no new member.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A page's family over a setting's values, as plotly frames: the lesson instrument (`app.kit.instrument`) moves
+"""A page's family over a setting's values, as plotly frames: the lesson instrument (`app/kit/instrument.py`) moves
 every chart of the page to the frame of the member its swept control is at.
 
 Two parts, sent apart: the chart drawn at the current value (`preview_figure`: its picture only, the axes fixed
@@ -9,7 +9,7 @@ each chart there (`held_frames` is that figure, for tests).
 A member is one value of the swept setting with the page drawn at it: per chart (`chart_part`), the figure
 (built by the page's own `figures`) cut down to what moves — each trace's data and name, and the title, shapes
 and notes (a divergence mark follows the curve) — with its axis extents and trace signature; and the page's
-readouts and equations at that value as text (`app.kit.page_text.page_text`). Members are plain data (no plotly
+readouts and equations at that value as text (`app/kit/page_text.py:page_text`). Members are plain data (no plotly
 objects): they are pickled from the preview worker and kept in the byte-bounded cache. The styles stay those of
 the figure drawn at the current value, so presenter line widths and colours hold while dragging.
 
@@ -255,7 +255,7 @@ def with_ranges(m: dict, members: list[dict], keys: list[str], typical: dict[str
 def group_outline(group: dict) -> dict:
     """What drawing a chart at the current value needs of one of its frame groups (`family_frames`'s): the trace
     signature, the data every frame shares (`constants`) and how many shapes and notes a frame holds (`aligned`)
-    — not the frames (the web process keeps this, `app.kit.family`; the frames go to the browser)."""
+    — not the frames (the web process keeps this, `lcsm_explorer.app.kit.family`; the frames go to the browser)."""
     first = group["frames"][0]["layout"]
     return dict(signature=group["signature"], constants=group["constants"],
                 counts={key: len(first[key]) for key in ("shapes", "annotations")})

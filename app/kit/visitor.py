@@ -3,8 +3,8 @@
 A fresh owner token is free to mint, so quotas are tied to what a visitor cannot mint for free: the client address
 the web process sees (`st.context.ip_address`); behind the project's HAProxy, the address HAProxy forwards, and only
 from HAProxy. Streamlit's server (uvicorn) replaces the peer's address by the X-Forwarded-For one only
-for the peers in FORWARDED_ALLOW_IPS: scripts/web_tier.py names HAProxy (loopback) for the web processes behind it
-and nobody for a single process; HAProxy drops any X-Forwarded-For a client sends (scripts/haproxy.cfg.in). The
+for the peers in FORWARDED_ALLOW_IPS: app/web_tier.py names HAProxy (loopback) for the web processes behind it
+and nobody for a single process; HAProxy drops any X-Forwarded-For a client sends (app/haproxy.cfg.in). The
 admission policy keys the address (lcsm_serving/admission.py: IPv6 by its /64; loopback is the operator).
 
 A learner who joined a teacher's class (app/kit/class_join.py: the code checked against the store, kept in the

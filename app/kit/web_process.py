@@ -14,9 +14,9 @@ on the 2-core project machine (benchmarks/results/move_profile-cpu.md, move_cost
   `gc.freeze()` after the imports moves those long-lived objects out of the collector's sight, so the
   collection after a run only walks what this process made since, and cycles made by a session are
   still collected (postScriptGC stays on, so memory stays bounded).
-- **A run's messages handed to the event loop in batches** (`app.kit.internals.script_events`): one wake-up of
+- **A run's messages handed to the event loop in batches** (`app/kit/internals/script_events.py`): one wake-up of
   the loop per batch instead of one per element drawn.
-- **The private internals checked** (`app.kit.internals.self_check`): where this Streamlit or plotly lacks one,
+- **The private internals checked** (`app/kit/internals/self_check.py`): where this Streamlit or plotly lacks one,
   one logged line says which public path is taken instead.
 """
 from __future__ import annotations
@@ -38,8 +38,8 @@ def prepare() -> None:
     import torch
 
     torch.set_num_threads(1)       # the variables above cover OpenMP; this covers torch's own pool when set late
-    import app.home  # noqa: F401  (Home and every lesson, with torch, plotly, scipy and control behind them)
-    from app.lessons import all_lessons
+    import lcsm_explorer.app.home  # noqa: F401  (Home and every lesson, with torch, plotly, scipy and control behind them)
+    from lcsm_explorer.app.lessons import all_lessons
 
     all_lessons()
     from .internals.script_events import batch_script_events

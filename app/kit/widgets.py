@@ -90,7 +90,7 @@ def show_chart(fig: go.Figure | dict | ChartSpec, filename: str, *, container=No
 
     `fig` may be a `ChartSpec` (the renderer caches those: drawn from the cached string, no plotly objects made;
     the caller has applied the presenter view), a figure dict from `Figure.to_dict()` or a Figure. Its summary is its
-    accessible name, and "Show the data" under it holds its numbers (`app.kit.chart_text`).
+    accessible name, and "Show the data" under it holds its numbers (`lcsm_explorer.app.kit.chart_text`).
     """
     if not isinstance(fig, ChartSpec):
         if st.session_state.get(PRESENTING_KEY):

@@ -1,10 +1,10 @@
 """Every lesson page of the explorer, in lesson order: one module per lesson, one `LESSON` declaration each
-(drawn by `app.kit.render.render_lesson`), its prose and exercises in `lessons/NN-<page>.md`."""
+(drawn by `lcsm_explorer.app.kit.render.render_lesson`), its prose and exercises in `lessons/NN-<page>.md`."""
 from __future__ import annotations
 
 import importlib
 
-from app.kit.lesson import Lesson
+from lcsm_explorer.app.kit.lesson import Lesson
 
 PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation",
          "eos_view", "online_learners", "train_live", "paper_lab", "check_math")
@@ -14,7 +14,7 @@ def lesson(page: str) -> Lesson:
     """The declaration of one page (KeyError for a page that is not a lesson)."""
     if page not in PAGES:
         raise KeyError(page)
-    return importlib.import_module(f"app.lessons.{page}").LESSON
+    return importlib.import_module(f"lcsm_explorer.app.lessons.{page}").LESSON
 
 
 def all_lessons() -> list[Lesson]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.kit.blocks import Callout, Columns, Group, Table, Text
-from app.kit.lesson import Lesson, Metric, Notice, Snippet
-from app.kit.settings import Preset, Setting, Settings
 from lcsm_core.backward_check import compare_backward
 from lcsm_core.backward_formulas import check_all
 from lcsm_core.errata import ERRATA, NAMING, NO_NUMERIC_CHECK, NOTATION, UNDEFINED, check_errata
+from lcsm_explorer.app.kit.blocks import Callout, Columns, Group, Table, Text
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Notice, Snippet
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
 
 CHECKED = sum(e.kind != NOTATION for e in ERRATA)     # errata with a numeric check
 

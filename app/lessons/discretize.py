@@ -11,7 +11,9 @@ from functools import partial
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import (
+from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
+from lcsm_core.dynamics.discretize_family import compare_discretizations_family
+from lcsm_explorer.app.kit.figure_style import (
     COLORS,
     GREY,
     INK,
@@ -26,11 +28,9 @@ from app.kit.figure_style import (
     unit_circle_trace,
     vline,
 )
-from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
-from app.kit.settings import Preset, Setting, Settings
-from app.kit.sweep import PlainFigure, Refiller
-from lcsm_core.dynamics.discretize_comparison import INPUTS, DiscretizationComparison, compare_discretizations
-from lcsm_core.dynamics.discretize_family import compare_discretizations_family
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
+from lcsm_explorer.app.kit.sweep import PlainFigure, Refiller
 
 SETTINGS = Settings("discretize", (
     Setting.slider("dt", "sample time Δ (s)", 0.1, 0.02, 2.0, step=0.01),

@@ -8,22 +8,6 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.blocks import Text
-from app.kit.figure_style import (
-    BLUE,
-    COLORBAR,
-    GREY,
-    INK,
-    axis,
-    build,
-    divergence_marks,
-    kept,
-    subplot_grid,
-    unit_circle_trace,
-    vline,
-)
-from app.kit.lesson import Lesson, Metric, Notice, Snippet
-from app.kit.settings import Preset, Setting, Settings
 from lcsm_core import VARIANTS, all_codes, variant_table
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.eos_view import (
@@ -37,6 +21,22 @@ from lcsm_core.eos_view import (
     steps_within_bound,
     weights_vs_linear,
 )
+from lcsm_explorer.app.kit.blocks import Text
+from lcsm_explorer.app.kit.figure_style import (
+    BLUE,
+    COLORBAR,
+    GREY,
+    INK,
+    axis,
+    build,
+    divergence_marks,
+    kept,
+    subplot_grid,
+    unit_circle_trace,
+    vline,
+)
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Notice, Snippet
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
 
 METHODS = {row["name"]: row["method"] for row in variant_table()}
 CODES = tuple(all_codes()) + ("0",)      # "0" is the plain SSM code

@@ -14,8 +14,16 @@ from functools import partial
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.cache import cached
-from app.kit.figure_style import (
+from lcsm_core.divergence import DIVERGENCE_BOUND
+from lcsm_core.dynamics.lru_stability import (
+    StabilityRun,
+    StabilityStudy,
+    amplification,
+    stability_study,
+    white_noise_gain,
+)
+from lcsm_explorer.app.kit.cache import cached
+from lcsm_explorer.app.kit.figure_style import (
     COLORS,
     GREY,
     INK,
@@ -28,17 +36,9 @@ from app.kit.figure_style import (
     scatter,
     subplot_grid,
 )
-from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
-from app.kit.settings import Preset, Setting, Settings
-from app.kit.sweep import Refiller
-from lcsm_core.divergence import DIVERGENCE_BOUND
-from lcsm_core.dynamics.lru_stability import (
-    StabilityRun,
-    StabilityStudy,
-    amplification,
-    stability_study,
-    white_noise_gain,
-)
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
+from lcsm_explorer.app.kit.sweep import Refiller
 
 LEARNING_RATES = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
 
@@ -154,7 +154,7 @@ def _clip(z: np.ndarray) -> np.ndarray:
 def trail_steps(last: int) -> list[int]:
     """The steps a path is drawn through: every step to 20 (a large learning rate moves λ most in the first few),
     then every 5th, and the last. The same steps for every run, so a shorter run's path is the start of a longer
-    one's: the preview family sends the longest path once and each member as a cut of it (`app.kit.family`)."""
+    one's: the preview family sends the longest path once and each member as a cut of it (`app/kit/family.py`)."""
     return sorted({*range(0, min(last, 20) + 1), *range(20, last + 1, 5), last})
 
 

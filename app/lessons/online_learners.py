@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import (
+from lcsm_core.divergence import DIVERGENCE_BOUND
+from lcsm_core.online_learning import RETNET, RULES, RecallStudy, recall_study
+from lcsm_explorer.app.kit.figure_style import (
     DASHES,
     GREY,
     INK,
@@ -24,10 +26,8 @@ from app.kit.figure_style import (
     precision_band,
     vline,
 )
-from app.kit.lesson import Lesson, Metric, Snippet
-from app.kit.settings import Preset, Setting, Settings
-from lcsm_core.divergence import DIVERGENCE_BOUND
-from lcsm_core.online_learning import RETNET, RULES, RecallStudy, recall_study
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Snippet
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
 
 SETTINGS = Settings("online_learners", (
     Setting.slider("n_keys", "distinct keys N", 8, 1, 64),

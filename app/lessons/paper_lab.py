@@ -6,7 +6,7 @@ server (the whole grid, what is missing, or one cell again) lands in the same he
 `GridRunner` admits one grid at a time and hands its cells to the trainer service (their own lane, after
 learners' live runs; on Ray when the service is); while another visitor's grid holds the lab, a run button puts
 this visitor's grid in line behind it, and the page says their place, when it starts at the latest, and that it
-started. The page is a declaration of the live-lesson kind (`app.kit.live`): its commands, what it fetches (this
+started. The page is a declaration of the live-lesson kind (`app/kit/live.py`): its commands, what it fetches (this
 server's runs of the grid, merged over the shipped ones) and what it draws (heatmap, verdict, runs); the kit polls
 it every two seconds while a grid runs or waits, and redraws the buttons and the lab's callout when the lab changes.
 """
@@ -17,12 +17,6 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from app.kit.blocks import Callout, Chart, Group, Pick, Table, Text
-from app.kit.figure_style import axis, build
-from app.kit.lesson import Lesson, Snippet
-from app.kit.live import Command, Control, Live
-from app.kit.settings import Preset, Setting, Settings
-from app.kit.snippet import keyword_arguments
 from lcsm_core.paper_lab import (
     ABLATIONS,
     GridSpec,
@@ -43,6 +37,12 @@ from lcsm_core.paper_lab.evidence import NOT_HELD, RULE
 from lcsm_core.paper_lab.report import evidence_rows, evidence_words
 from lcsm_core.paper_lab.results import lr_note
 from lcsm_core.paper_lab.spread import SEPARATION
+from lcsm_explorer.app.kit.blocks import Callout, Chart, Group, Pick, Table, Text
+from lcsm_explorer.app.kit.figure_style import axis, build
+from lcsm_explorer.app.kit.lesson import Lesson, Snippet
+from lcsm_explorer.app.kit.live import Command, Control, Live
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
+from lcsm_explorer.app.kit.snippet import keyword_arguments
 from lcsm_serving import RunStore
 from lcsm_serving.paper_lab import shared_grid_runner
 from lcsm_serving.paper_lab.runner import Lab

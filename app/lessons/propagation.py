@@ -12,7 +12,18 @@ import functools
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import (
+from lcsm_core.dynamics.propagation import (
+    EXPLODE_ABOVE,
+    FORGET_BELOW,
+    DistanceMap,
+    PropagationExperiment,
+    PropagationTrace,
+    TokenResponses,
+    propagation_experiment,
+    token_responses,
+)
+from lcsm_core.dynamics.propagation_family import propagation_family
+from lcsm_explorer.app.kit.figure_style import (
     COLORS,
     DASHES,
     LOG_FLOOR,
@@ -26,20 +37,9 @@ from app.kit.figure_style import (
     scatter,
     subplot_grid,
 )
-from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
-from app.kit.settings import Preset, Setting, Settings
-from app.kit.sweep import PlainFigure, plain_figure
-from lcsm_core.dynamics.propagation import (
-    EXPLODE_ABOVE,
-    FORGET_BELOW,
-    DistanceMap,
-    PropagationExperiment,
-    PropagationTrace,
-    TokenResponses,
-    propagation_experiment,
-    token_responses,
-)
-from lcsm_core.dynamics.propagation_family import propagation_family
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
+from lcsm_explorer.app.kit.sweep import PlainFigure, plain_figure
 
 EIGENVALUE = "LRU eigenvalue λ = exp(−ν + iθ)"
 SETTINGS = Settings("propagation", (

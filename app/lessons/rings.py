@@ -12,7 +12,9 @@ from functools import partial
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import (
+from lcsm_core.dynamics.rings import RingStudy, ring_study
+from lcsm_core.dynamics.rings_family import ring_study_family
+from lcsm_explorer.app.kit.figure_style import (
     BLUE,
     GREEN,
     GREY,
@@ -27,11 +29,9 @@ from app.kit.figure_style import (
     unit_circle_trace,
     vline,
 )
-from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
-from app.kit.settings import Preset, Setting, Settings
-from app.kit.sweep import Refiller
-from lcsm_core.dynamics.rings import RingStudy, ring_study
-from lcsm_core.dynamics.rings_family import ring_study_family
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
+from lcsm_explorer.app.kit.sweep import Refiller
 
 RADIUS_HELP = "In steps of 0.001; the PathX preset (or a link) sets 0.9999, a horizon of 10 000 steps."
 SETTINGS = Settings("rings", (

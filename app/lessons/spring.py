@@ -10,7 +10,10 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.figure_style import (
+from lcsm_core.dynamics.forcing import FORCINGS
+from lcsm_core.dynamics.spring_family import simulate_spring_family
+from lcsm_core.dynamics.spring_simulation import SpringSimulation, simulate_spring
+from lcsm_explorer.app.kit.figure_style import (
     BLUE,
     GREY,
     INK,
@@ -26,11 +29,8 @@ from app.kit.figure_style import (
     subplot_grid,
     vline,
 )
-from app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
-from app.kit.settings import Preset, Setting, Settings
-from lcsm_core.dynamics.forcing import FORCINGS
-from lcsm_core.dynamics.spring_family import simulate_spring_family
-from lcsm_core.dynamics.spring_simulation import SpringSimulation, simulate_spring
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Notice, Snippet, Sweep
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
 
 SETTINGS = Settings("spring", (
     Setting.slider("m", "mass m", 1.0, 0.1, 5.0, step=0.05),

@@ -3,7 +3,7 @@ move inside the unit disk.
 
 Prose and exercises: lessons/08-train-live.md. Training runs in the trainer service (one per server, shared
 by every web process: `lcsm_serving.shared_client`). The page is a declaration of the live-lesson kind
-(`app.kit.live`): four commands (a new run is `run_config` of the settings), what it fetches (the shown run) and
+(`app/kit/live.py`): four commands (a new run is `run_config` of the settings), what it fetches (the shown run) and
 what it draws (status, curves, eigenvalues, past runs, comparisons). The kit keeps the shown run in the URL
 (`?run=ID`, driven only by its owner tab) and polls once a second while it is active; a poll reads only the metric
 rows added since the last one and rebuilds no figure when no step arrived.
@@ -13,11 +13,18 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit.blocks import Callout, Chart, Columns, Download, Pick, Progress, Readout, Table, Text, Toggle
-from app.kit.cache import STORES
-from app.kit.chart_element import ChartSpec, chart_spec
-from app.kit.classroom import presenter_figure
-from app.kit.figure_style import (
+from lcsm_core.tasks import TASK_NAMES
+from lcsm_core.training import RunConfig, run_config
+from lcsm_core.training.config import PAGE_DEFAULTS, run_settings
+from lcsm_core.training.cost import format_bytes
+from lcsm_core.training.loop import WAITING
+from lcsm_core.training.progress import duration_words, run_progress
+from lcsm_core.variants import VARIANTS, variant_table
+from lcsm_explorer.app.kit.blocks import Callout, Chart, Columns, Download, Pick, Progress, Readout, Table, Text, Toggle
+from lcsm_explorer.app.kit.cache import STORES
+from lcsm_explorer.app.kit.chart_element import ChartSpec, chart_spec
+from lcsm_explorer.app.kit.classroom import presenter_figure
+from lcsm_explorer.app.kit.figure_style import (
     BLUE,
     GREEN,
     GREY,
@@ -28,18 +35,11 @@ from app.kit.figure_style import (
     subplot_grid,
     unit_circle_trace,
 )
-from app.kit.lesson import Lesson, Metric, Snippet
-from app.kit.literal import literal
-from app.kit.live import Command, Control, Live, run_id_of, steer  # noqa: F401  (run_id_of: tests import it here)
-from app.kit.settings import Preset, Setting, Settings
-from app.kit.snippet import keyword_arguments
-from lcsm_core.tasks import TASK_NAMES
-from lcsm_core.training import RunConfig, run_config
-from lcsm_core.training.config import PAGE_DEFAULTS, run_settings
-from lcsm_core.training.cost import format_bytes
-from lcsm_core.training.loop import WAITING
-from lcsm_core.training.progress import duration_words, run_progress
-from lcsm_core.variants import VARIANTS, variant_table
+from lcsm_explorer.app.kit.lesson import Lesson, Metric, Snippet
+from lcsm_explorer.app.kit.literal import literal
+from lcsm_explorer.app.kit.live import Command, Control, Live, run_id_of, steer  # noqa: F401  (run_id_of: tests import it here)
+from lcsm_explorer.app.kit.settings import Preset, Setting, Settings
+from lcsm_explorer.app.kit.snippet import keyword_arguments
 from lcsm_serving import RunRow, RunStore, shared_client
 from lcsm_serving.compare import differences, runs_csv, runs_json
 

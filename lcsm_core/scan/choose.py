@@ -121,7 +121,7 @@ def cpu_form(shape: ScanShape) -> str:
 
 def kernels_available() -> bool:
     try:
-        import kernels  # noqa: F401
+        from lcsm_explorer import kernels
         return hasattr(kernels, "eos_kernel_scan")
     except ImportError:
         return False

@@ -40,7 +40,7 @@ def unflatten(inp: ScanInputs, y: torch.Tensor, mT: torch.Tensor):
 
 def kernels_module():
     try:
-        import kernels
+        from lcsm_explorer import kernels
         kernels.eos_kernel_scan  # noqa: B018  (a missing attribute means a broken install)
     except (ImportError, AttributeError) as err:
         raise ValueError("form='kernel' needs the Triton kernels in `kernels/`, which are not available") from err
@@ -60,7 +60,7 @@ def scan_kernel(inp: ScanInputs, m0: torch.Tensor | None, impl: str = "auto"):
 
 def scan_kernel_delta(inp: ScanInputs, m0: torch.Tensor | None, impl: str = "chunk"):
     """`eos_scan(..., DeltaRule(k, beta), psi="matrix", form="kernel")`: the structured delta-rule kernels
-    (`kernels.delta`), fed the key and β per step, never a k×k matrix. impl "chunk" (WY form, the training
+    (`lcsm_explorer.kernels.delta`), fed the key and β per step, never a k×k matrix. impl "chunk" (WY form, the training
     path) or "fused_recurrent" (one pass, inference)."""
     if 0 in inp.batch:
         from .chunked import scan_chunked

@@ -53,7 +53,7 @@ SCALES = ("shipped", "cpu", "paper")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m lcsm_serving.paper_lab", description=__doc__.split("\n\n")[1])
+    p = argparse.ArgumentParser(prog="lcsm-explorer paper-lab", description=__doc__.split("\n\n")[1])
     p.add_argument("--grid", choices=sorted(ABLATIONS), help="which ablation (needed unless --reference)")
     p.add_argument("--scale", choices=SCALES, default="shipped",
                    help="shipped (or cpu, the same): the grid the page opens with, 3 seeds at lr 1e-2; paper: the "

@@ -253,7 +253,7 @@ class GridRunner:
 
         One grid at a time per store, atomically (store.admit_grid: four sessions pressing "Rerun the whole
         grid" together start one grid; the others get "still running"). `visitor`: the address a page's
-        visitor has (app.kit.visitor.visitor_key); a page's grid passes the admission policy (`admission`,
+        visitor has (lcsm_explorer.app.kit.visitor.visitor_key); a page's grid passes the admission policy (`admission`,
         default AdmissionPolicy.from_env(): the visitor's quota and CPU budget, the server's budget, no large
         grid unless the operator allows them). None: the operator (the CLI, scripts), never refused for cost.
         ValueError (AdmissionRefused, GridBusy) with the message for the page."""

@@ -1,5 +1,5 @@
 """Every app test writes learners' progress, classes and runs into a store of its own, never into the
-repository's data/runs.sqlite (app.kit.progress writes each right answer to the run store's file)."""
+repository's data/runs.sqlite (lcsm_explorer.app.kit.progress writes each right answer to the run store's file)."""
 from __future__ import annotations
 
 import pytest
@@ -17,7 +17,7 @@ def _private_run_store(tmp_path_factory):
 @pytest.fixture(autouse=True, scope="session")
 def _validated_figures():
     """Figures built in tests are validated by plotly (a mistyped property fails); the server skips that
-    (app.kit.figure_style.VALIDATE; tests/app/test_figure_validation.py shows the JSON is the same)."""
-    from app.kit import figure_style
+    (lcsm_explorer.app.kit.figure_style.VALIDATE; tests/app/test_figure_validation.py shows the JSON is the same)."""
+    from lcsm_explorer.app.kit import figure_style
     figure_style.VALIDATE = True
     yield

@@ -5,10 +5,10 @@ from __future__ import annotations
 import errno
 import sqlite3
 
-from app.kit.blocks import Text
-from app.kit.lesson import Lesson
-from app.kit.live import Command, Control, Live, steer
-from app.kit.settings import Setting, Settings
+from lcsm_explorer.app.kit.blocks import Text
+from lcsm_explorer.app.kit.lesson import Lesson
+from lcsm_explorer.app.kit.live import Command, Control, Live, steer
+from lcsm_explorer.app.kit.settings import Setting, Settings
 
 WORLD: dict = {"fault": None, "moving": False, "started": 0, "steered": [], "state": 0, "page_runs": 0}
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 SCRIPT = """
-from app.kit.render import render_lesson
-from app.lessons import lesson
+from lcsm_explorer.app.kit.render import render_lesson
+from lcsm_explorer.app.lessons import lesson
 render_lesson(lesson({page!r}))
 """
 # Navigation inside one session: the page named in session_state["page"] is drawn, as the router would.
 NAVIGATING_SCRIPT = """
 import streamlit as st
-from app.kit.render import render_lesson
-from app.lessons import lesson
+from lcsm_explorer.app.kit.render import render_lesson
+from lcsm_explorer.app.lessons import lesson
 render_lesson(lesson(st.session_state.get("page", "spring")))
 """
 
@@ -91,7 +91,7 @@ def commit(at: AppTest, page: str, **values) -> AppTest:
 
 def press_preset(at: AppTest, page: str, label: str) -> AppTest:
     """A preset pressed in the instrument: its values and its insight (as `instrument.apply_commit` sets them)."""
-    from app.lessons import lesson
+    from lcsm_explorer.app.lessons import lesson
     spec = lesson(page)
     preset = next(p for p in spec.presets if p.label == label or p.label.endswith(label))
     for name, value in preset.state(spec.settings).items():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from app.kit import figure_style
-from app.kit.chart_element import chart_spec, plain_figure
+from lcsm_explorer.app.kit import figure_style
+from lcsm_explorer.app.kit.chart_element import chart_spec, plain_figure
 
 
 def frames():

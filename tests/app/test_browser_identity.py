@@ -12,9 +12,9 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from streamlit.testing.v1 import AppTest
 
-from app.kit import browser_identity
-from app.kit.browser_identity import COOKIE, NEW_LEARNER_PATH, BrowserIdentity, back_to
-from app.kit.host_guard import HostGuard
+from lcsm_explorer.app.kit import browser_identity
+from lcsm_explorer.app.kit.browser_identity import COOKIE, NEW_LEARNER_PATH, BrowserIdentity, back_to
+from lcsm_explorer.app.kit.host_guard import HostGuard
 from lcsm_serving import tokens
 
 
@@ -137,8 +137,8 @@ def test_the_way_back_is_a_path_of_this_app(raw):
 # --- tokens in a page ------------------------------------------------------------------------------------------
 TOKENS_SCRIPT = """
 import streamlit as st
-from app.kit.owner import owner_token
-from app.kit.progress import learner_token, score_keeper
+from lcsm_explorer.app.kit.owner import owner_token
+from lcsm_explorer.app.kit.progress import learner_token, score_keeper
 st.write("owner:" + owner_token())
 st.write("learner:" + learner_token())
 st.write("keeper:" + score_keeper())

@@ -1,4 +1,4 @@
-"""The byte-bounded shared cache (`app.kit.cache`): its budget holds, it evicts the least recently used, two
+"""The byte-bounded shared cache (`app/kit/cache.py`): its budget holds, it evicts the least recently used, two
 threads asking for one key compute it once, and `@cached` keys on the arguments not named with "_"."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from app.kit.cache import ByteLRU, cached, measured_size
+from lcsm_explorer.app.kit.cache import ByteLRU, cached, measured_size
 
 
 def test_sizes_are_measured_from_what_a_value_holds():

@@ -16,12 +16,12 @@ from urllib.parse import parse_qsl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.kit.classroom import read_view, share_query
-from app.kit.lesson_text import LessonFormatError, check_settings, load_lesson, parse_lesson
-from app.lessons import PAGES, lesson
-from app.lessons.paper_lab import GridView, grid_quantities, grid_spec
-from app.lessons.train_live import config_of, run_quantities
 from lcsm_core.paper_lab import shipped_grid
+from lcsm_explorer.app.kit.classroom import read_view, share_query
+from lcsm_explorer.app.kit.lesson_text import LessonFormatError, check_settings, load_lesson, parse_lesson
+from lcsm_explorer.app.lessons import PAGES, lesson
+from lcsm_explorer.app.lessons.paper_lab import GridView, grid_quantities, grid_spec
+from lcsm_explorer.app.lessons.train_live import config_of, run_quantities
 from tests.app.pages import assert_clean, open_page
 from tests.app.test_classroom import send_commit
 

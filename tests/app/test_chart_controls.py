@@ -1,11 +1,11 @@
-"""The main chart's controls drawn with it (app.kit.chart_controls): the copy and the sidebar's widget are one
+"""The main chart's controls drawn with it (app/kit/chart_controls.py): the copy and the sidebar's widget are one
 value (either moves the other, the URL and the page), a preset pill applies its preset and clears itself, a
 teacher link's view holds for the copy, and the presenter view draws the few first with the rest folded."""
 import pytest
 
-from app.kit.chart_controls import FOLD_LABEL, copy_key, preset_pick_key
-from app.kit.widgets import preset_button_key
-from app.lessons import all_lessons, lesson
+from lcsm_explorer.app.kit.chart_controls import FOLD_LABEL, copy_key, preset_pick_key
+from lcsm_explorer.app.kit.widgets import preset_button_key
+from lcsm_explorer.app.lessons import all_lessons, lesson
 from tests.app.pages import assert_clean, control, instrument, open_page, url_value
 from tests.app.test_classroom import instrument_commit, reconnected_move, send_commit
 

@@ -1,4 +1,4 @@
-"""`emit_chart` (a private-API mirror of st.plotly_chart, `app.kit.chart_element`) enqueues what st.plotly_chart
+"""`emit_chart` (a private-API mirror of st.plotly_chart, `app/kit/chart_element.py`) enqueues what st.plotly_chart
 enqueues for the same figure: the same parsed spec, config, theme, form and layout (width, height)."""
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from app.kit.internals import plotly_element
+from lcsm_explorer.app.kit.internals import plotly_element
 
 SCRIPT = '''
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
-from app.kit.chart_element import chart_spec, emit_chart
-from app.kit.figure_style import axis, build
+from lcsm_explorer.app.kit.chart_element import chart_spec, emit_chart
+from lcsm_explorer.app.kit.figure_style import axis, build
 import numpy as np
 import plotly.graph_objects as go
 
@@ -62,7 +62,7 @@ def edge_figures():
     import numpy as np
     import plotly.graph_objects as go
 
-    from app.kit.figure_style import build
+    from lcsm_explorer.app.kit.figure_style import build
 
     x = np.linspace(0, 1, 40)
     yield build([go.Scatter(x=x, y=np.sin(x), name="sin"), go.Scatter(x=np.arange(40), y=x.astype(np.float32))],
@@ -74,7 +74,7 @@ def edge_figures():
 
 
 def test_chart_spec_writes_the_reference_spec():
-    from app.kit.chart_element import chart_spec, reference_chart_spec
+    from lcsm_explorer.app.kit.chart_element import chart_spec, reference_chart_spec
 
     for fig in edge_figures():
         before = fig.to_dict()
@@ -84,8 +84,8 @@ def test_chart_spec_writes_the_reference_spec():
 
 def test_chart_spec_writes_the_reference_spec_for_every_lesson_chart():
     """Every chart of every lesson with figures, at its defaults and presets: the same string, byte for byte."""
-    from app.kit.chart_element import chart_spec, reference_chart_spec
-    from app.lessons import lesson
+    from lcsm_explorer.app.kit.chart_element import chart_spec, reference_chart_spec
+    from lcsm_explorer.app.lessons import lesson
     from tests.app.test_figure_hygiene import FIGURE_PAGES, SHORT_COMPUTE, cases
 
     for page in FIGURE_PAGES:
@@ -101,8 +101,8 @@ ID_SCRIPT = '''
 import streamlit as st
 import numpy as np
 import plotly.graph_objects as go
-from app.kit.chart_element import chart_spec, emit_chart
-from app.kit.figure_style import build
+from lcsm_explorer.app.kit.chart_element import chart_spec, emit_chart
+from lcsm_explorer.app.kit.figure_style import build
 
 amplitude = st.session_state.get("amplitude", 1.0)
 x = np.linspace(0, 1, 50)

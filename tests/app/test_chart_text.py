@@ -1,4 +1,4 @@
-"""Every chart says what it shows (`app.kit.chart_text`): a one-sentence summary read from its data (its accessible
+"""Every chart says what it shows (`app/kit/chart_text.py`): a one-sentence summary read from its data (its accessible
 name) and its series' points as tables ("Show the data").
 
 - every chart of every lesson (at its defaults and presets) and of the live pages: a summary that opens with its
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.kit.chart_element import chart_spec, plain_chart
-from app.kit.chart_text import (
+from lcsm_explorer.app.kit.chart_element import chart_spec, plain_chart
+from lcsm_explorer.app.kit.chart_text import (
     MAX_GRID_COLUMNS,
     MAX_GRID_ROWS,
     MAX_ROWS,
@@ -32,13 +32,13 @@ from app.kit.chart_text import (
     shown,
     thinned,
 )
-from app.kit.family import prepared, resolved
-from app.kit.figure_style import plotly_array
-from app.kit.page_text import chart_notes, readouts
-from app.kit.sweep import sweep_family
-from app.lessons import lesson
-from app.lessons.paper_lab import accuracy_figure
-from app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
+from lcsm_explorer.app.kit.family import prepared, resolved
+from lcsm_explorer.app.kit.figure_style import plotly_array
+from lcsm_explorer.app.kit.page_text import chart_notes, readouts
+from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.lessons import lesson
+from lcsm_explorer.app.lessons.paper_lab import accuracy_figure
+from lcsm_explorer.app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
 from tests.app.test_figure_hygiene import FIGURE_PAGES, SHORT_COMPUTE, cases, fake_metrics, fake_snapshots
 
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?")
@@ -258,7 +258,7 @@ def test_tables_are_thinned_evenly_with_their_ends():
 def test_a_path_a_few_points_and_a_flat_line_are_said_as_such():
     import plotly.graph_objects as go
 
-    from app.kit.figure_style import axis, build
+    from lcsm_explorer.app.kit.figure_style import axis, build
     t = np.linspace(0, 10, 201)
     fig = plain_chart(build([go.Scatter(x=np.cos(t), y=np.sin(t), name="circle"),
                              go.Scatter(x=[1.0, 2.0], y=[3.0, 4.0], mode="markers", name="poles"),
@@ -303,9 +303,9 @@ SCRIPT = '''
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
-from app.kit.chart_element import chart_spec
-from app.kit.figure_style import axis, build
-from app.kit.widgets import show_chart
+from lcsm_explorer.app.kit.chart_element import chart_spec
+from lcsm_explorer.app.kit.figure_style import axis, build
+from lcsm_explorer.app.kit.widgets import show_chart
 x = np.linspace(0, 1, 50)
 fig = build([go.Scatter(x=x, y=x ** 2, name="square")], "a chart", xaxis=axis("t"))
 show_chart(fig, "figure")

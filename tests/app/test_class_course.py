@@ -4,8 +4,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from app.kit.class_course import CourseFormatError, load_course, parse_course
-from app.lessons import lesson
+from lcsm_explorer.app.kit.class_course import CourseFormatError, load_course, parse_course
+from lcsm_explorer.app.lessons import lesson
 
 
 def test_the_shipped_course_parses_and_every_step_link_reads_back_without_notes():

@@ -10,7 +10,7 @@ from lcsm_serving.class_store import ClassStore
 from tests.app.pages import assert_clean, click, open_page, press_preset, url_value
 
 SCRIPT = """
-from app.class_view import render_class_view
+from lcsm_explorer.app.class_view import render_class_view
 render_class_view()
 """
 
@@ -102,7 +102,7 @@ def test_the_class_path_steps_one_screen_at_a_time_with_links_that_open_each_ste
 
 
 def test_a_course_file_with_a_mistake_is_named_and_the_counts_still_show(data_dir, tmp_path, monkeypatch):
-    from app.kit import lesson_text
+    from lcsm_explorer.app.kit import lesson_text
     lessons = tmp_path / "lessons"
     lessons.mkdir()
     for path in lesson_text.lesson_files():
@@ -120,7 +120,7 @@ def test_a_course_file_with_a_mistake_is_named_and_the_counts_still_show(data_di
 
 def test_a_visitor_over_the_class_quota_is_told_so_on_the_page(data_dir, monkeypatch):
     monkeypatch.setenv("LCSM_VISITOR_MAX_CLASSES", "1")
-    monkeypatch.setattr("app.class_view.visitor_key", lambda: "203.0.113.7")
+    monkeypatch.setattr("lcsm_explorer.app.class_view.visitor_key", lambda: "203.0.113.7")
     ClassStore(None).create_class(visitor="203.0.113.7")          # the address's one class of the day
     at = class_view()
     at.button(key="class_view.create").click().run()
@@ -129,7 +129,7 @@ def test_a_visitor_over_the_class_quota_is_told_so_on_the_page(data_dir, monkeyp
 
 
 def test_the_summary_line_counts_in_words():
-    from app.kit.class_counts import summary_line
+    from lcsm_explorer.app.kit.class_counts import summary_line
     from lcsm_serving.class_store import ClassResults
     one = summary_line(ClassResults("ABC123", 1, {("spring", "exercise", "Half-life"): 1}))
     assert one == "**Class ABC123** · 1 learner has joined · 1 right answer so far"
@@ -140,7 +140,7 @@ def test_the_summary_line_counts_in_words():
 @pytest.fixture
 def broken_spring(data_dir, tmp_path, monkeypatch):
     """The lessons folder with 01-spring.md (the class path's first step) no longer UTF-8: one byte 0xff."""
-    from app.kit import lesson_text
+    from lcsm_explorer.app.kit import lesson_text
     lessons = tmp_path / "lessons"
     lessons.mkdir()
     for path in list(lesson_text.lesson_files()) + [lesson_text.LESSONS_DIR / "course.md"]:

@@ -7,9 +7,9 @@ from urllib.parse import parse_qs
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.kit.classroom import ClassroomView, read_view, share_query
-from app.kit.instrument import TRIGGER_SUFFIX, instrument_key
-from app.lessons import PAGES, lesson
+from lcsm_explorer.app.kit.classroom import ClassroomView, read_view, share_query
+from lcsm_explorer.app.kit.instrument import TRIGGER_SUFFIX, instrument_key
+from lcsm_explorer.app.lessons import PAGES, lesson
 from tests.app.pages import SCRIPT, assert_clean, control, instrument, open_page, url_value
 
 SPRING = lesson("spring").settings
@@ -122,8 +122,8 @@ def test_the_share_panel_builds_the_link_of_the_current_settings():
 def test_the_presenter_view_keeps_a_legend_at_a_smaller_font_than_the_chart():
     """At 18 px in half a projector's width a legend at the right left discretize's square z-plane 60 px wide,
     its ticks turned sideways into each other: the legend, a key read up close, keeps a smaller font."""
-    from app.kit.classroom import PRESENTER_LEGEND_PX, presenter_figure
-    from app.lessons.discretize import LESSON as DISCRETIZE
+    from lcsm_explorer.app.kit.classroom import PRESENTER_LEGEND_PX, presenter_figure
+    from lcsm_explorer.app.lessons.discretize import LESSON as DISCRETIZE
     values = DISCRETIZE.settings.defaults
     fig = DISCRETIZE.figures(values, DISCRETIZE.compute(values))["z-plane"].to_dict()
     shown = presenter_figure(fig)["layout"]
@@ -203,7 +203,7 @@ def test_the_first_instrument_move_after_a_reconnect_keeps_the_other_settings_an
 
 
 def test_the_presenter_view_moves_a_preview_slider_below_its_larger_axis_title_within_the_same_height():
-    from app.kit.classroom import PRESENTER_SLIDER_GAP, presenter_figure
+    from lcsm_explorer.app.kit.classroom import PRESENTER_SLIDER_GAP, presenter_figure
     fig = {"data": [], "layout": {"height": 420, "margin": {"b": 125}, "sliders": [{"pad": {"t": 50}}]}}
     shown = presenter_figure(fig)["layout"]
     assert shown["sliders"][0]["pad"]["t"] == 50 + PRESENTER_SLIDER_GAP

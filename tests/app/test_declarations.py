@@ -1,7 +1,7 @@
 """Every page in app/lessons/ is a declaration (issue 20). The rule, held over each page's `ast`:
 
 - a page never imports streamlit, so it calls no `st.` anywhere: what it shows is data — figures, metrics and
-  notices, a panel's blocks (`app.kit.blocks`), a live part (`app.kit.live.Live`) — drawn by `render_lesson`;
+  notices, a panel's blocks (`app/kit/blocks.py`), a live part (`app/kit/live.py:Live`) — drawn by `render_lesson`;
 - from a kit module that draws (one that imports streamlit) it takes only the pure helpers named in PURE_HELPERS,
   never a drawing function (`show_chart`, `draw_blocks`, `render_live`, …);
 - it ends in `LESSON = Lesson(...)`, and a page that starts work on the server declares it as a `Live`.
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from app.kit.lesson import Lesson
-from app.kit.live import Live
-from app.lessons import PAGES, lesson
+from lcsm_explorer.app.kit.lesson import Lesson
+from lcsm_explorer.app.kit.live import Live
+from lcsm_explorer.app.lessons import PAGES, lesson
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS, KIT = ROOT / "app" / "lessons", ROOT / "app" / "kit"
@@ -37,12 +37,12 @@ def drawing_imports(tree: ast.AST) -> list[str]:
     """`module.name` for every name a page imports from a kit module that draws, other than the pure helpers."""
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("app.kit."):
-            module = node.module.split(".")[2]
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lcsm_explorer.app.kit."):
+            module = node.module.split(".")[3]
             if kit_module_draws(module):
                 found += [f"{module}.{a.name}" for a in node.names if a.name not in PURE_HELPERS]
         elif isinstance(node, ast.Import):
-            found += [a.name for a in node.names if a.name.startswith("app.kit.")]   # a module, every name in it
+            found += [a.name for a in node.names if a.name.startswith("lcsm_explorer.app.kit.")]  # a module: all of it
     return found
 
 
@@ -74,7 +74,8 @@ def test_every_page_file_is_a_lesson_and_the_live_ones_are_declared():
 
 def test_the_rule_catches_a_page_that_draws(tmp_path):
     """The checks above fail on the patterns they exist for."""
-    script = ast.parse("import streamlit as st\nfrom app.kit.widgets import show_chart\nst.write(1)\n")
+    script = ast.parse("import streamlit as st\nfrom lcsm_explorer.app.kit.widgets import show_chart\nst.write(1)\n")
     assert imports_streamlit(script) and names_st(script) == [3] and drawing_imports(script) == ["widgets.show_chart"]
-    pure = ast.parse("from app.kit.chart_element import chart_spec\nfrom app.kit.blocks import Text\n")
+    pure = ast.parse("from lcsm_explorer.app.kit.chart_element import chart_spec\n"
+                     "from lcsm_explorer.app.kit.blocks import Text\n")
     assert not imports_streamlit(pure) and not drawing_imports(pure)

@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from app.kit import fair_share
-from app.kit.browser_identity import COOKIE
-from app.kit.fair_share import BURST, FairShare, take_token, visitor_of
-from app.kit.progress import store_file
+from lcsm_explorer.app.kit import fair_share
+from lcsm_explorer.app.kit.browser_identity import COOKIE
+from lcsm_explorer.app.kit.fair_share import BURST, FairShare, take_token, visitor_of
+from lcsm_explorer.app.kit.progress import store_file
 from lcsm_serving import tokens
 
 VISITOR = "203.0.113.9"
@@ -124,7 +124,7 @@ def test_a_visitor_holds_at_most_its_tabs_and_a_closed_one_frees_its_place():
 
 
 def test_the_tabs_are_counted_over_every_web_process_of_the_tier(tmp_path):
-    from app.kit.session_ledger import STALE_S, SessionLedger
+    from lcsm_explorer.app.kit.session_ledger import STALE_S, SessionLedger
     first, second = SessionLedger(tmp_path / "runs.sqlite"), SessionLedger(tmp_path / "runs.sqlite")
     second.process = "another-host:1:1"                          # a second web process on the same store file
     visitor, now = f"address:{VISITOR}", 1000.0
@@ -167,7 +167,7 @@ def test_fresh_cookies_do_not_multiply_a_clients_tabs_but_a_class_behind_one_add
 
 
 def test_a_first_page_with_a_class_link_seats_the_fresh_browser_before_its_tab_opens():
-    from app.kit.browser_identity import BrowserIdentity
+    from lcsm_explorer.app.kit.browser_identity import BrowserIdentity
     code = seat(tokens.mint("browser"))
     set_cookies = []
 
@@ -188,7 +188,7 @@ def test_runs_past_the_seats_go_in_one_visitor_at_a_time_in_turn():
     import threading
     import time
 
-    from app.kit.fair_share import Turns
+    from lcsm_explorer.app.kit.fair_share import Turns
     turns, order = Turns(seats=1), []
     assert turns.enter("address:hostile")                          # a seat free: straight in
 

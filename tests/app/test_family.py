@@ -1,4 +1,4 @@
-"""A family as the web process keeps it (`app.kit.family.prepared`, made in the preview worker): the page link's
+"""A family as the web process keeps it (`app/kit/family.py:prepared`, made in the preview worker): the page link's
 JSON text holds exactly the members' frames and readouts, and every chart drawn from the members' outline is the
 chart drawn from the whole members (`sweep_figure.preview_figure`, the reference path)."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from plotly.utils import PlotlyJSONEncoder
 
-from app.kit.family import Family, empty, encoded, prepared, resolved
-from app.kit.render import chart_specs, freeze
-from app.kit.sweep import sweep_family
-from app.kit.sweep_figure import chart_family, family_frames, member, preview_figure
-from app.lessons import lesson
+from lcsm_explorer.app.kit.family import Family, empty, encoded, prepared, resolved
+from lcsm_explorer.app.kit.render import chart_specs, freeze
+from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.kit.sweep_figure import chart_family, family_frames, member, preview_figure
+from lcsm_explorer.app.lessons import lesson
 from tests.app.test_sweep import MOVES, SWEPT, held
 
 

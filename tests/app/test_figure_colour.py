@@ -17,10 +17,10 @@ import itertools
 
 import pytest
 
-from app.kit.figure_style import DASHES, GREY, INK, PALETTE, PAPER
-from app.lessons import lesson
-from app.lessons.paper_lab import accuracy_figure
-from app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
+from lcsm_explorer.app.kit.figure_style import DASHES, GREY, INK, PALETTE, PAPER
+from lcsm_explorer.app.lessons import lesson
+from lcsm_explorer.app.lessons.paper_lab import accuracy_figure
+from lcsm_explorer.app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
 from tests.app.test_figure_hygiene import FIGURE_PAGES, SHORT_COMPUTE, fake_metrics, fake_snapshots
 from tests.colour_vision import DEFICIENCIES, THEMES, contrast, delta_e, resolved
 
@@ -214,7 +214,7 @@ def test_chart_lines_hold_3_to_1(name, theme):
 def test_the_checks_catch_what_the_issue_found():
     """Grey template text (#808495, 3.7:1 on white), plotly's orange line (2.2:1 on white), two runs told apart by
     red and green alone, and a near-black line on the dark theme each fail their check."""
-    from app.kit.figure_style import build, scatter
+    from lcsm_explorer.app.kit.figure_style import build, scatter
 
     def run(name: str, colour: str, **line):
         return scatter(y=[1.0, 2.0], name=name, mode="lines", line=dict(color=colour, **line))

@@ -26,14 +26,14 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from app.kit.figure_style import plotly_array
-from app.kit.sweep import sweep_family
-from app.kit.sweep_figure import chart_family, held_frames, member, preview_figure
-from app.lessons import lesson
-from app.lessons.paper_lab import accuracy_figure
-from app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.lru_stability import stability_study
+from lcsm_explorer.app.kit.figure_style import plotly_array
+from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.kit.sweep_figure import chart_family, held_frames, member, preview_figure
+from lcsm_explorer.app.lessons import lesson
+from lcsm_explorer.app.lessons.paper_lab import accuracy_figure
+from lcsm_explorer.app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
 from tests.app.test_lessons import STATIC, clamped, extremes
 
 FIGURE_PAGES = [p for p in STATIC if lesson(p).figures is not None]
@@ -298,7 +298,7 @@ def test_paper_lab_heatmap_is_clean():
 
 def test_the_checks_catch_what_the_issue_found():
     """Each defect of issue 12, drawn the old way (through `build`, so only that defect is present), fails."""
-    from app.kit.figure_style import build
+    from lcsm_explorer.app.kit.figure_style import build
 
     def line(y, **kw):
         return go.Scatter(y=y, mode="lines", **kw)
@@ -351,8 +351,8 @@ def test_build_draws_what_plain_plotly_calls_draw(page, monkeypatch):
     trace.update validating, reading trace.x): the same figure JSON, at the defaults and every preset."""
     import json
 
-    from app.kit import figure_style
-    from app.kit.chart_element import chart_spec, reference_chart_spec
+    from lcsm_explorer.app.kit import figure_style
+    from lcsm_explorer.app.kit.chart_element import chart_spec, reference_chart_spec
 
     spec = lesson(page)
     runs = [(name, values, SHORT_COMPUTE.get(page, spec.compute)(values)) for name, values in cases(page)
@@ -370,7 +370,7 @@ def test_build_draws_what_plain_plotly_calls_draw(page, monkeypatch):
 
 
 def test_figures_built_here_share_one_template():
-    from app.kit.figure_style import build, default_template
+    from lcsm_explorer.app.kit.figure_style import build, default_template
 
     first, second = (build([go.Scatter(x=[0, 1], y=[0, 1])], "a") for _ in range(2))
     assert first._layout["template"] is second._layout["template"] is default_template()

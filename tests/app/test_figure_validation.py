@@ -9,10 +9,10 @@ import plotly.graph_objects as go
 import pytest
 from plotly.utils import PlotlyJSONEncoder
 
-from app.kit import figure_style
-from app.kit.chart_element import chart_spec
-from app.kit.sweep import sweep_family
-from app.lessons import lesson
+from lcsm_explorer.app.kit import figure_style
+from lcsm_explorer.app.kit.chart_element import chart_spec
+from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.lessons import lesson
 from tests.app.test_figure_hygiene import FIGURE_PAGES, SHORT_COMPUTE, cases
 from tests.app.test_sweep import SWEPT, held
 

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app.kit.host_guard import HostGuard, allowed_hosts, refusal, same_origin, split_host
+from lcsm_explorer.app.kit.host_guard import HostGuard, allowed_hosts, refusal, same_origin, split_host
 from tests.browser.app_server import running_app
 
 pytestmark = pytest.mark.xdist_group("host_guard")     # one test process starts its server (--dist loadgroup)
@@ -165,7 +165,7 @@ def test_a_star_turns_the_host_check_off_but_not_the_origin_check():
 
 
 def test_behind_haproxy_the_public_host_and_origin_pass_and_the_check_host_too():
-    """HAProxy (scripts/web_tier.py) passes the browser's Host through: Host and Origin both name the public
+    """HAProxy (app/web_tier.py) passes the browser's Host through: Host and Origin both name the public
     port, not the web process's own loopback port; its health check sends Host 127.0.0.1 with no Origin."""
     scope = lambda host, origin=None: {"type": "websocket", "headers": [(b"host", host.encode())] + (
         [(b"origin", origin.encode())] if origin else [])}

@@ -5,11 +5,17 @@ import json
 
 import pytest
 
-from app.kit.classroom import ClassroomView
-from app.kit.instrument import apply_commit, control, instrument_key, instrument_payload, settings_controlled
-from app.kit.page_text import no_negative_zero, page_text, terms
-from app.kit.sweep_figure import MOVING_DATA, MOVING_LAYOUT
-from app.lessons import all_lessons, lesson
+from lcsm_explorer.app.kit.classroom import ClassroomView
+from lcsm_explorer.app.kit.instrument import (
+    apply_commit,
+    control,
+    instrument_key,
+    instrument_payload,
+    settings_controlled,
+)
+from lcsm_explorer.app.kit.page_text import no_negative_zero, page_text, terms
+from lcsm_explorer.app.kit.sweep_figure import MOVING_DATA, MOVING_LAYOUT
+from lcsm_explorer.app.lessons import all_lessons, lesson
 from tests.app.pages import assert_clean, open_page
 
 DYNAMICS = [spec.page for spec in all_lessons() if settings_controlled(spec)]
@@ -56,7 +62,7 @@ class FakeState(dict):
 
 
 def test_a_commit_takes_only_values_its_settings_can_hold(monkeypatch):
-    import app.kit.instrument as instrument
+    import lcsm_explorer.app.kit.instrument as instrument
     state = FakeState()
     monkeypatch.setattr(instrument.st, "session_state", state)
     spring = lesson("spring")
@@ -76,8 +82,8 @@ def test_a_commit_takes_only_values_its_settings_can_hold(monkeypatch):
 
 
 def test_the_payload_carries_every_setting_and_splices_each_chart_spec(monkeypatch):
-    import app.kit.instrument as instrument
-    from app.kit.render import chart_specs, freeze
+    import lcsm_explorer.app.kit.instrument as instrument
+    from lcsm_explorer.app.kit.render import chart_specs, freeze
     monkeypatch.setattr(instrument.st, "session_state", FakeState())
     spec = lesson("spring")
     values = spec.settings.defaults

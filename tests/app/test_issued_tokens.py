@@ -16,7 +16,7 @@ from tests.app.pages import assert_clean, click, open_page, press_preset, url_va
 
 OWNER_SCRIPT = """
 import streamlit as st
-from app.kit.owner import owner_token
+from lcsm_explorer.app.kit.owner import owner_token
 st.write("token:" + owner_token())
 """
 

@@ -1,9 +1,9 @@
 """Every lesson file parses and belongs to a page (and every page has one); the checker grades as documented."""
 import pytest
 
-from app.kit import lesson_text as lc
-from app.kit.lesson_text import Exercise, LessonFormatError, check_answer, check_settings, holds
-from app.lessons import PAGES
+from lcsm_explorer.app.kit import lesson_text as lc
+from lcsm_explorer.app.kit.lesson_text import Exercise, LessonFormatError, check_answer, check_settings, holds
+from lcsm_explorer.app.lessons import PAGES
 
 
 def test_every_lesson_file_parses_and_pages_and_files_match_one_to_one():

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.kit import lesson_text as lc
-from app.kit.lesson_text import LessonFormatError
-from app.lessons import PAGES
+from lcsm_explorer.app.kit import lesson_text as lc
+from lcsm_explorer.app.kit.lesson_text import LessonFormatError
+from lcsm_explorer.app.lessons import PAGES
 from tests.app.pages import assert_clean, open_page
 
 ROUTER = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"

@@ -20,9 +20,9 @@ import urllib.request
 
 import pytest
 
-from app.kit import lesson_text as lt
-from app.kit.lesson_text import check_settings, holds, markdown, markdown_pieces, what_fails
 from benchmarks.app_process import free_port
+from lcsm_explorer.app.kit import lesson_text as lt
+from lcsm_explorer.app.kit.lesson_text import check_settings, holds, markdown, markdown_pieces, what_fails
 from tests.browser.app_server import BROWSER_ARGS, CHROMIUM, needs_chromium
 
 LESSONS = {path.name: lt.parse_lesson(path.read_text(encoding="utf-8")) for path in lt.lesson_files()}
@@ -138,7 +138,7 @@ ASCII_MATH = re.compile(r"\^|\bsqrt\b|\w ?\* ?\w|\b[A-Za-z]+_\w+")
 
 def test_every_preset_caption_writes_math_in_unicode_or_words():
     """Issue 21 item 3: a preset's caption says "mₜ", "exp(0.05)", "to the power", never "m_t", "e^0.05", "sqrt"."""
-    from app.lessons import all_lessons
+    from lcsm_explorer.app.lessons import all_lessons
 
     ascii_math = [(page.page, preset.label, ASCII_MATH.findall(prose(preset.insight)))
                   for page in all_lessons() for preset in page.presets if ASCII_MATH.search(prose(preset.insight))]
@@ -217,7 +217,7 @@ def test_every_lesson_piece_renders_without_tex_source_in_a_browser(tmp_path):
 
 def test_the_s4_recall_preset_says_its_slow_near_chance_run_is_the_point():
     """Issue 21: "S4 on recall" runs 1 step/s and ends at 0.037 without saying that is the point."""
-    from app.lessons.train_live import PRESETS
+    from lcsm_explorer.app.lessons.train_live import PRESETS
 
     [s4] = [p for p in PRESETS if p.values.get("variant") == "s4"]
     for text in (s4.insight, LESSONS["08-train-live.md"].body):

@@ -1,4 +1,4 @@
-"""Every lesson declaration keeps the README's promise, checked by walking `app.lessons`:
+"""Every lesson declaration keeps the README's promise, checked by walking `lcsm_explorer.app.lessons`:
 
 - each setting's default and each preset's values lie inside the declared ranges;
 - each lesson has a lesson file with >= 2 exercises, and every name an exercise checks is a quantity
@@ -17,10 +17,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from app.kit.instrument import settings_controlled
-from app.kit.lesson import Metric, Notice
-from app.kit.lesson_text import load_lesson
-from app.lessons import PAGES, all_lessons, lesson
+from lcsm_explorer.app.kit.instrument import settings_controlled
+from lcsm_explorer.app.kit.lesson import Metric, Notice
+from lcsm_explorer.app.kit.lesson_text import load_lesson
+from lcsm_explorer.app.lessons import PAGES, all_lessons, lesson
 from tests.app.pages import assert_clean, instrument, link_notes, open_page, press_preset, url_value
 
 STATIC = [p for p in PAGES if lesson(p).compute is not None]
@@ -205,7 +205,7 @@ def test_every_exercise_check_gives_feedback(page):
 
 def test_the_lessons_readme_lists_exactly_the_quantities_each_page_provides():
     """A teacher writes checks from lessons/README.md's table: it must not drift from the pages."""
-    from app.kit.lesson_text import LESSONS_DIR
+    from lcsm_explorer.app.kit.lesson_text import LESSONS_DIR
     table = {}
     for line in (LESSONS_DIR / "README.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -230,7 +230,7 @@ def preset_states(spec, preset) -> list[dict]:
 
 @pytest.mark.parametrize("page", STATIC)
 def test_every_preset_claim_holds(page):
-    from app.kit.lesson_text import holds
+    from lcsm_explorer.app.kit.lesson_text import holds
     spec = lesson(page)
     for preset in spec.presets:
         assert preset.claim, f"{preset.label}: its caption makes no checkable claim"
@@ -244,7 +244,7 @@ def test_every_preset_claim_holds(page):
 @pytest.mark.parametrize("page", STATIC)
 def test_no_exercise_passes_at_the_defaults(page):
     """An exercise that says ✅ before the learner did anything teaches nothing (a false pass)."""
-    from app.kit.lesson_text import check_settings
+    from lcsm_explorer.app.kit.lesson_text import check_settings
     spec = lesson(page)
     quantities = spec.quantities(spec.settings.defaults, spec.compute(spec.settings.defaults))
     passing = [ex.title for ex in load_lesson(page).exercises

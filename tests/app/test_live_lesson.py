@@ -11,7 +11,7 @@ from tests.app.pages import url_value
 
 SCRIPT = """
 import streamlit as st
-from app.kit.live_lesson import render_live
+from lcsm_explorer.app.kit.live_lesson import render_live
 from tests.app.live_demo import LESSON
 st.caption(f"quantities {render_live(LESSON, {'a': 1})}")
 """
@@ -72,7 +72,7 @@ def test_a_run_link_that_is_not_an_id_gets_a_note(page):
 
 POLL_SCRIPT = """
 import streamlit as st
-from app.kit.live_lesson import polled, render_live
+from lcsm_explorer.app.kit.live_lesson import polled, render_live
 from tests.app.live_demo import LESSON, WORLD
 WORLD["page_runs"] += 1
 render_live(LESSON, {'a': 1})
@@ -94,9 +94,9 @@ def test_a_poll_reruns_the_whole_page_when_its_page_state_changed(page, change, 
 
 SETTINGS_SCRIPT = """
 import streamlit as st
-from app.kit.live_lesson import render_live
-from app.kit.url_state import load_settings, save_settings
-from app.kit.widgets import draw_sidebar_settings
+from lcsm_explorer.app.kit.live_lesson import render_live
+from lcsm_explorer.app.kit.url_state import load_settings, save_settings
+from lcsm_explorer.app.kit.widgets import draw_sidebar_settings
 from tests.app.live_demo import LESSON
 load_settings(LESSON.settings)
 values = save_settings(LESSON.settings)

@@ -1,4 +1,4 @@
-"""`python -m app.kit.new_lesson NAME` writes a lesson the lesson tests accept, touching at most four files.
+"""`python -m app/kit/new_lesson.py NAME` writes a lesson the lesson tests accept, touching at most four files.
 
 On a copy of the working tree (tracked and untracked files, what git does not ignore): the scaffold runs there,
 git status counts what it wrote or changed, and the lesson tests run there on the new page (the tests
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.kit.new_lesson import _registry
+from lcsm_explorer.app.kit.new_lesson import _registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "memory_decay"
@@ -65,17 +65,17 @@ def test_the_registry_edit_keeps_the_tuple_and_its_lines():
 @pytest.mark.slow
 def test_a_new_lesson_is_four_files_and_passes_the_lesson_tests(tmp_path):
     copy = copy_of_the_tree(tmp_path / "tree")
-    made = python(copy, "-m", "app.kit.new_lesson", PAGE, "--title", "A memory that decays", timeout=60)
+    made = python(copy, "-m", "lcsm_explorer.app.kit.new_lesson", PAGE, "--title", "A memory that decays", timeout=60)
     assert made.returncode == 0, made.stderr
     changed = sorted(line[3:] for line in git(copy, "status", "--porcelain", "-uall").splitlines())
     assert changed == sorted(["app/lessons/__init__.py", f"app/lessons/{PAGE}.py", "lessons/README.md",
                               f"lessons/11-{PAGE.replace('_', '-')}.md"]), changed
-    again = python(copy, "-m", "app.kit.new_lesson", PAGE, timeout=60)
+    again = python(copy, "-m", "lcsm_explorer.app.kit.new_lesson", PAGE, timeout=60)
     assert again.returncode != 0 and "a lesson already" in again.stderr
 
     files = [f"tests/app/{name}.py" for name in LESSON_TESTS]
     collected = python(copy, "-m", "pytest", "--collect-only", "-q", "-m", "not browser", "-p", "no:cacheprovider",
-                       *files, timeout=120)
+                       *files, timeout=300)
     assert collected.returncode == 0, collected.stdout[-3000:]
     ids = [line for line in collected.stdout.splitlines() if "::" in line
            and (PAGE in line or PAGE.replace("_", "-") in line

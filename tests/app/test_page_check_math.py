@@ -3,10 +3,10 @@ every erratum in the sources gets a card with its verdict, its settings travel i
 grade what the page shows."""
 from collections import Counter
 
-from app.kit.page_text import stacked
-from app.lessons.check_math import PRESETS, SETTINGS, compute, quantities
 from lcsm_core.backward_check import compare_backward
 from lcsm_core.errata import BY_ID, ERRATA, NAMING, NO_NUMERIC_CHECK, NOTATION, UNDEFINED, WRONG, check_errata
+from lcsm_explorer.app.kit.page_text import stacked
+from lcsm_explorer.app.lessons.check_math import PRESETS, SETTINGS, compute, quantities
 from tests.app.pages import assert_clean, link_notes, open_page, url_value
 
 

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from app.lessons import lesson
+from lcsm_explorer.app.lessons import lesson
 from tests.app.test_sweep_batch import RTOL, same
 
 OFF_GRID = {       # page → settings moved (each case: the defaults with these changes)
@@ -46,7 +46,7 @@ def test_the_pages_compute_draws_what_its_readable_reference_draws(page, changes
     v = values_of(page, changes)
     if v is None:
         pytest.skip(f"{changes} is outside {page}'s settings")
-    module = __import__(f"app.lessons.{page}", fromlist=["reference_compute"])
+    module = __import__(f"lcsm_explorer.app.lessons.{page}", fromlist=["reference_compute"])
     want, got = module.reference_compute(v), spec.compute(v)
     want_figs, got_figs = spec.figures(v, want), spec.figures(v, got)
     assert list(want_figs) == list(got_figs)
@@ -62,7 +62,7 @@ def test_the_pages_compute_draws_what_its_readable_reference_draws(page, changes
 def test_settings_the_core_refuses_reach_the_page_in_the_references_words(page, refused):
     spec = lesson(page)
     v = {**spec.settings.defaults, **refused}
-    module = __import__(f"app.lessons.{page}", fromlist=["reference_compute"])
+    module = __import__(f"lcsm_explorer.app.lessons.{page}", fromlist=["reference_compute"])
     with pytest.raises(ValueError) as reference:
         module.reference_compute(v)
     with pytest.raises(ValueError) as page_error:

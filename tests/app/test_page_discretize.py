@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.lessons.discretize import LESSON, PRESETS, SETTINGS
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.discretize_comparison import compare_discretizations
+from lcsm_explorer.app.lessons.discretize import LESSON, PRESETS, SETTINGS
 from tests.app.pages import (
     assert_clean,
     click,

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import streamlit as st
 
-import app.lessons.eos_view as page
-from app.lessons.eos_view import PRESETS, SETTINGS, compute, quantities
+import lcsm_explorer.app.lessons.eos_view as page
 from lcsm_core import VARIANTS
 from lcsm_core.eos_view import inspect_layer
+from lcsm_explorer.app.lessons.eos_view import PRESETS, SETTINGS, compute, quantities
 from tests.app.pages import assert_clean, link_notes, open_page, url_value
 
 

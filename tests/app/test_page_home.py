@@ -4,7 +4,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 import lcsm_core
-from app.lessons import all_lessons
+from lcsm_explorer.app.lessons import all_lessons
 
 ROOT = Path(__file__).resolve().parents[2]
 

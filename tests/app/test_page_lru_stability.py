@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import app.lessons.lru_stability as page
+import lcsm_explorer.app.lessons.lru_stability as page
 from lcsm_core.dynamics.lru_stability import (
     PARAMETERIZATIONS,
     RING_WIDTH,

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from app.lessons.online_learners import PRESETS, SETTINGS, compute, quantities, radius_figure
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.online_learning import key_value_stream, recall_study
+from lcsm_explorer.app.lessons.online_learners import PRESETS, SETTINGS, compute, quantities, radius_figure
 from tests.app.pages import assert_clean, open_page
 
 

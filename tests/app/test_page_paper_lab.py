@@ -114,7 +114,7 @@ def test_one_verdict_from_one_source(store, ablation):
 
 
 def test_the_page_says_which_grid_it_shows():
-    from app.lessons.paper_lab import differences, grid_said
+    from lcsm_explorer.app.lessons.paper_lab import differences, grid_said
     default = DEFAULT_SPECS["tau"]
     assert grid_said(default).startswith("**The default grid**") and "the best of 1 learning rate (0.01)" in \
         grid_said(default)
@@ -126,8 +126,8 @@ def test_the_page_says_which_grid_it_shows():
 
 
 def test_the_verdict_message_says_the_claim_with_its_state():
-    from app.lessons.paper_lab import verdict_message
     from lcsm_core.paper_lab.ablations import Verdict
+    from lcsm_explorer.app.lessons.paper_lab import verdict_message
 
     assert verdict_message("c", None, 3, 24) == ("info", "🔎 Checked here: “c” — once every cell has a result "
                                                          "(3 of 24 runs have finished).")
@@ -164,7 +164,7 @@ def test_a_second_visitor_queues_behind_the_running_grid_is_told_when_it_starts_
     monkeypatch.setenv("LCSM_VISITOR_MAX_ACTIVE", "1")
     alice, bob, carol = "203.0.113.1", "203.0.113.2", "203.0.113.3"
     visitor = {"key": bob}
-    monkeypatch.setattr("app.kit.live_lesson.visitor_key", lambda: visitor["key"])
+    monkeypatch.setattr("lcsm_explorer.app.kit.live_lesson.visitor_key", lambda: visitor["key"])
     store.admit_grid("g-alice", [(tiny_config().to_dict(), "cell", 10.0)], "grid:g-alice", alice,
                      AdmissionPolicy(), job=GRID_JOB)
     free_by = store.grid_admitted_at("g-alice") + AdmissionPolicy().grid_ceiling_s

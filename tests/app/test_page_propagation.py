@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import app.lessons.propagation as page
+import lcsm_explorer.app.lessons.propagation as page
 from lcsm_core.divergence import DIVERGENCE_BOUND
 from lcsm_core.dynamics.propagation import FORGET_BELOW, token_responses
 from tests.app.pages import assert_clean, instrument, open_page, press_preset

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from app.lessons.rings import PRESETS, SETTINGS
 from lcsm_core.dynamics.rings import ring_study
+from lcsm_explorer.app.lessons.rings import PRESETS, SETTINGS
 from tests.app.pages import (
     assert_clean,
     click,

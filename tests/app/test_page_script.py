@@ -1,7 +1,7 @@
 """The page script (app/kit/internals/page_script.js) reaches the browser: layout_style mounts it through st.html."""
 import re
 
-from app.kit.layout import PAGE_SCRIPT
+from lcsm_explorer.app.kit.layout import PAGE_SCRIPT
 
 
 def test_the_page_script_survives_streamlits_sanitizer():

@@ -86,7 +86,7 @@ def test_start_pause_step_and_the_run_appears_in_the_table(page):
 def test_the_defaults_and_the_recall_preset_train_what_the_benchmark_measures():
     """benchmarks/train_speed.py measures the defaults; the "GLA learns recall" preset is the same run, budgeted
     in steps (the server's time cap is only a safety net)."""
-    from app.lessons.train_live import PRESETS, SETTINGS, config_of
+    from lcsm_explorer.app.lessons.train_live import PRESETS, SETTINGS, config_of
     [recall] = [p for p in PRESETS if "GLA learns recall" in p.label]
     defaults = config_of(SETTINGS.defaults)
     assert config_of(recall.state(SETTINGS)).to_dict() == defaults.to_dict()
@@ -99,7 +99,7 @@ def test_the_readme_cli_example_trains_the_pages_default_run():
     """The README's command-line example is the run whose steps to 99 % the benchmark measures."""
     from pathlib import Path
 
-    from app.lessons.train_live import SETTINGS, config_of
+    from lcsm_explorer.app.lessons.train_live import SETTINGS, config_of
     from lcsm_serving.train import config_from_args, parse_args
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     [line] = [line for line in readme.splitlines() if line.strip().startswith("python -m lcsm_serving.train ")]
@@ -162,7 +162,7 @@ def test_another_browser_sees_a_run_read_only_and_cannot_stop_it(page):
     at.button(key="play").click().run()
     run_id = at.session_state["train_live_run"]
     owner = url_value(at, "owner")
-    assert len(owner) >= 32                                        # the server-signed token (app.kit.owner)
+    assert len(owner) >= 32                                        # the server-signed token (app/kit/owner.py)
     assert any("Your run" in c.value for c in at.caption)
 
     other = open_page("train_live", {"run": str(run_id)})           # a shared link: no owner token
@@ -215,7 +215,7 @@ def test_the_eigenvalue_replay_steps_without_gliding():
     for reduced motion, which the server cannot see."""
     import numpy as np
 
-    from app.lessons.train_live import eigen_figure
+    from lcsm_explorer.app.lessons.train_live import eigen_figure
 
     layout = eigen_figure([(0, [np.array([0.5 + 0.1j])]), (10, [np.array([0.6 + 0.2j])])]).to_plotly_json()["layout"]
     [slider], [replay] = layout["sliders"], layout["updatemenus"]

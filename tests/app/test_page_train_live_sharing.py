@@ -5,9 +5,9 @@ import dataclasses
 
 import pytest
 
-from app.lessons.train_live import sharing_policy, status_words
 from lcsm_core.training import run_config
 from lcsm_core.training.loop import preempted_reason
+from lcsm_explorer.app.lessons.train_live import sharing_policy, status_words
 from lcsm_serving import RunRow, RunStore, shared_client
 from lcsm_serving.manager import SharingPolicy
 from tests.app.pages import assert_clean, open_page

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.kit.chart_element import PlainFigure, chart_spec, plain_figure, refilled
-from app.kit.figure_style import MAX_LINE_POINTS
-from app.kit.sweep import sweep_values
-from app.lessons import lesson
 from lcsm_core.dynamics.discretize_comparison import INPUTS
+from lcsm_explorer.app.kit.chart_element import PlainFigure, chart_spec, plain_figure, refilled
+from lcsm_explorer.app.kit.figure_style import MAX_LINE_POINTS
+from lcsm_explorer.app.kit.sweep import sweep_values
+from lcsm_explorer.app.lessons import lesson
 
 # discretize's charts are refilled into the first ones the process drew (`Refiller`): held settings in every corner
 # (no damping, a stiff light spring, a heavy soft one, overdamped, every input), each after the others

@@ -1,4 +1,4 @@
-"""The preview pool (`app.kit.preview_pool`): a family is computed once however many ask, lands in the shared
+"""The preview pool (`app/kit/preview_pool.py`): a family is computed once however many ask, lands in the shared
 cache, new families are shed when the machine is busy, and the worker never outlives the web process."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import sys
 import textwrap
 import time
 
-from app.kit import preview
-from app.kit.preview_pool import PreviewPool
-from app.kit.sweep import sweep_family
-from app.lessons import lesson
+from lcsm_explorer.app.kit import preview
+from lcsm_explorer.app.kit.preview_pool import PreviewPool
+from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.lessons import lesson
 from tests.app.test_sweep import held
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -41,7 +41,7 @@ def test_a_busy_machine_sheds_new_families(monkeypatch):
 
 
 def test_a_worker_keeps_a_quarter_of_the_cache_budget(monkeypatch):
-    from app.kit.cache import budget_bytes
+    from lcsm_explorer.app.kit.cache import budget_bytes
     monkeypatch.setenv("LCSM_CACHE_MB", "160")
     pool = PreviewPool(1, lambda key, members, *results: None)
     try:
@@ -55,7 +55,7 @@ def test_a_worker_freezes_its_heap_at_its_first_family_and_the_test_process_does
     are frozen once imported; only a worker does it (a web process freezes in `web_process.prepare`)."""
     import gc
 
-    from app.kit.preview_pool import compute_family
+    from lcsm_explorer.app.kit.preview_pool import compute_family
     monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
     pool = PreviewPool(1, lambda key, members, *results: None)
     try:
@@ -78,7 +78,7 @@ def test_the_worker_exits_when_the_web_process_is_killed():
     script = textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {ROOT!r})
-        from app.kit.preview_pool import PreviewPool
+        from lcsm_explorer.app.kit.preview_pool import PreviewPool
         pool = PreviewPool(1, lambda key, members, *results: None)
         executor = pool._pool()
         print(*executor._processes, flush=True)
@@ -125,7 +125,7 @@ def test_a_waiter_wakes_when_its_family_is_stored_not_after_its_timeout(monkeypa
 def test_one_visitors_burst_waits_behind_one_family_of_each_learner(monkeypatch):
     """The lines are served in turn, the newest of each first; a visitor keeps `PER_VISITOR` families waiting, a newer
     one replacing their oldest (whoever waited for it wakes); warm-up families come last."""
-    from app.kit.preview_pool import MAX_QUEUED, PER_VISITOR, WARM
+    from lcsm_explorer.app.kit.preview_pool import MAX_QUEUED, PER_VISITOR, WARM
     monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
     pool = PreviewPool(1, lambda key, members, *results: None)
     pool._running = 1                                              # the worker is busy: everything waits

@@ -7,11 +7,11 @@ import pickle
 
 import pytest
 
-from app.kit.cache import clear_all
-from app.kit.preview import FAMILIES, family_key, store_pickled
-from app.kit.preview_pool import RESULTS_BYTES, compute_family
-from app.kit.render import computed, freeze
-from app.lessons import lesson
+from lcsm_explorer.app.kit.cache import clear_all
+from lcsm_explorer.app.kit.preview import FAMILIES, family_key, store_pickled
+from lcsm_explorer.app.kit.preview_pool import RESULTS_BYTES, compute_family
+from lcsm_explorer.app.kit.render import computed, freeze
+from lcsm_explorer.app.lessons import lesson
 
 
 def refusing(page: str):
@@ -38,7 +38,7 @@ def test_a_release_on_a_member_finds_its_page_computed(page):
 
 
 def test_results_too_large_to_copy_stay_in_the_worker(monkeypatch):
-    from app.kit import preview_pool
+    from lcsm_explorer.app.kit import preview_pool
     monkeypatch.setattr(preview_pool, "RESULTS_BYTES", 10)
     spec = lesson("spring")
     family, sent = compute_family(*family_key(spec, freeze(spec.settings.defaults)))
@@ -48,7 +48,7 @@ def test_results_too_large_to_copy_stay_in_the_worker(monkeypatch):
 def test_a_held_move_waits_for_its_family_and_is_not_computed_again(monkeypatch):
     """`preview.family_first` (before the page computes): the family's results make the page's own where the
     current value is a member, so a held move computes the page once, in the worker."""
-    from app.kit import preview, preview_pool
+    from lcsm_explorer.app.kit import preview, preview_pool
     clear_all()
     monkeypatch.setenv("LCSM_PREVIEW_MAX_LOAD", "1e9")
     monkeypatch.setattr(preview_pool, "MAX_QUEUED", 10**6)   # families earlier tests left queued in the process's

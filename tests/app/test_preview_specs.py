@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.kit import figure_style
-from app.kit.family import prepared
-from app.kit.preview import family_key, preview_specs, reference_preview
-from app.kit.render import chart_specs, freeze
-from app.kit.sweep import sweep_family, sweep_values
-from app.lessons import lesson
+from lcsm_explorer.app.kit import figure_style
+from lcsm_explorer.app.kit.family import prepared
+from lcsm_explorer.app.kit.preview import family_key, preview_specs, reference_preview
+from lcsm_explorer.app.kit.render import chart_specs, freeze
+from lcsm_explorer.app.kit.sweep import sweep_family, sweep_values
+from lcsm_explorer.app.lessons import lesson
 from tests.app.test_sweep import SWEPT
 
 # held settings beyond the presets: a spring that runs away (c < 0: its frames fit their own axes)

@@ -98,7 +98,7 @@ def test_two_tabs_and_a_teacher_link_do_not_share_a_score(data_dir):
 
 
 def test_no_setting_is_named_like_a_parameter_the_tab_keeps_in_its_url():
-    from app.lessons import all_lessons
+    from lcsm_explorer.app.lessons import all_lessons
     kept = {"learner", "class", "teacher", "step", "owner", "run", "show", "lock", "present", "challenge"}
     assert not kept & {p.name for page in all_lessons() for p in page.settings.params}
 

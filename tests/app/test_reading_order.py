@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.kit import lesson_text as lt
-from app.kit.lesson_text import LessonFormatError, Step, check_steps, parse_lesson
-from app.lessons import PAGES, lesson
+from lcsm_explorer.app.kit import lesson_text as lt
+from lcsm_explorer.app.kit.lesson_text import LessonFormatError, Step, check_steps, parse_lesson
+from lcsm_explorer.app.lessons import PAGES, lesson
 from tests.app.pages import instrument, open_page
 
 HEAD = "---\npage: spring\ntitle: t\n---\n## Lesson\nA story.\n\n### Details\nMore.\n"

@@ -9,9 +9,9 @@ from tests.app.pages import NAVIGATING_SCRIPT, control, instrument, open_page, u
 from tests.app.test_classroom import send_commit
 
 TOY = '''
-from app.kit.lesson import Lesson, Metric
-from app.kit.render import render_lesson
-from app.kit.settings import Setting, Settings
+from lcsm_explorer.app.kit.lesson import Lesson, Metric
+from lcsm_explorer.app.kit.render import render_lesson
+from lcsm_explorer.app.kit.settings import Setting, Settings
 
 def compute(v):
     if v["mode"] == "refuse":
@@ -69,7 +69,7 @@ def test_a_compute_that_refuses_its_settings_is_a_message_not_a_traceback():
 
 
 def test_a_broken_lesson_file_is_reported_not_raised(tmp_path, monkeypatch):
-    from app.kit import lesson_text
+    from lcsm_explorer.app.kit import lesson_text
     (tmp_path / "01-spring.md").write_text("---\npage: spring\ntitle: t\n---\n## Exercise: x\nno check\n")
     monkeypatch.setattr(lesson_text, "LESSONS_DIR", tmp_path)
     at = open_page("spring")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.kit.sweep import sweep_family
-from app.kit.sweep_figure import (
+from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.kit.sweep_figure import (
     PAD,
     RANGED_MARGIN,
     chart_family,
@@ -20,7 +20,7 @@ from app.kit.sweep_figure import (
     numbers,
     preview_figure,
 )
-from app.lessons import lesson
+from lcsm_explorer.app.lessons import lesson
 from tests.app.test_sweep import held
 
 RUNAWAY_NOTE = " · ⚠ "      # "Time response · ⚠ y-axis ×10⁶": c = −1 reaches 10⁶, the calm ones 1
@@ -149,7 +149,7 @@ def test_fixed_ranges_fit_a_runaway_current_drawing_to_its_own_data():
 
 
 def test_the_presenter_view_widens_a_ranged_charts_left_margin_for_its_larger_ticks():
-    from app.kit.classroom import PRESENTER_RANGED_MARGIN, presenter_figure
+    from lcsm_explorer.app.kit.classroom import PRESENTER_RANGED_MARGIN, presenter_figure
     ranged = {"data": [], "layout": {"margin": {"l": RANGED_MARGIN}, "meta": {"lcsm": {"ranges": {"yaxis": [0, 1]}}}}}
     plain = {"data": [], "layout": {"margin": {"l": 60}, "meta": {"lcsm": {"follows": True}}}}
     assert presenter_figure(ranged)["layout"]["margin"]["l"] == PRESENTER_RANGED_MARGIN > RANGED_MARGIN

@@ -1,4 +1,4 @@
-"""app.kit.internals.script_events: a session's script-runner events reach its handler all, once, in order, on the
+"""app/kit/internals/script_events.py: a session's script-runner events reach its handler all, once, in order, on the
 loop, with one loop callback per batch instead of one per event."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import threading
 
 from streamlit.runtime.app_session import AppSession
 
-from app.kit.internals import script_events
-from app.kit.internals.script_events import _on_scriptrunner_event
+from lcsm_explorer.app.kit.internals import script_events
+from lcsm_explorer.app.kit.internals.script_events import _on_scriptrunner_event
 
 
 class FakeSession:

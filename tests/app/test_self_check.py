@@ -1,4 +1,4 @@
-"""The start-up self-check (`app.kit.internals.self_check`): on the pinned Streamlit and plotly every internal is
+"""The start-up self-check (`app/kit/internals/self_check.py`): on the pinned Streamlit and plotly every internal is
 there; where one is missing, its public path is taken and one line is logged."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 from streamlit.runtime.app_session import AppSession
 from streamlit.testing.v1 import AppTest
 
-from app.kit import figure_style
-from app.kit.chart_element import chart_spec
-from app.kit.internals import plotly_element, plotly_objects, script_events, self_check, widget_states
-from app.lessons import lesson
+from lcsm_explorer.app.kit import figure_style
+from lcsm_explorer.app.kit.chart_element import chart_spec
+from lcsm_explorer.app.kit.internals import plotly_element, plotly_objects, script_events, self_check, widget_states
+from lcsm_explorer.app.lessons import lesson
 
 
 def test_every_internal_is_there_on_the_pinned_versions():
@@ -70,9 +70,9 @@ def test_figures_take_plotlys_public_path_where_its_internals_moved(monkeypatch)
 
 SCRIPT = '''
 import plotly.graph_objects as go
-from app.kit.chart_element import chart_spec, emit_chart
-from app.kit.figure_style import build
-from app.kit.internals import plotly_element
+from lcsm_explorer.app.kit.chart_element import chart_spec, emit_chart
+from lcsm_explorer.app.kit.figure_style import build
+from lcsm_explorer.app.kit.internals import plotly_element
 
 plotly_element._usable = False
 emit_chart(chart_spec(build([go.Scatter(x=[0, 1], y=[1, 2])], "a chart")), {}, key="chart")

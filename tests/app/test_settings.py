@@ -1,7 +1,7 @@
 """Declared settings: parse URL text, fall back with a note, encode round trip, dependent bounds."""
 import pytest
 
-from app.kit.settings import Setting, Settings
+from lcsm_explorer.app.kit.settings import Setting, Settings
 
 SPEC = Settings("demo", (Setting.slider("m", "mass", 1.0, 0.1, 5.0), Setting.slider("n", "count", 8, 8, 64),
                          Setting.choice("kind", "method", "zoh", ("zoh", "euler")),

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.kit.snippet import snippet_script
-from app.lessons import PAGES, lesson
+from lcsm_explorer.app.kit.snippet import snippet_script
+from lcsm_explorer.app.lessons import PAGES, lesson
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPUTED = [page for page in PAGES if lesson(page).compute is not None]
@@ -42,7 +42,7 @@ def test_the_script_prints_the_pages_numbers(page, tmp_path):
     spec = lesson(page)
     values = spec.presets[-1].state(spec.settings) if spec.presets else spec.settings.defaults
     script = snippet_script(spec, values)
-    assert "import streamlit" not in script and "app." not in script     # lcsm_core alone
+    assert "import streamlit" not in script and "lcsm_explorer" not in script     # lcsm_core alone
     got = printed(script, tmp_path)
     page_numbers = page_quantities(spec, values)
     assert set(got) == set(spec.snippet.prints) and set(got) <= set(page_numbers)
@@ -65,7 +65,7 @@ def test_the_train_live_script_trains_the_pages_run(tmp_path):
 
 
 def test_the_paper_lab_script_runs_the_pages_grid(tmp_path):
-    from app.lessons.paper_lab import grid_spec
+    from lcsm_explorer.app.lessons.paper_lab import grid_spec
     spec = lesson("paper_lab")
     values = {**spec.settings.defaults, "ablation": "parameterization", "lengths": "32", "lrs": "0.01",
               "d_model": 16, "steps": 100, "seeds": 1}

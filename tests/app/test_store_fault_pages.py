@@ -77,7 +77,7 @@ def test_a_store_deleted_while_the_server_runs_is_said_and_not_recreated_by_trai
 
 # --- the class view: the class store lives in the same file --------------------------------------------------
 CLASS_VIEW = """
-from app.class_view import render_class_view
+from lcsm_explorer.app.class_view import render_class_view
 render_class_view()
 """
 

@@ -15,14 +15,14 @@ import time
 import numpy as np
 import pytest
 
-from app.kit import family as families
-from app.kit.chart_element import plain_chart
-from app.kit.chart_text import chart_text
-from app.kit.classroom import ClassroomView
-from app.kit.instrument import family_mount_key
-from app.kit.page_text import chart_notes, page_text
-from app.kit.sweep import MAX_FRAMES, sweep_family, sweep_member, sweep_values
-from app.kit.sweep_figure import (
+from lcsm_explorer.app.kit import family as families
+from lcsm_explorer.app.kit.chart_element import plain_chart
+from lcsm_explorer.app.kit.chart_text import chart_text
+from lcsm_explorer.app.kit.classroom import ClassroomView
+from lcsm_explorer.app.kit.instrument import family_mount_key
+from lcsm_explorer.app.kit.page_text import chart_notes, page_text
+from lcsm_explorer.app.kit.sweep import MAX_FRAMES, sweep_family, sweep_member, sweep_values
+from lcsm_explorer.app.kit.sweep_figure import (
     MOVING_DATA,
     RUNAWAY,
     chart_family,
@@ -33,7 +33,7 @@ from app.kit.sweep_figure import (
     numbers,
     preview_figure,
 )
-from app.lessons import lesson
+from lcsm_explorer.app.lessons import lesson
 from tests.app.pages import assert_clean, commit, instrument, open_page
 
 SWEPT = {"spring": ("c", 1.0), "discretize": ("dt", 0.5), "rings": ("r_max", 0.99), "lru_stability": ("steps", 100),
@@ -167,7 +167,7 @@ def test_a_batched_family_equals_the_page_computed_value_by_value(page):
 
 
 def test_the_preview_starts_at_the_current_value_with_the_axes_fixed_over_the_family(monkeypatch):
-    import app.kit.instrument as instrument
+    import lcsm_explorer.app.kit.instrument as instrument
     monkeypatch.setattr(instrument.st, "session_state", {})              # the presets' caption: none pressed
     spec = lesson("spring")
     setting = spec.settings["c"]

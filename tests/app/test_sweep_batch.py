@@ -12,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from app.kit.sweep import sweep_values
-from app.kit.sweep_figure import numbers
-from app.lessons import lesson
+from lcsm_explorer.app.kit.sweep import sweep_values
+from lcsm_explorer.app.kit.sweep_figure import numbers
+from lcsm_explorer.app.lessons import lesson
 
 PAGES = ("spring", "discretize", "rings", "lru_stability", "propagation")
 HELD_MOVES = {     # page → settings other than the swept one, moved (each a new family)

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from app.kit.chart_element import chart_spec
-from app.kit.sweep import sweep_values
-from app.lessons import lesson
+from lcsm_explorer.app.kit.chart_element import chart_spec
+from lcsm_explorer.app.kit.sweep import sweep_values
+from lcsm_explorer.app.lessons import lesson
 from tests.app.test_sweep import SWEPT, held
 
 SHORT = {"lru_stability": dict(steps=40)}          # a shorter training: the same charts, a fraction of the time

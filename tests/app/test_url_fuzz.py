@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.kit.classroom import VIEW_PARAMS, read_view
-from app.kit.literal import literal
-from app.kit.owner import OWNER_TOKEN
-from app.kit.settings import NUMBER
-from app.lessons import PAGES, lesson
-from app.lessons.train_live import run_id_of
+from lcsm_explorer.app.kit.classroom import VIEW_PARAMS, read_view
+from lcsm_explorer.app.kit.literal import literal
+from lcsm_explorer.app.kit.owner import OWNER_TOKEN
+from lcsm_explorer.app.kit.settings import NUMBER
+from lcsm_explorer.app.lessons import PAGES, lesson
+from lcsm_explorer.app.lessons.train_live import run_id_of
 from tests.app.pages import assert_clean, link_notes, open_page
 
 LINK = "[evil link](https://evil.example/phish)"

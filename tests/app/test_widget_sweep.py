@@ -20,9 +20,9 @@ import json
 import numpy as np
 import pytest
 
-from app.kit.figure_style import plotly_array
-from app.kit.instrument import settings_controlled
-from app.lessons import PAGES, lesson
+from lcsm_explorer.app.kit.figure_style import plotly_array
+from lcsm_explorer.app.kit.instrument import settings_controlled
+from lcsm_explorer.app.lessons import PAGES, lesson
 from tests.app.pages import assert_clean, commit, control, open_page
 
 WIDGET_LIST = {"slider": "slider", "select_slider": "select_slider", "selectbox": "selectbox", "radio": "radio",

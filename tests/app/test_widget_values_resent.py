@@ -6,7 +6,7 @@ with the next move. Spring once opened with m 0.10, k 0.10, c −1.00 beside cha
 Spring, like every dynamics lesson, now draws its settings in the lesson instrument (app/kit/instrument.py), no
 widgets: the widget checks run on Eos view's sidebar (sliders and a selectbox), and the instrument's own twin is
 that every run's instrument carries every setting's value, a committed move's at its new value."""
-from app.lessons import lesson
+from lcsm_explorer.app.lessons import lesson
 from tests.app.pages import assert_clean, commit, instrument, open_page
 
 

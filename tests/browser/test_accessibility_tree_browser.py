@@ -5,7 +5,7 @@ and every slider also says its value. (Each chart's name and summary: test_chart
 
 import pytest
 
-from app.lessons import PAGES
+from lcsm_explorer.app.lessons import PAGES
 from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"

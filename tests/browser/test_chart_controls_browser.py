@@ -1,5 +1,5 @@
 """Real browser on a phone (390×844): a lesson without a drag preview draws its main chart's controls with the chart
-(`app.kit.chart_controls`); moving the copy moves the one setting — the URL, the sidebar's slider, the readouts —
+(`app/kit/chart_controls.py`); moving the copy moves the one setting — the URL, the sidebar's slider, the readouts —
 and a preset pill applies its preset. Screenshot: tests/screenshots/chart-controls-phone.png."""
 import time
 

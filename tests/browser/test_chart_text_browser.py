@@ -25,8 +25,8 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 
 def summaries(page: str) -> dict[str, str]:
     """Each chart's summary at the page's defaults, as the server computes it."""
-    from app.kit.render import chart_specs, freeze
-    from app.lessons import lesson
+    from lcsm_explorer.app.kit.render import chart_specs, freeze
+    from lcsm_explorer.app.lessons import lesson
     spec = lesson(page)
     return {name: chart.text["summary"] for name, chart in chart_specs(page, freeze(spec.settings.defaults), False,
                                                                         spec).items()}
@@ -76,8 +76,8 @@ MAIN_WORDS = """() => {
 
 def family_member(lesson: str, member: str) -> dict:
     """The main chart's words in the family member `member` at the page's defaults, as the server made them."""
-    from app.kit.sweep import sweep_family
-    from app.lessons import lesson as declared
+    from lcsm_explorer.app.kit.sweep import sweep_family
+    from lcsm_explorer.app.lessons import lesson as declared
     spec = declared(lesson)
     held = {k: v for k, v in spec.settings.defaults.items() if k != spec.sweep.setting}
     found = next(m for m in sweep_family(spec, held) if m["name"] == member)

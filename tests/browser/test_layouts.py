@@ -15,7 +15,7 @@ are for that):
   challenge opened by the link (`&challenge=1`, as the class path's projector links do: the challenge sits under
   the charts there) (issue 21.5);
 - on a phone the controls of the main chart sit with it on every lesson: the instrument's swept control (lessons
-  1–5, once the drag preview's family is in), or the copy of its controls (`app.kit.chart_controls`) in the page,
+  1–5, once the drag preview's family is in), or the copy of its controls (`app/kit/chart_controls.py`) in the page,
   on the same screen as the chart;
 - on a phone no chart's title, subplot titles and legend overlap; every x-axis title is whole (inside its chart,
   not cut by the box around it, clear of the tick labels); the charts stack, one a row (heatmaps among them), and
@@ -255,7 +255,7 @@ def test_projector_1280x720_metrics_whole_controls_above_the_fold(browser_and_ur
 
 def swept_label(path: str) -> str | None:
     """The label of the setting a page previews while dragging (None for a page without a preview)."""
-    from app.lessons import lesson
+    from lcsm_explorer.app.lessons import lesson
 
     sweep = lesson(path).sweep
     return lesson(path).settings[sweep.setting].label if sweep is not None else None
@@ -263,7 +263,7 @@ def swept_label(path: str) -> str | None:
 
 def swept_name(path: str) -> str | None:
     """The name of the setting a page previews while dragging (None for a page without a preview)."""
-    from app.lessons import lesson
+    from lcsm_explorer.app.lessons import lesson
 
     sweep = lesson(path).sweep
     return sweep.setting if sweep is not None else None

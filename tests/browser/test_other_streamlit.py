@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from app.kit.internals.self_check import FALLBACK_LINE
-from app.lessons import PAGES
 from benchmarks.app_process import AppServer
+from lcsm_explorer.app.kit.internals.self_check import FALLBACK_LINE
+from lcsm_explorer.app.lessons import PAGES
 from tests.browser.app_server import ROOT, needs_chromium, wait_idle
 
 OTHER_STREAMLIT = "1.66"

@@ -1,8 +1,7 @@
-"""The web tier (issue 19, item 4): scripts/web_tier.py's HAProxy config and settings (no HAProxy needed), and
+"""The web tier (issue 19, item 4): app/web_tier.py's HAProxy config and settings (no HAProxy needed), and
 two web processes behind Debian's HAProxy driven by headless chromium: a tab sticks to one process (cookie
 LCSMWEB), downloads work through the proxy, a tab whose process is killed -9 comes back on the other one from
 its URL, and a run keeps training in the trainer service across the kill, still driven by its owner's tab."""
-import importlib.util
 import socket
 import sqlite3
 import subprocess
@@ -14,12 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from benchmarks.app_process import AppServer, alive, children_of
+from lcsm_explorer.app import web_tier
 from tests.browser.app_server import IN_CI, ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
-SPEC = importlib.util.spec_from_file_location("web_tier", ROOT / "scripts" / "web_tier.py")
-web_tier = sys.modules.setdefault("web_tier", importlib.util.module_from_spec(SPEC))   # a script, not a package
-SPEC.loader.exec_module(web_tier)
 
 HAPROXY = web_tier.haproxy_path()
 needs_haproxy = pytest.mark.skipif(HAPROXY is None and not IN_CI, reason="needs Debian's haproxy on PATH (bash "
@@ -125,7 +122,7 @@ def test_a_bad_setting_is_a_message_not_a_traceback(monkeypatch, capsys):
 
 def test_app_sh_runs_the_launcher():
     text = (ROOT / "scripts" / "app.sh").read_text(encoding="utf-8")
-    assert "scripts/install.sh" in text and "exec python3 scripts/web_tier.py" in text
+    assert "scripts/install.sh" in text and "exec python3 app/web_tier.py" in text
 
 
 # --- two web processes behind HAProxy, in chromium -------------------------------------------------------------
@@ -324,7 +321,7 @@ def wait_both_processes_up(tier) -> None:
     """After a kill the launcher starts the process again; HAProxy sees it after two good checks."""
     wait_for(lambda: all(web_tier.health_ok(f"http://127.0.0.1:{w['port']}") for w in tier.tier()["web"]),
              240, "both web processes to answer again")
-    time.sleep(2 * 3 + 1)                               # `rise 2` checks, `inter 3s` (scripts/haproxy.cfg.in)
+    time.sleep(2 * 3 + 1)                               # `rise 2` checks, `inter 3s` (app/haproxy.cfg.in)
 
 
 @in_the_tier

@@ -66,8 +66,8 @@ def tensor_core_ops(compiled) -> str:
 def variants(full: bool, K: int = 128, D: int = 128, in_dtype: str = "bf16"):
     """(name, kernel, constexprs) with the block sizes, warps and matmul precision the launchers
     pick for k = K, d = D on a GPU."""
-    from kernels import fused_recurrent, fused_recurrent_matrix
-    from kernels.utils import MATRIX_DOT_PRECISION, num_warps
+    from lcsm_explorer.kernels import fused_recurrent, fused_recurrent_matrix
+    from lcsm_explorer.kernels.utils import MATRIX_DOT_PRECISION, num_warps
 
     flags = [True, False]
     out = []
@@ -102,8 +102,8 @@ def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
     """The GLA-family chunk kernels as the launcher sets them up on a GPU for in_dtype inputs."""
     import torch
 
-    from kernels import chunk
-    from kernels.utils import CHUNK_DOT_PRECISION
+    from lcsm_explorer.kernels import chunk
+    from lcsm_explorer.kernels.utils import CHUNK_DOT_PRECISION
     TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
     BK, BV, _ = chunk._blocks(K, D)
     DT = operand_type(in_dtype)
@@ -125,8 +125,8 @@ def chunk_variants(K: int, D: int, in_dtype: str = "bf16"):
 
 def delta_variants(K: int, D: int, in_dtype: str = "bf16"):
     """The structured delta-rule kernels as the launcher sets them up on a GPU for in_dtype inputs."""
-    from kernels import delta, delta_wy
-    from kernels.utils import DELTA_DOT_PRECISION, num_warps
+    from lcsm_explorer.kernels import delta, delta_wy
+    from lcsm_explorer.kernels.utils import DELTA_DOT_PRECISION, num_warps
     BK, BV, _ = delta._blocks(K, D)
     DT = operand_type(in_dtype)
     dots = dict(C=delta.CHUNK, BK=BK, DT=DT, OP=DT, PREC=DELTA_DOT_PRECISION)

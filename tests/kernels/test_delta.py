@@ -7,8 +7,8 @@ import torch
 from lcsm_core import eos_scan
 from tests.closeness import assert_close
 
-kernels = pytest.importorskip("kernels")
-from kernels.delta import run_delta  # noqa: E402
+kernels = pytest.importorskip("lcsm_explorer.kernels")
+from lcsm_explorer.kernels.delta import run_delta  # noqa: E402
 
 NAMES = ("i", "e", "w", "beta", "s", "m0")
 
@@ -116,7 +116,7 @@ def test_structured_kernels_match_the_dense_matrix_kernel(impl):
 
 def test_sequences_past_the_int32_row_offsets_are_refused_in_words():
     """T · width ≥ 2³¹ would overflow the chunk kernels' int32 tile offsets: a clear error, not wrong numbers."""
-    from kernels.utils import check_offsets
+    from lcsm_explorer.kernels.utils import check_offsets
     check_offsets(2 ** 24, 127)
     with pytest.raises(ValueError, match="int32 row offsets"):
         check_offsets(2 ** 24, 128, 64)
@@ -166,7 +166,7 @@ def test_eos_scan_delta_rule_reaches_the_structured_kernels(impl, monkeypatch):
 def test_chunked_forward_takes_the_wy_backward(monkeypatch):
     """After the chunked forward the gradients come from the chunked WY backward (delta_wy.py), not the
     recurrent walk of the fused form."""
-    import kernels.delta as delta
+    import lcsm_explorer.kernels.delta as delta
 
     def refuse(*args, **kwargs):
         raise AssertionError("the chunked forward fell back to the recurrent backward")

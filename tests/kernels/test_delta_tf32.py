@@ -8,7 +8,7 @@ import pytest
 from tests.kernels.dot_tolerance import TOLERANCE
 from tests.kernels.test_delta import NAMES, delta_loop, delta_states, outputs_and_grads
 
-kernels = pytest.importorskip("kernels")
+kernels = pytest.importorskip("lcsm_explorer.kernels")
 interpreter = pytest.importorskip("triton.runtime.interpreter")
 if not (hasattr(interpreter, "_round_f32_to_tf32") and hasattr(interpreter.InterpreterBuilder, "create_dot")):
     pytest.skip("this Triton's interpreter has no tf32 rounding to emulate with", allow_module_level=True)
@@ -18,8 +18,8 @@ if not (hasattr(interpreter, "_round_f32_to_tf32") and hasattr(interpreter.Inter
 def gpu_delta_dots(monkeypatch):
     """The delta launchers ask for their GPU precision, and the interpreter's dot honours "tf32" (it ignores
     input_precision otherwise; "tf32x3" is about fp32, which it computes already). Returns that precision."""
-    from kernels import delta, delta_wy
-    from kernels.utils import DELTA_DOT_PRECISION, GPU_DOT_PRECISION
+    from lcsm_explorer.kernels import delta, delta_wy
+    from lcsm_explorer.kernels.utils import DELTA_DOT_PRECISION, GPU_DOT_PRECISION
     assert DELTA_DOT_PRECISION == "ieee"   # the interpreter's own choice stays exact
     exact = interpreter.InterpreterBuilder.create_dot
 
@@ -37,7 +37,7 @@ def gpu_delta_dots(monkeypatch):
 
 def relative_errors(states):
     """max |err| / max(|ref|, 1) of the chunked form's output, final state and every gradient vs fp64."""
-    from kernels.delta import run_delta
+    from lcsm_explorer.kernels.delta import run_delta
     got = outputs_and_grads(lambda *x: run_delta(*x, impl="chunk"), states)
     ref = outputs_and_grads(delta_loop, [None if x is None else x.double() for x in states])
     pairs = [("y", got[0], ref[0]), ("m_T", got[1], ref[1])] + list(zip((f"grad {n}" for n in NAMES), got[2], ref[2]))

@@ -11,7 +11,7 @@ import torch
 from lcsm_core import eos_scan
 from tests.kernels.kernel_check import check_against_reference, make_states
 
-kernels = pytest.importorskip("kernels")
+kernels = pytest.importorskip("lcsm_explorer.kernels")
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -79,7 +79,7 @@ def test_cpu_without_interpreter_is_a_clear_error():
 # 1e-4 for none/"tf32x3", 3e-3 for the delta chunk form's "tf32"; bf16 operands 3e-2.
 CUDA_CHECK = """
 import torch, kernels
-from kernels.utils import CHUNK_DOT_PRECISION, DELTA_DOT_PRECISION, MATRIX_DOT_PRECISION
+from lcsm_explorer.kernels.utils import CHUNK_DOT_PRECISION, DELTA_DOT_PRECISION, MATRIX_DOT_PRECISION
 from lcsm_core import eos_scan
 from tests.kernels.dot_tolerance import BF16_TOLERANCE, TOLERANCE
 torch.manual_seed(0)

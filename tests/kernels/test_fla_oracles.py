@@ -10,7 +10,7 @@ import torch
 from lcsm_core.scan import kernel as adapter
 from tests.closeness import assert_close
 
-kernels = pytest.importorskip("kernels")
+kernels = pytest.importorskip("lcsm_explorer.kernels")
 
 
 def fla_naive(op: str):
@@ -105,7 +105,7 @@ def test_hgrn_matches_fla():
 @pytest.mark.parametrize("impl", ["chunk", "fused_recurrent"])
 def test_structured_delta_rule_matches_fla(impl):
     """DeltaNet given as (w, β) to the structured kernels: w = k, β, e = β k, i = v, s = q / sqrt(K)."""
-    from kernels.delta import run_delta
+    from lcsm_explorer.kernels.delta import run_delta
     B, H, T, K, V = 1, 2, 70, 5, 7
     leaves, y_ref, m_ref, g_ref = delta_rule_case(B, H, T, K, V, seed=4)
     q, k, v, beta = leaves

@@ -6,7 +6,7 @@ import torch
 from lcsm_core.scan import kernel as adapter
 from tests.kernels.kernel_check import case, check_against_reference, make_states, o_shape
 
-kernels = pytest.importorskip("kernels")
+kernels = pytest.importorskip("lcsm_explorer.kernels")
 
 F16 = torch.float16
 CASES = [

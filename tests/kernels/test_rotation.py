@@ -6,7 +6,7 @@ import torch
 from lcsm_core import eos_scan
 from tests.kernels.kernel_check import check_against_reference, make_states
 
-kernels = pytest.importorskip("kernels")
+kernels = pytest.importorskip("lcsm_explorer.kernels")
 
 
 def scan(i, e, o, s, m0):
@@ -15,7 +15,7 @@ def scan(i, e, o, s, m0):
 
 @pytest.fixture
 def rotation_calls(monkeypatch):
-    import kernels.scan as dispatch
+    import lcsm_explorer.kernels.scan as dispatch
     calls = []
     real = dispatch.run_rotation
     monkeypatch.setattr(dispatch, "run_rotation", lambda flat: calls.append(1) or real(flat))

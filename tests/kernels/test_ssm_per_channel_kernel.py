@@ -6,7 +6,7 @@ import torch
 from lcsm_core import build_layer, build_layer_from_code
 from tests.closeness import assert_close
 
-pytest.importorskip("kernels")
+pytest.importorskip("lcsm_explorer.kernels")
 
 
 @pytest.mark.parametrize("name", ["dss", "tnn", "code 0"])

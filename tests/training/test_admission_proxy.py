@@ -3,7 +3,6 @@ X-Forwarded-For only from HAProxy, HAProxy replaces any the client sent, and one
 believes none. Streamlit's server is uvicorn, whose proxy-header middleware sets the client address
 st.context.ip_address reports (app/kit/visitor.py) from the peers in FORWARDED_ALLOW_IPS."""
 import asyncio
-import importlib.util
 import os
 import socket
 import subprocess
@@ -15,12 +14,7 @@ import pytest
 from uvicorn.config import Config
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from tests.training.conftest import ROOT
-
-SPEC = importlib.util.spec_from_file_location("web_tier", ROOT / "scripts" / "web_tier.py")
-web_tier = sys.modules.setdefault("web_tier", importlib.util.module_from_spec(SPEC))   # a script, not a package
-if not hasattr(web_tier, "Tier"):
-    SPEC.loader.exec_module(web_tier)
+from lcsm_explorer.app import web_tier
 
 FORGED = "203.0.113.99"
 
@@ -48,7 +42,7 @@ def test_the_web_tier_trusts_haproxy_behind_it_and_nobody_for_one_process(tmp_pa
     monkeypatch.setenv("FORWARDED_ALLOW_IPS", "restored after the test")
     monkeypatch.delenv("FORWARDED_ALLOW_IPS")
     monkeypatch.setattr(web_tier.os, "execv", lambda *args: (_ for _ in ()).throw(SystemExit("exec")))
-    monkeypatch.setattr(web_tier.os, "chdir", lambda path: None)
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))     # main() puts the packages first on it
     with pytest.raises(SystemExit, match="exec"):
         web_tier.main(["--processes", "1"])
     assert os.environ["FORWARDED_ALLOW_IPS"] == ""                   # what the single process inherits

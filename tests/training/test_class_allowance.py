@@ -126,5 +126,5 @@ def test_two_web_processes_cannot_both_take_the_classs_last_place(tmp_path, subp
 
 
 def test_the_visitor_key_reads_the_learner_token_where_progress_keeps_it():
-    from app.kit import progress, visitor
+    from lcsm_explorer.app.kit import progress, visitor
     assert visitor.LEARNER_KEY == progress.LEARNER_KEY

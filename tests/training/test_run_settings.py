@@ -10,7 +10,7 @@ from tests.training.tiny import tiny_config
 
 def test_the_page_defaults_are_the_pages():
     """app/lessons/train_live.py declares its widgets with these defaults and translates them with run_settings."""
-    page = pytest.importorskip("app.lessons.train_live")
+    page = pytest.importorskip("lcsm_explorer.app.lessons.train_live")
     assert page.SETTINGS.defaults == PAGE_DEFAULTS
     assert page.run_settings is run_settings
 

@@ -1,8 +1,9 @@
-"""The explorer's web tier: one Streamlit process, or several behind HAProxy (issue 19, item 4).
+"""The explorer's web tier: one Streamlit process, or several behind HAProxy.
 
-    python3 scripts/web_tier.py [--processes N] [--address 127.0.0.1] [--port 8501] [--run-dir DIR]
+    lcsm-explorer serve [--processes N] [--address 127.0.0.1] [--port 8501] [--run-dir DIR]
+    (or python -m lcsm_explorer serve; scripts/app.sh runs it after installing)
 
-scripts/app.sh runs this after installing. Settings come from the environment (the options override):
+Settings come from the environment (the options override):
 
 - LCSM_WEB_PROCESSES: Streamlit processes to run (default: the core count minus one, at least 1);
 - PORT: the public port (default 8501), on --address (default 127.0.0.1: loopback only);
@@ -14,7 +15,7 @@ port, which trains in a thread of its own (no HAProxy, no trainer service).
 Several: the trainer service (`python -m lcsm_serving.service`, one for the store) starts first, then
 the N web processes on free loopback ports with LCSM_TRAINER=external, each behind its host guard; once each
 answers /_stcore/health, HAProxy (Debian's `haproxy`) runs in front on the public port from
-scripts/haproxy.cfg.in: cookie session affinity (LCSMWEB), websockets, health checks, redispatch when a
+app/haproxy.cfg.in: cookie session affinity (LCSMWEB), websockets, health checks, redispatch when a
 process dies. This process then supervises: a child that exits is logged and started again (with a growing
 delay when it keeps dying); HAProxy exiting ends the tier; SIGTERM or SIGINT stops HAProxy, the web
 processes, then the service, and every child also gets SIGTERM if this process dies (PR_SET_PDEATHSIG), so
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import importlib.util
 import json
 import os
 import secrets
@@ -40,16 +42,20 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:                     # run as a script: `app.kit` must import
-    sys.path.insert(0, str(ROOT))
+from lcsm_explorer.app.kit.host_guard import ANY_ADDRESS, ENV_ALLOWED_HOSTS, allowed_hosts  # (stdlib only)
 
-from app.kit.host_guard import ANY_ADDRESS, ENV_ALLOWED_HOSTS, allowed_hosts  # noqa: E402  (stdlib only)
-
-ENTRY = "app/serve.py"                            # the app behind its host guard
-TEMPLATE = ROOT / "scripts" / "haproxy.cfg.in"
+APP_DIR = Path(__file__).resolve().parent
+ENTRY = str(APP_DIR / "serve.py")                 # the app behind its host guard
+TEMPLATE = APP_DIR / "haproxy.cfg.in"
 SERVICE_MODULE = "lcsm_serving.service"
-SERVICE_FILE = ROOT / "lcsm_serving" / "service.py"
+# Found without importing serving (torch): the launcher stays light. Its folder's parent goes on the children's
+# PYTHONPATH, so `python -m lcsm_serving.service` works from any working directory, checkout or install.
+SERVING_SPEC = importlib.util.find_spec("lcsm_serving")
+SERVICE_FILE = Path(SERVING_SPEC.origin).parent / "service.py" if SERVING_SPEC else Path("lcsm_serving/service.py")
+PACKAGES_ROOT = SERVICE_FILE.parent.parent
+# What .streamlit/config.toml says in a checkout, passed as options: an installed app has no such file beside it.
+STREAMLIT_OPTIONS = ("--server.headless", "true", "--browser.gatherUsageStats", "false",
+                     "--runner.postScriptGC", "false", "--client.toolbarMode", "viewer")
 ENV_PROCESSES = "LCSM_WEB_PROCESSES"
 ENV_TRAINER = "LCSM_TRAINER"                      # "external": the web processes leave training to the service
 # Peers whose X-Forwarded-For the web processes believe (uvicorn reads it: the client address Streamlit's
@@ -121,12 +127,21 @@ def web_allowed_hosts(environ, public_address: str) -> str:
     return ",".join(sorted(names))
 
 
+def with_packages_path(env) -> dict:
+    """`env` (changed in place and returned) with the folder holding lcsm_serving and lcsm_explorer first on
+    PYTHONPATH: the children import them wherever they are started from."""
+    parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if str(PACKAGES_ROOT) not in parts:
+        env["PYTHONPATH"] = os.pathsep.join([str(PACKAGES_ROOT), *parts])
+    return env
+
+
 # --- commands and config -----------------------------------------------------------------------------------
 def streamlit_command(address: str, port: int, python: str = sys.executable, internal: bool = False) -> list[str]:
     """Today's app command (scripts/app.sh before the web tier); `internal`: a process behind the proxy,
     which watches no files."""
     command = [python, "-m", "streamlit", "run", ENTRY, "--server.address", address, "--server.port", str(port),
-               "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+               *STREAMLIT_OPTIONS]
     return command + ["--server.fileWatcherType", "none"] if internal else command
 
 
@@ -169,7 +184,7 @@ def harness_frontend(port: int | None) -> str:
 
 def haproxy_config(address: str, port: int, backends: list[tuple[str, int]], stats_socket: str | Path,
                    maxconn: int = 2000, template: str | None = None, harness_port: int | None = None) -> str:
-    """scripts/haproxy.cfg.in with its fields filled in.
+    """app/haproxy.cfg.in with its fields filled in.
 
     Parameters
     ----------
@@ -239,7 +254,7 @@ class Child:
 
     def start(self) -> None:
         parent = os.getpid()
-        self.proc = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=self.stdout,
+        self.proc = subprocess.Popen(self.command, env=self.env, stdout=self.stdout,
                                      process_group=0, preexec_fn=lambda: die_with_parent(parent))
         self.started_at, self.restart_at = time.monotonic(), None
         self.starts += 1
@@ -279,8 +294,8 @@ class Tier:
         self.address, self.port, self.run_dir = address, port, run_dir
         self.public_url = f"http://{'127.0.0.1' if address in ANY_ADDRESS else address}:{port}"
         self.stopping = False
-        env = dict(environ)
-        if env.get("LCSM_DATA_DIR"):             # the children run in the repo root
+        env = with_packages_path(dict(environ))
+        if env.get("LCSM_DATA_DIR"):             # one folder for every child, whatever its working directory
             env["LCSM_DATA_DIR"] = str(Path(env["LCSM_DATA_DIR"]).resolve())
         env[ENV_ALLOWED_HOSTS] = web_allowed_hosts(environ, address)
         env.setdefault(ENV_COOKIE_SECRET, secrets.token_hex(32))
@@ -312,7 +327,7 @@ class Tier:
     def start(self) -> None:
         self.check_config()
         if self.service is None:
-            say(f"{SERVICE_FILE.relative_to(ROOT)} is missing: no trainer service started")
+            say(f"{SERVICE_FILE} is missing: no trainer service started")
         else:
             self.service.start()
         for child in self.web:
@@ -409,7 +424,7 @@ def run_tier(processes: int, address: str, port: int, run_dir: Path | None) -> i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 scripts/web_tier.py", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="lcsm-explorer serve", description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=None, help=f"web processes (default: ${ENV_PROCESSES}, "
                         "else the core count minus one, at least 1)")
     parser.add_argument("--address", default=DEFAULT_ADDRESS, help="the public address (default 127.0.0.1)")
@@ -423,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
             raise TierError(f"--processes {processes} must be at least 1")
         port = port_from(args.port if args.port is not None else os.environ.get("PORT"))
         if processes == 1:
-            os.chdir(ROOT)
+            with_packages_path(os.environ)
             os.environ.setdefault(ENV_FORWARDED_ALLOW, "")     # no proxy of ours in front: trust no header
             command = streamlit_command(args.address, port)
             os.execv(command[0], command)           # today's single command, nothing in front

@@ -1,0 +1,381 @@
+"""The evidence grids: a staged learning-rate search within a stated CPU budget, and the verdict it reads.
+
+A verdict needs each entry at its own good learning rate and enough seeds to read the plateau lottery
+(evidence.py). One rate for all (the demo grid) cannot tell "this entry cannot learn MQAR" from "this rate does
+not suit it". The search, per entry and length:
+
+1. stage 1 — STAGE1_RATES (4 rates over 1.5 decades, half a decade apart) × STAGE1_SEEDS (2 seeds);
+   the entry's best rate is the one with the highest mean best accuracy over those seeds;
+2. extension — an entry whose seeds left the plateau and whose best rate is the lowest or the highest tried gets
+   one more rate beyond that edge (LADDER's next, half a decade on), same seeds; if the best rate is then still at
+   the edge (or the ladder ends), the entry is *withheld* and every comparison with it says so;
+3. stage 2 — STAGE2_SEEDS (5 seeds) at the best rate and its neighbours on the ladder; each seed's value is its
+   best accuracy over those rates (the paper, too, keeps the best rate per run).
+
+Each stage is a GridSpec (its own grid id, so its cells resume as any grid's do: finished cells are not run
+again), of which only the cells the search selects run. The plan's budget is CPU-seconds of the one cost model
+(training/cost.py, what `--cost-only` and the admission policy say), counted over the cells the search ran or
+selects; a stage that does not fit in what is left is not run, and the claim is "not tested at this scale" with
+that said. The plans (EVIDENCE_PLANS) use the paper's short lengths (T = 32) except data dependence, whose claim
+the paper states per length (Fig. 4: 1-0-1-0 and 1-1-1-0 up to 128, only 1-0-1-0 at 256), which adds T = 128, 256.
+
+Resume (a later session, any checkout): `python -m lcsm_serving.paper_lab --evidence NAME` reruns nothing that
+finished: stage cells are in the run store, and the shipped evidence file (results/evidence/NAME.json) counts as
+finished too.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .ablations import ABLATIONS, LONG_FROM
+from .evidence import (
+    NOT_TESTED,
+    RULE,
+    Arm,
+    Comparison,
+    combined,
+    compare,
+    outcome_of,
+    plateau_threshold,
+    withheld,
+)
+from .grid import Cell, GridSpec, cells
+
+STAGE1_RATES = (1e-3, 3.2e-3, 1e-2, 3.2e-2)           # 1.5 decades (32×), half a decade apart
+LADDER = (3.2e-4, *STAGE1_RATES, 1e-1)                 # the extension's one more rate at either edge
+STAGE1_SEEDS = (0, 1)
+STAGE2_SEEDS = (0, 1, 2, 3, 4)
+STAGES = ("stage 1", "extension", "stage 2")
+
+
+@dataclass(frozen=True)
+class EvidencePlan:
+    """An ablation's evidence grid: the base grid (sizes, steps, lengths; its rates and seeds are the search's)
+    and the budget in CPU-seconds of the cost model."""
+
+    base: GridSpec
+    budget_cpu_s: float
+
+    @property
+    def ablation(self) -> str:
+        return self.base.ablation
+
+    def spec(self, stage: str) -> GridSpec:
+        """The grid of a stage (all its rates × seeds; the search runs only the cells it selects)."""
+        lrs, seeds = {"stage 1": (STAGE1_RATES, STAGE1_SEEDS),
+                      "extension": ((LADDER[0], LADDER[-1]), STAGE1_SEEDS),
+                      "stage 2": (LADDER, STAGE2_SEEDS)}[stage]
+        return dataclasses.replace(self.base, lrs=lrs, seeds=seeds)
+
+    def specs(self) -> list[GridSpec]:
+        return [self.spec(stage) for stage in STAGES]
+
+
+def plan_of(ablation: str, seq_lens: tuple[int, ...] = (32,), budget_cpu_h: float = 1.0, **sizes) -> EvidencePlan:
+    return EvidencePlan(GridSpec(ablation=ablation, seq_lens=seq_lens, **sizes).validate(), budget_cpu_h * 3600)
+
+
+# Budgets: stage 1 + stage 2 at the cost model's rates, with room for the extension (measured per code in
+# benchmarks/results/paper_lab_cost-cpu.md; `--evidence NAME --cost-only` prints each stage's cost).
+EVIDENCE_PLANS = {
+    "activation": plan_of("activation", budget_cpu_h=0.75),
+    "parameterization": plan_of("parameterization", budget_cpu_h=0.75),
+    "tau": plan_of("tau", budget_cpu_h=0.7),
+    "oscillation": plan_of("oscillation", budget_cpu_h=1.6),
+    "data_dependence": plan_of("data_dependence", seq_lens=(32, 128, 256), budget_cpu_h=8.0),
+}
+ORDER = ("activation", "parameterization", "tau", "oscillation", "data_dependence")   # cheapest claims first
+
+
+def cell_cost_s(cell: Cell) -> float:
+    """A cell's CPU-seconds by the one cost model (what admission charges)."""
+    from lcsm_core.training.cost import run_cost_s
+    return run_cost_s(cell.config)
+
+
+# --- where each entry stands in the search ---------------------------------------------------------------
+@dataclass(frozen=True)
+class EntrySearch:
+    """One entry at one length: the rates tried and the mean best accuracy at each (stage-1 seeds), the best rate,
+    whether its seeds left the plateau in stage 1, and what the search does next with it."""
+
+    label: str
+    seq_len: int
+    means: dict[float, float]             # rate -> mean best accuracy over the stage-1 seeds
+    left: bool                            # some stage-1 seed left the plateau
+    best: float | None
+    extend_to: float | None = None        # the rate beyond the edge to try next
+    withheld: str = ""                    # why the entry is withheld ("": it is not)
+
+    @property
+    def window(self) -> tuple[float, ...]:
+        """The best rate and its ladder neighbours among the rates tried."""
+        if self.best is None or self.withheld:
+            return ()
+        i = LADDER.index(self.best)
+        return tuple(r for r in LADDER[max(0, i - 1):i + 2] if r in self.means)
+
+
+def _by_key(results) -> dict[tuple, float]:
+    return {r.key: r.best_acc for r in results}
+
+
+def entry_search(plan: EvidencePlan, results, label: str, code: str, tau: float, T: int) -> EntrySearch:
+    """Where the search stands for one entry at one length, from the results so far (pure)."""
+    acc = _by_key(results)
+    threshold = plateau_threshold(plan.base.kv_pairs)
+    means, left = {}, False
+    for lr in LADDER:
+        seeds = [acc.get((code, float(tau), T, lr, s)) for s in STAGE1_SEEDS]
+        if all(a is not None for a in seeds):
+            means[lr] = sum(seeds) / len(seeds)
+            left = left or any(a > threshold for a in seeds)
+    if not set(STAGE1_RATES) <= set(means):
+        return EntrySearch(label, T, means, left, None)
+    tried = sorted(means)
+    middle = (len(tried) - 1) / 2                                   # ties: the rate nearest the middle of the search
+    best = max(tried, key=lambda lr: (means[lr], -abs(tried.index(lr) - middle)))
+    edge = best in (min(means), max(means))
+    if not (edge and left):
+        return EntrySearch(label, T, means, left, best)
+    i = LADDER.index(best)
+    beyond = LADDER[i - 1] if best == min(means) and i > 0 else LADDER[i + 1] if best == max(means) and \
+        i + 1 < len(LADDER) else None
+    if beyond is not None and beyond not in means:
+        return EntrySearch(label, T, means, left, best, extend_to=beyond)
+    return EntrySearch(label, T, means, left, best,
+                       withheld=f"its best rate {best:g} is at the edge of the search ({min(means):g}–"
+                                f"{max(means):g})")
+
+
+def searches(plan: EvidencePlan, results) -> list[EntrySearch]:
+    return [entry_search(plan, results, label, code, tau, T) for label, code, tau in ABLATIONS[plan.ablation].entries
+            for T in plan.base.seq_lens]
+
+
+# --- what to run next ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stage:
+    """The next stage of the search: its grid, the cells it selects (not yet finished), their cost."""
+
+    name: str
+    spec: GridSpec
+    cells: list[Cell]
+    cost_s: float
+
+    def skipped(self) -> frozenset:
+        """Keys of the stage grid's cells the search does not run (GridRunner.launch's `have`)."""
+        chosen = {c.key for c in self.cells}
+        return frozenset(c.key for c in cells(self.spec) if c.key not in chosen)
+
+
+def next_stage(plan: EvidencePlan, results) -> Stage | None:
+    """The first stage with selected cells not yet finished; None when the search is complete."""
+    done = set(_by_key(results))
+    entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
+               for T in plan.base.seq_lens}
+    found = searches(plan, results)
+
+    def stage(name, wanted) -> Stage | None:
+        spec = plan.spec(name)
+        todo = [c for c in cells(spec) if c.key not in done and wanted(c)]
+        return Stage(name, spec, todo, sum(cell_cost_s(c) for c in todo)) if todo else None
+
+    first = stage("stage 1", lambda c: True)
+    if first is not None:
+        return first
+    extend = {(s.label, s.seq_len): s.extend_to for s in found if s.extend_to is not None}
+    more = stage("extension", lambda c: extend.get((c.label, c.seq_len)) == c.lr)
+    if more is not None:
+        return more
+    windows = {(s.label, s.seq_len): s.window for s in found}
+    assert set(windows) == set(entries)
+    return stage("stage 2", lambda c: c.lr in windows[(c.label, c.seq_len)])
+
+
+def spent_s(plan: EvidencePlan, results) -> float:
+    """CPU-seconds (cost model) of the plan's finished cells."""
+    done = set(_by_key(results))
+    seen, total = set(), 0.0
+    for spec in plan.specs():
+        for c in cells(spec):
+            if c.key in done and c.key not in seen:
+                seen.add(c.key)
+                total += cell_cost_s(c)
+    return total
+
+
+def stage_costs(plan: EvidencePlan) -> dict[str, float]:
+    """Each stage's cost before anything ran: stage 1 in full, the extension if every entry needed it, stage 2 at
+    three rates per entry less the stage-1 seeds (what `--cost-only` prints beside the budget)."""
+    one = plan.spec("stage 1")
+    per_entry = {(c.label, c.seq_len): cell_cost_s(c) for c in cells(one) if c.lr == one.lrs[0] and c.seed == 0}
+    n1, n2 = len(STAGE1_SEEDS), len(STAGE2_SEEDS)
+    return {"stage 1": sum(per_entry.values()) * len(STAGE1_RATES) * n1,
+            "extension (at most)": sum(per_entry.values()) * n1,
+            "stage 2 (3 rates)": sum(per_entry.values()) * 3 * (n2 - n1)}
+
+
+# --- the verdict -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EvidenceVerdict:
+    """The claim on the evidence grid: outcome (evidence.OUTCOMES, or "running" while stages remain within the
+    budget), the comparisons behind it (reading, length, Comparison), the entries' search, and in words why it is
+    undecided (`why`, "" when decided)."""
+
+    outcome: str
+    detail: str
+    comparisons: tuple = ()
+    entries: tuple = ()
+    why: str = ""
+    readings: tuple = ()
+    stage: str = ""                       # the stage still to run ("": none)
+    spent_s: float = 0.0
+    budget_s: float = 0.0
+    arms: dict = field(default_factory=dict, compare=False)   # (label, length) -> Arm
+
+    @property
+    def decided(self) -> bool:
+        return self.outcome in ("held", "did not hold")
+
+
+RUNNING = "running"
+
+
+def arm_of(plan: EvidencePlan, results, search: EntrySearch, code: str, tau: float) -> Arm:
+    """The entry's stage-2 seeds, each its best accuracy over the window (only seeds with every window rate)."""
+    acc = _by_key(results)
+    values = []
+    for seed in STAGE2_SEEDS:
+        got = [acc.get((code, float(tau), search.seq_len, lr, seed)) for lr in search.window]
+        if got and all(a is not None for a in got):
+            values.append(max(got))
+    return Arm(search.label, tuple(values), plateau_threshold(plan.base.kv_pairs))
+
+
+def claim_pairs(ablation: str, T: int) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """The comparisons a claim makes at one length: (reading, winner labels, other labels); a group of labels is
+    pooled into one arm (its entries' seeds together)."""
+    labels = ABLATIONS[ablation].labels
+    if ablation == "parameterization":
+        return [(reading, (reading,), ("1-1-1-0",)) for reading in ("0 as DSS", "0 as selective SSM")]
+    if ablation == "data_dependence":
+        winners = ("1-0-1-0",) if T >= LONG_FROM else ("1-0-1-0", "1-1-1-0")
+        others = [x for x in labels if x not in winners and x not in ("1-0-1-0", "1-1-1-0")] if T < LONG_FROM \
+            else [x for x in labels if x != "1-0-1-0"]
+        return [("", (w,), (o,)) for w in winners for o in others]
+    if ablation == "tau":
+        half = len(labels) // 2
+        return [("", tuple(labels[-half:]), tuple(labels[:half]))]
+    winner = {"oscillation": "1-11-1-0", "activation": "1-1-1-2"}[ablation]
+    return [("", (winner,), (o,)) for o in labels if o != winner]
+
+
+def _pooled(arms: dict, labels: Iterable[str], T: int) -> Arm:
+    members = [arms[label, T] for label in labels]
+    if len(members) == 1:
+        return members[0]
+    return Arm(" + ".join(m.name for m in members), tuple(v for m in members for v in m.values), members[0].threshold)
+
+
+def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
+    """The claim on the evidence grid's results (the rule: evidence.py)."""
+    spent = spent_s(plan, results)
+    nxt = next_stage(plan, results)
+    found = searches(plan, results)
+    entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
+               for T in plan.base.seq_lens}
+    arms = {(s.label, s.seq_len): arm_of(plan, results, s, *entries[s.label, s.seq_len]) for s in found}
+    base = dict(entries=tuple(found), spent_s=spent, budget_s=plan.budget_cpu_s, arms=arms)
+    if nxt is not None:
+        if spent + nxt.cost_s > plan.budget_cpu_s:
+            why = (f"the budget ran out: {nxt.name} needs {nxt.cost_s / 3600:.2f} CPU-hours more ({len(nxt.cells)} "
+                   f"runs), {max(0.0, plan.budget_cpu_s - spent) / 3600:.2f} of {plan.budget_cpu_s / 3600:.2f} "
+                   "are left")
+            return EvidenceVerdict(NOT_TESTED, why, why=why, stage=nxt.name, **base)
+        why = f"{nxt.name} has {len(nxt.cells)} runs still to go"
+        return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, **base)
+    held_back = {(s.label, s.seq_len): s.withheld for s in found if s.withheld}
+    comparisons = []
+    for T in plan.base.seq_lens:
+        for reading, winners, others in claim_pairs(plan.ablation, T):
+            a, b = _pooled(arms, winners, T), _pooled(arms, others, T)
+            why = "; ".join(f"{label}: {held_back[label, T]}" for label in (*winners, *others)
+                            if (label, T) in held_back)
+            comparisons.append((reading, T, withheld(a, b, why) if why else compare(a, b)))
+    readings = sorted({r for r, _, _ in comparisons}, key=[r for r, _, _ in comparisons].index)
+    outcomes = {r: outcome_of([c for rr, _, c in comparisons if rr == r]) for r in readings}
+    outcome = combined(list(outcomes.values()))
+    detail = "; ".join(f"T={T}: {c}" for _, T, c in comparisons)
+    why = "" if outcome in ("held", "did not hold") else undecided_why(outcome, [c for *_, c in comparisons])
+    return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why,
+                           readings=tuple((r, outcomes[r]) for r in readings if r), **base)
+
+
+def undecided_why(outcome: str, comparisons: list[Comparison]) -> str:
+    """Why an undecided claim could not be decided, in words: the comparisons that left it open."""
+    open_ = [c for c in comparisons if c.sign == 0]
+    kinds = {}
+    for c in open_:
+        kinds.setdefault(c.kind, []).append(c)
+    said = {"open": "not told apart at these seeds (more seeds would narrow the intervals)",
+            "neither": "neither entry left the plateau within this budget",
+            "withheld": "withheld by the learning-rate search"}
+    parts = [f"{len(cs)} comparison(s) {said[kind]}, e.g. {cs[0]}" for kind, cs in kinds.items()]
+    if outcome == "inconclusive" and not parts:
+        parts = ["the readings of the claim disagree"]
+    return "; ".join(parts)
+
+
+def rule_said() -> str:
+    return RULE
+
+
+# --- the results: the run store's stage grids and the shipped evidence file ---------------------------------
+def evidence_path(ablation: str):
+    from .results import SHIPPED_DIR
+    return SHIPPED_DIR / "evidence" / f"{ablation}.json"
+
+
+@dataclass(frozen=True)
+class ShippedEvidence:
+    plan: EvidencePlan
+    results: list
+    device: str
+    measured_on: str
+    conditions: str = ""
+
+
+def save_evidence(plan: EvidencePlan, results, device: str, measured_on: str, conditions: str = "", path=None):
+    """Write the evidence file: the plan (base grid, budget) and every finished cell of its stages."""
+    import json
+    from dataclasses import asdict
+    keys = {c.key for spec in plan.specs() for c in cells(spec)}
+    mine = sorted((r for r in results if r.key in keys), key=lambda r: (r.label, r.seq_len, r.lr, r.seed))
+    data = dict(plan=dict(base=asdict(plan.base), budget_cpu_s=plan.budget_cpu_s), device=device,
+                measured_on=measured_on, **({"conditions": conditions} if conditions else {}),
+                cells=[{k: (round(v, 4) if k == "best_acc" else round(v, 2) if k == "wall_s" else v)
+                        for k, v in asdict(r).items() if k not in ("source", "run_id")} for r in mine])
+    path = path or evidence_path(plan.ablation)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return path
+
+
+def load_evidence(ablation: str, path=None) -> ShippedEvidence | None:
+    """The shipped evidence file of an ablation, or None."""
+    import json
+
+    from .results import CellResult
+    path = path or evidence_path(ablation)
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    base = dict(data["plan"]["base"])
+    for name in ("seq_lens", "lrs", "seeds"):
+        base[name] = tuple(base[name])
+    plan = EvidencePlan(GridSpec(**base), float(data["plan"]["budget_cpu_s"]))
+    results = [CellResult(**cell, source="shipped") for cell in data["cells"]]
+    return ShippedEvidence(plan, results, data["device"], data["measured_on"], data.get("conditions", ""))
