@@ -21,6 +21,10 @@ delay when it keeps dying); HAProxy exiting ends the tier; SIGTERM or SIGINT sto
 processes, then the service, and every child also gets SIGTERM if this process dies (PR_SET_PDEATHSIG), so
 nothing is left behind. The run directory holds haproxy.cfg, HAProxy's stats socket and tier.json (the pids
 and ports, for tests and operators).
+
+HTTPS (--tls-cert FILE --tls-key FILE): HAProxy terminates TLS in front of the web processes, one or several;
+pages and their websockets go over https and wss, the web processes learn the scheme (X-Forwarded-Proto, believed
+from HAProxy only) so the identity cookie is Secure, and --http-port N answers plain HTTP with a redirect to https.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import secrets
 import shutil
 import signal
 import socket
+import ssl
 import string
 import subprocess
 import sys
@@ -182,8 +187,30 @@ def harness_frontend(port: int | None) -> str:
     return "" if port is None else string.Template(HARNESS).substitute(port=port)
 
 
+# With TLS: the web processes learn the browser's scheme (uvicorn believes X-Forwarded-Proto from HAProxy only,
+# like X-Forwarded-For), so the identity cookie is Secure; browsers are told to stay on https.
+TLS_HEADERS = """    http-request set-header X-Forwarded-Proto https
+    http-response set-header Strict-Transport-Security "max-age=31536000"
+"""
+# Plain HTTP on --http-port answers every request with a redirect to the same path on the https port.
+REDIRECT = """
+frontend plain_http
+    bind ${bind}
+    http-request redirect location https://%[req.hdr(host),field(1,:)]${port}%[capture.req.uri] code 301
+"""
+
+
+def redirect_frontend(address: str, http_port: int | None, https_port: int) -> str:
+    """The plain-HTTP frontend's lines (none without an HTTP port)."""
+    if http_port is None:
+        return ""
+    return string.Template(REDIRECT).substitute(bind=bind_spec(address, http_port),
+                                                port="" if https_port == 443 else f":{https_port}")
+
+
 def haproxy_config(address: str, port: int, backends: list[tuple[str, int]], stats_socket: str | Path,
-                   maxconn: int = 2000, template: str | None = None, harness_port: int | None = None) -> str:
+                   maxconn: int = 2000, template: str | None = None, harness_port: int | None = None,
+                   tls_pem: str | Path | None = None, http_port: int | None = None) -> str:
     """app/haproxy.cfg.in with its fields filled in.
 
     Parameters
@@ -192,13 +219,20 @@ def haproxy_config(address: str, port: int, backends: list[tuple[str, int]], sta
     backends : [(name, loopback port)] of the web processes, e.g. [("web1", 41231), ("web2", 41232)].
     stats_socket : HAProxy's operator socket (a path in the run directory).
     harness_port : a loopback port for the test harness's frontend (`harness_frontend`), or None.
+    tls_pem : the certificate and its key in one PEM file: the public frontend speaks HTTPS (and wss) only.
+    http_port : with tls_pem, a plain-HTTP port that redirects to it.
     """
     if not backends:
         raise TierError("the web tier needs at least one web process")
     template = TEMPLATE.read_text(encoding="utf-8") if template is None else template
-    return string.Template(template).substitute(bind=bind_spec(address, port), servers=server_lines(backends),
+    bind = bind_spec(address, port) + (f' ssl crt "{tls_pem}"' if tls_pem else "")
+    return string.Template(template).substitute(bind=bind, servers=server_lines(backends),
                                                 stats_socket=str(stats_socket), maxconn=maxconn,
-                                                harness=harness_frontend(harness_port))
+                                                harness=harness_frontend(harness_port),
+                                                tls_headers=TLS_HEADERS if tls_pem else "",
+                                                cookie_secure=" secure" if tls_pem else "",
+                                                redirect=redirect_frontend(address, http_port, port) if tls_pem
+                                                else "")
 
 
 def free_loopback_ports(count: int) -> list[int]:
@@ -219,8 +253,10 @@ def haproxy_path() -> str | None:
 
 
 def health_ok(url: str, timeout_s: float = 2.0) -> bool:
+    """Whether the app at `url` answers its health check (https: any certificate, it is our own proxy's)."""
+    context = ssl._create_unverified_context() if url.startswith("https:") else None
     try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=timeout_s) as response:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=timeout_s, context=context) as response:
             return response.read() == b"ok"
     except OSError:
         return False
@@ -287,12 +323,41 @@ class Child:
             self.proc.wait(timeout=10)
 
 
+@dataclass(frozen=True)
+class Tls:
+    """HTTPS in HAProxy: a certificate (its chain) and its private key, PEM files; `http_port`: a plain-HTTP port
+    that redirects to https (None: none)."""
+
+    cert: Path
+    key: Path
+    http_port: int | None = None
+
+    def check(self) -> None:
+        for what, path in (("--tls-cert", self.cert), ("--tls-key", self.key)):
+            try:
+                text = Path(path).read_text(encoding="ascii", errors="replace")
+            except OSError as err:
+                raise TierError(f"{what} {path}: cannot read it ({err.strerror})") from None
+            if "-----BEGIN" not in text:
+                raise TierError(f"{what} {path} is not a PEM file")
+
+    def write_pem(self, run_dir: Path) -> Path:
+        """HAProxy reads the certificate and its key from one file: written into the run directory, mode 0600."""
+        pem = run_dir / "tls.pem"
+        fd = os.open(pem, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(Path(self.cert).read_text().rstrip("\n") + "\n" + Path(self.key).read_text())
+        return pem
+
+
 class Tier:
     """The trainer service, N web processes and HAProxy, started in that order and stopped in reverse."""
 
-    def __init__(self, processes: int, address: str, port: int, run_dir: Path, environ=os.environ):
+    def __init__(self, processes: int, address: str, port: int, run_dir: Path, environ=os.environ,
+                 tls: Tls | None = None):
         self.address, self.port, self.run_dir = address, port, run_dir
-        self.public_url = f"http://{'127.0.0.1' if address in ANY_ADDRESS else address}:{port}"
+        scheme = "https" if tls else "http"
+        self.public_url = f"{scheme}://{'127.0.0.1' if address in ANY_ADDRESS else address}:{port}"
         self.stopping = False
         env = with_packages_path(dict(environ))
         if env.get("LCSM_DATA_DIR"):             # one folder for every child, whatever its working directory
@@ -305,12 +370,16 @@ class Tier:
         self.web = [Child(f"web{i + 1}", streamlit_command("127.0.0.1", p, internal=True), web_env,
                           stdout=subprocess.DEVNULL, port=p)    # its stdout only says "open http://…:<internal>"
                     for i, p in enumerate(ports)]
-        self.service = Child("trainer service", service_command(), env) if SERVICE_FILE.exists() else None
+        # LCSM_TRAINER=external given to the launcher: the service runs elsewhere (its own container or unit).
+        own_service = SERVICE_FILE.exists() and environ.get(ENV_TRAINER, "").strip() != "external"
+        self.service = Child("trainer service", service_command(), env) if own_service else None
         self.config_path = run_dir / "haproxy.cfg"
         harness = environ.get(ENV_HARNESS_PORT, "").strip()
         self.harness_port = port_from(harness) if harness else None
+        pem = tls.write_pem(run_dir) if tls else None
         self.config_path.write_text(haproxy_config(address, port, [(c.name, c.port) for c in self.web],
-                                                   run_dir / "haproxy.sock", harness_port=self.harness_port),
+                                                   run_dir / "haproxy.sock", harness_port=self.harness_port,
+                                                   tls_pem=pem, http_port=tls.http_port if tls else None),
                                     encoding="utf-8")
         self.haproxy = Child("haproxy", [haproxy_path() or "haproxy", "-f", str(self.config_path), "-db"],
                              env)
@@ -327,7 +396,8 @@ class Tier:
     def start(self) -> None:
         self.check_config()
         if self.service is None:
-            say(f"{SERVICE_FILE} is missing: no trainer service started")
+            say("LCSM_TRAINER=external: the trainer service runs elsewhere" if SERVICE_FILE.exists()
+                else f"{SERVICE_FILE} is missing: no trainer service started")
         else:
             self.service.start()
         for child in self.web:
@@ -393,7 +463,10 @@ def say(message: str) -> None:
     print(f"web tier: {message}", flush=True)
 
 
-def run_tier(processes: int, address: str, port: int, run_dir: Path | None) -> int:
+def run_tier(processes: int, address: str, port: int, run_dir: Path | None, tls: Tls | None = None) -> int:
+    if haproxy_path() is None and tls is not None:
+        raise TierError("HTTPS is served by HAProxy in front of the web processes: install Debian's package "
+                        "(apt-get install haproxy; scripts/install.sh --system-packages does it as root)")
     if haproxy_path() is None:
         raise TierError(f"{ENV_PROCESSES}={processes} needs HAProxy in front of the web processes: install "
                         "Debian's package (apt-get install haproxy; scripts/install.sh does it as root), or "
@@ -401,7 +474,7 @@ def run_tier(processes: int, address: str, port: int, run_dir: Path | None) -> i
     own_dir = run_dir is None
     run_dir = Path(tempfile.mkdtemp(prefix="lcsm-web-tier-")) if own_dir else run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
-    tier = Tier(processes, address, port, run_dir)
+    tier = Tier(processes, address, port, run_dir, tls=tls)
 
     def ask_to_stop(signum, _frame):
         if not tier.stopping:
@@ -431,12 +504,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", default=None, help="the public port (default: $PORT, else 8501)")
     parser.add_argument("--run-dir", type=Path, default=None,
                         help="where haproxy.cfg, its stats socket and tier.json go (default: a temporary one)")
+    parser.add_argument("--tls-cert", type=Path, default=None, help="HTTPS: the certificate (PEM, its chain too); "
+                        "HAProxy terminates TLS, even in front of one web process")
+    parser.add_argument("--tls-key", type=Path, default=None, help="HTTPS: the certificate's private key (PEM)")
+    parser.add_argument("--http-port", type=int, default=None,
+                        help="with --tls-cert: a plain-HTTP port that redirects every request to https")
     args = parser.parse_args(argv)
     try:
         processes = processes_from(os.environ) if args.processes is None else args.processes
         if processes < 1:
             raise TierError(f"--processes {processes} must be at least 1")
         port = port_from(args.port if args.port is not None else os.environ.get("PORT"))
+        tls = None
+        if (args.tls_cert is None) != (args.tls_key is None):
+            raise TierError("HTTPS needs both --tls-cert and --tls-key")
+        if args.tls_cert is not None:
+            tls = Tls(args.tls_cert.resolve(), args.tls_key.resolve(), args.http_port)
+            tls.check()
+            return run_tier(processes, args.address, port, args.run_dir, tls)
+        if args.http_port is not None:
+            raise TierError("--http-port redirects to HTTPS: it needs --tls-cert and --tls-key")
         if processes == 1:
             with_packages_path(os.environ)
             os.environ.setdefault(ENV_FORWARDED_ALLOW, "")     # no proxy of ours in front: trust no header

@@ -5,6 +5,7 @@
     lcsm-explorer train --task mqar --variant gla ...     one training run into the store
     lcsm-explorer paper-lab --grid NAME ...               the paper lab's grids
     lcsm-explorer check                                   the core's self-check (about a minute)
+    lcsm-explorer backup DEST                             a copy of the data folder (while it runs)
     lcsm-explorer lessons export DIR                      an editable copy of the lesson texts
 
 Each sub-command takes the options of the module it runs (`lcsm-explorer train --help`). The data directory
@@ -42,6 +43,11 @@ def _check(argv: list[str]) -> int:
     return self_check.main(argv)
 
 
+def _backup(argv: list[str]) -> int:
+    from lcsm_serving import backup
+    return backup.main(argv)
+
+
 def _lessons(argv: list[str]) -> int:
     from lcsm_explorer import lessons_dir
     if len(argv) != 2 or argv[0] != "export":
@@ -63,6 +69,7 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "train": (_train, "train one run into the store"),
     "paper-lab": (_paper_lab, "run the paper lab's grids"),
     "check": (_check, "the core's self-check (about a minute)"),
+    "backup": (_backup, "backup DEST: a copy of the data folder, taken while the server runs"),
     "lessons": (_lessons, "lessons export DIR: an editable copy of the lesson texts"),
 }
 

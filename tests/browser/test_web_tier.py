@@ -2,6 +2,7 @@
 two web processes behind Debian's HAProxy driven by headless chromium: a tab sticks to one process (cookie
 LCSMWEB), downloads work through the proxy, a tab whose process is killed -9 comes back on the other one from
 its URL, and a run keeps training in the trainer service across the kill, still driven by its owner's tab."""
+import os
 import socket
 import sqlite3
 import subprocess
@@ -97,14 +98,16 @@ def test_one_web_process_is_todays_single_command(monkeypatch):
         raise SystemExit(0)
 
     monkeypatch.setattr(web_tier.os, "execv", fake_exec)
-    monkeypatch.setattr(web_tier.os, "chdir", lambda path: None)
     monkeypatch.setenv("LCSM_WEB_PROCESSES", "1")
     monkeypatch.setenv("PORT", "8765")
+    monkeypatch.setenv("PYTHONPATH", "")                              # main() puts the packages' folder on it
     with pytest.raises(SystemExit):
         web_tier.main([])
-    assert executed == [[sys.executable, "-m", "streamlit", "run", "app/serve.py", "--server.address", "127.0.0.1",
-                         "--server.port", "8765", "--server.headless", "true", "--browser.gatherUsageStats",
-                         "false"]]
+    assert executed == [[sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "serve.py"),
+                         "--server.address", "127.0.0.1", "--server.port", "8765", "--server.headless", "true",
+                         "--browser.gatherUsageStats", "false", "--runner.postScriptGC", "false",
+                         "--client.toolbarMode", "viewer"]]
+    assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT)
 
 
 def test_several_processes_without_haproxy_say_what_to_install(monkeypatch, capsys):
@@ -122,7 +125,7 @@ def test_a_bad_setting_is_a_message_not_a_traceback(monkeypatch, capsys):
 
 def test_app_sh_runs_the_launcher():
     text = (ROOT / "scripts" / "app.sh").read_text(encoding="utf-8")
-    assert "scripts/install.sh" in text and "exec python3 app/web_tier.py" in text
+    assert "scripts/install.sh" in text and 'exec python3 -m lcsm_explorer serve "$@"' in text
 
 
 # --- two web processes behind HAProxy, in chromium -------------------------------------------------------------
