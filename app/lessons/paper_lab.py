@@ -35,9 +35,10 @@ from lcsm_core.paper_lab import (
 from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
 from lcsm_core.paper_lab.evidence import NOT_HELD, RULE
 from lcsm_core.paper_lab.report import evidence_rows, evidence_words
-from lcsm_core.paper_lab.results import lr_note
+from lcsm_core.paper_lab.results import lr_note, results_csv, results_json
 from lcsm_core.paper_lab.spread import SEPARATION
-from lcsm_explorer.app.kit.blocks import Callout, Chart, Group, Pick, Table, Text
+from lcsm_core.training.progress import grid_progress
+from lcsm_explorer.app.kit.blocks import Callout, Chart, Columns, Download, Group, Pick, Progress, Table, Text
 from lcsm_explorer.app.kit.figure_style import axis, build
 from lcsm_explorer.app.kit.lesson import Lesson, Snippet
 from lcsm_explorer.app.kit.live import Command, Control, Live
@@ -308,7 +309,7 @@ def fetch(v: dict, c: Control) -> GridView:
 def grid_results(v: dict, grid: GridView, c: Control) -> list:
     """The heatmap (shipped cells, overlaid by this server's runs), the verdict and the runs."""
     spec, shipped, results = grid.spec, grid.shipped, grid.results
-    blocks = [Chart(accuracy_figure(spec, results), f"paper-lab-{spec.grid_id}")]
+    blocks = grid_progress_blocks(grid.rows) + [Chart(accuracy_figure(spec, results), f"paper-lab-{spec.grid_id}")]
     if shipped:
         blocks.append(Text(f"Shipped results, measured on {shipped.measured_on}: {shipped.time_said()}. "
                            f"{len(grid.live_cells)} of {spec.cell_count} runs are from this server and replace the "
@@ -321,6 +322,13 @@ def grid_results(v: dict, grid: GridView, c: Control) -> list:
     if results and (note := lr_note(spec, results)):
         blocks.append(Text(f"Learning rates: {note}.", "caption"))
     blocks += evidence_blocks(spec.ablation)
+    if results:
+        name = f"paper-lab-{spec.grid_id}"
+        blocks.append(Columns([[Download("⬇️ Results as CSV (one row per cell)", results_csv(results), f"{name}.csv",
+                                         "text/csv", key=f"{name}-csv")],
+                               [Download("⬇️ Results as JSON (the grid, every cell, the reading)",
+                                         results_json(spec, results), f"{name}.json", "application/json",
+                                         key=f"{name}-json")]]))
     if grid.rows:
         blocks.append(Table([{"run": r.id, "label": r.label, "status": r.status, "steps": r.steps,
                               "best test acc": r.best_test_acc, "seconds": round(r.wall_s, 1), "note": r.reason}
@@ -392,6 +400,16 @@ def grid_quantities(v: dict, grid: GridView | None) -> dict[str, float]:
 
 # --- figures -------------------------------------------------------------------------------------
 CHANCE = 1 / 32                        # MQAR with a vocabulary of 64: a value is one of 32 tokens
+
+
+def grid_progress_blocks(rows: list, now: float | None = None) -> list:
+    """A bar while this server runs the grid: its runs ended out of its runs, the time left at its pace."""
+    if not any(r.active for r in rows):
+        return []
+    started = [r.started_at for r in rows if r.started_at is not None]
+    progress = grid_progress(sum(not r.active for r in rows), len(rows), min(started, default=None),
+                             time.time() if now is None else now)
+    return [Progress(progress.fraction, progress.words())]
 
 
 def accuracy_figure(spec: GridSpec, results) -> go.Figure:

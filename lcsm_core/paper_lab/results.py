@@ -5,6 +5,8 @@ paper's claim checked on the spreads.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -200,3 +202,27 @@ def load_shipped(ablation: str) -> Shipped | None:
     results = [CellResult(**cell, source="shipped") for cell in data["cells"]]
     return Shipped(spec, results, data["device"], data["measured_on"], data["wall_s"], data["workers"],
                    data.get("conditions", ""))
+
+
+CSV_COLUMNS = ("label", "code", "tau", "seq_len", "lr", "seed", "status", "steps", "best_acc", "wall_s", "source",
+               "run_id")
+
+
+def results_csv(results: list[CellResult]) -> str:
+    """One row per cell: which cell, what its run reached, and where the number comes from (shipped or live)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for r in sorted(results, key=lambda r: (r.label, r.seq_len, r.lr, r.seed)):
+        writer.writerow(asdict(r))
+    return out.getvalue()
+
+
+def results_json(spec: GridSpec, results: list[CellResult]) -> str:
+    """The grid, its cells' results (numerics fingerprints included) and the demo reading of its claim."""
+    found = verdict(spec, results)
+    data = dict(grid=asdict(spec), grid_id=spec.grid_id,
+                reading=None if found is None else dict(outcome=found.outcome, detail=found.detail,
+                                                        seeds=found.seeds),
+                cells=[asdict(r) for r in sorted(results, key=lambda r: (r.label, r.seq_len, r.lr, r.seed))])
+    return json.dumps(data, indent=1) + "\n"

@@ -25,6 +25,35 @@ def run_progress(steps: int, wall_s: float, max_steps: int, max_seconds: float |
     return RunProgress(fraction, left, pace)
 
 
+@dataclass(frozen=True)
+class GridProgress:
+    done: int                     # runs of the grid that ended (finished, diverged, failed or stopped)
+    total: int                    # runs the grid launched
+    seconds_left: float | None    # at the grid's pace so far (its workers together); None before a run ended
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 0.0
+
+    def words(self) -> str:
+        """"12 of 36 runs done · about 3 min left"."""
+        said = f"{self.done} of {self.total} runs done"
+        if self.seconds_left is None:
+            return said + " · the time left shows once a run has finished"
+        return said + f" · {duration_words(self.seconds_left)} left"
+
+
+def grid_progress(done: int, total: int, started_at: float | None, now: float) -> GridProgress:
+    """How far a grid is: runs ended out of runs launched, and the time left at its measured pace (runs ended per
+    second since its first run started, which counts its workers running side by side)."""
+    left = None
+    if started_at is not None and 0 < done < total and now > started_at:
+        left = (total - done) * (now - started_at) / done
+    elif total and done >= total:
+        left = 0.0
+    return GridProgress(done, total, left)
+
+
 def amount_words(seconds: float) -> str:
     """A duration in the unit a reader takes in: "40 s", "3 min", "1.5 h"."""
     if seconds < 90:
