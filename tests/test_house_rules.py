@@ -201,3 +201,79 @@ def test_the_history_rule_sees_a_docstring_and_a_comment(tmp_path):
     path = tmp_path / "m.py"
     path.write_text('"""A module (issue 24, item 6)."""\nx = 1  # see issue 19\ny = "issue 3 in a string is data"\n')
     assert [line for line, text in docstrings_and_comments(path) if ISSUE_REFERENCE.search(text)] == [2, 1]
+
+
+# --- no circle inside the app: a module graph of app/ (function-level imports included) ------------------------
+# The one circle left: the live part and the renderer's blocks import each other through the page declaration
+# (blocks ↔ lesson ↔ live ↔ live_lesson ↔ block_view ↔ widgets ↔ chart_controls ↔ page_text). It may shrink,
+# never grow, and no other circle may appear.
+KNOWN_APP_CIRCLE = {"kit.block_view", "kit.blocks", "kit.chart_controls", "kit.lesson", "kit.live", "kit.live_lesson",
+                    "kit.page_text", "kit.widgets"}
+
+
+def app_module_edges() -> dict[str, set[str]]:
+    modules = {".".join(p.relative_to(ROOT / "app").with_suffix("").parts).removesuffix(".__init__").removesuffix(
+        "__init__"): p for p in (ROOT / "app").rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = package.split(".") if package else []
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                elif (node.module or "").startswith("lcsm_explorer.app"):
+                    base = node.module.removeprefix("lcsm_explorer.app").lstrip(".")
+                else:
+                    continue
+                for alias in node.names:
+                    target = f"{base}.{alias.name}".lstrip(".")
+                    target = target if target in modules else base
+                    if target in modules and target != name:
+                        edges.setdefault(name, set()).add(target)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    target = alias.name.removeprefix("lcsm_explorer.app.")
+                    if alias.name.startswith("lcsm_explorer.app.") and target in modules and target != name:
+                        edges.setdefault(name, set()).add(target)
+    return edges
+
+
+def circles(edges: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module."""
+    order, low, stack, found, counter = {}, {}, [], [], [0]
+
+    def visit(node):
+        order[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        for dest in edges.get(node, ()):
+            if dest not in order:
+                visit(dest)
+                low[node] = min(low[node], low[dest])
+            elif dest in stack:
+                low[node] = min(low[node], order[dest])
+        if low[node] == order[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(edges):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_no_circle_inside_the_app_but_the_one_named():
+    found = circles(app_module_edges())
+    assert all(c <= KNOWN_APP_CIRCLE for c in found), [sorted(c) for c in found]
+
+
+def test_the_circle_finder_sees_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+    assert {"kit.preview", "kit.render"} & set(app_module_edges()) and circles({"a": {"b"}}) == []

@@ -16,6 +16,7 @@ from lcsm_serving.class_store import CLASS_CODE, ClassFull, ClassStore, JoinsLim
 from lcsm_serving.progress_store import ProgressStore, StoreFile
 from lcsm_serving.store_faults import log_store_fault
 
+from .client_address import client_address
 from .literal import literal
 
 CLASS_PARAM, CLASS_KEY = "class", "progress.class"
@@ -35,7 +36,6 @@ def keep_class(token: str, store_file: Callable[[], StoreFile]) -> str | None:
 def _join(token: str, file: StoreFile, raw: str | None) -> str | None:
     if raw is None:
         return _remembered(token, file)
-    from .visitor import client_address  # here: visitor.py reads this module's CLASS_KEY
     code = raw.strip().upper()
     try:
         if CLASS_CODE.fullmatch(code) and ClassStore(file).exists(code):

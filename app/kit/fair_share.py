@@ -41,6 +41,7 @@ import time
 from collections import deque
 
 from . import browser_identity, session_ledger
+from .client_address import client_address
 
 DEFAULT_MAX_SESSIONS = 8
 RUNS_PER_S = 4.0              # a learner's drag commits on release: 1–2 runs a second at the most
@@ -316,7 +317,6 @@ def take_token(visitor: str, now: float | None = None, rate: float | None = None
 
 def current_visitor() -> str | None:
     """The visitor this script run counts under (`visitor_of` its browser's cookie and its address)."""
-    from .visitor import client_address
     return visitor_of(browser_identity.browser_token(), client_address())
 
 

@@ -40,6 +40,7 @@ from .classroom import presenter_figure
 from .fair_share import current_visitor
 from .family import Family
 from .lesson import Lesson
+from .page_charts import chart_specs, computed, plain_charts
 from .page_text import chart_notes
 from .preview_pool import WARM, PreviewPool, worker_count
 from .sweep import sweep_family
@@ -56,7 +57,7 @@ _WARMED = False
 def store_family(key: tuple, family: Family | list[dict], results: dict | None = None, size: int = 0,
                  family_size: int | None = None) -> None:
     """Keep the family (`app/kit/family.py:Family`, or its page members to make it from; for every session) and,
-    when the worker sent them, its members' compute results as the page's own (`render.computed`, by settings):
+    when the worker sent them, its members' compute results as the page's own (`page_charts.computed`, by settings):
     the release of a drag lands on a member's value, whose page is then computed already (the batch equals
     `compute` to fp64 rounding: tests/app/test_sweep_batch.py)."""
     from lcsm_explorer.app.lessons import lesson
@@ -65,7 +66,6 @@ def store_family(key: tuple, family: Family | list[dict], results: dict | None =
         family = families.prepared(page, key[1], list(family))
     FAMILIES.put(key, family, None if family_size is None else family_size + 200)   # (+ the Family around it)
     if results:
-        from .render import computed
         each, name = size // len(results), page.sweep.setting
         for value, result in results.items():
             computed.remember(result, key[0], tuple(sorted((*key[1], (name, value)))), page, size=each)
@@ -220,7 +220,6 @@ def inline_family(lesson: Lesson, frozen: tuple, view, slot, values: dict, text:
 
 
 def plain_specs(lesson: Lesson, frozen: tuple, present: bool) -> dict[str, ChartSpec]:
-    from .render import chart_specs
     return chart_specs(lesson.page, frozen, present, lesson)
 
 
@@ -241,15 +240,13 @@ def preview_specs(page: str, frozen: tuple, present: bool, _lesson: Lesson, _fam
     """Every chart at these settings as the JSON the browser receives: the current value's picture only, its axes
     fixed over the family; each following chart tagged with the family it takes
     its frames from (`Family.link`, the link's data: the same for every value of the swept setting). Drawn from
-    the page's figure dicts (`render.plain_charts`): each chart's JSON is written once, never read back."""
-    from .render import plain_charts
+    the page's figure dicts (`page_charts.plain_charts`): each chart's JSON is written once, never read back."""
     return previewed(page, frozen, present, _lesson, _family, plain_charts(frozen, _lesson))
 
 
 def reference_preview(page: str, frozen: tuple, present: bool, lesson: Lesson, family: Family) -> PagePreview:
-    """`preview_specs`' readable twin: each chart read back from the plain page's JSON (`render.chart_specs`), as
+    """`preview_specs`' readable twin: each chart read back from the plain page's JSON (`page_charts.chart_specs`), as
     the browser would hold it. tests/app/test_preview_specs.py compares the two."""
-    from .render import chart_specs
     currents = {chart: json.loads(plain.spec) for chart, plain in chart_specs(page, frozen, False, lesson).items()}
     return previewed(page, frozen, present, lesson, family, currents)
 
@@ -258,7 +255,6 @@ def previewed(page: str, frozen: tuple, present: bool, lesson: Lesson, family: F
               currents: dict[str, dict]) -> PagePreview:
     """The page's preview from its charts at the current value (`currents`: figure dicts, never changed here), each
     with its text alternative read from the same figure."""
-    from .render import computed
     values = dict(frozen)
     notes = chart_notes(lesson, values, computed(page, frozen, lesson))
     setting = lesson.settings[lesson.sweep.setting]

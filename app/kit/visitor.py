@@ -18,6 +18,7 @@ import streamlit as st
 from lcsm_serving.admission import class_visitor_key
 
 from .class_join import CLASS_KEY
+from .client_address import client_address
 from .progress import LEARNER_KEY  # the session key of the tab's learner token
 
 
@@ -31,15 +32,4 @@ def visitor_key() -> str:
         code = token = None
     if code and token:
         return class_visitor_key(address, code, token)
-    return address
-
-
-def client_address() -> str:
-    """The client's address as the server sees it; "local" when Streamlit does not know it (AppTest, scripts)."""
-    try:
-        address = st.context.ip_address
-    except Exception:                     # outside a script run (AppTest without a websocket)
-        address = None
-    if not isinstance(address, str) or not address:      # AppTest's context answers a mock
-        address = "local"
     return address
