@@ -55,6 +55,8 @@ if [ "$TESTS" = "1" ]; then
   system_package "chromium fonts-noto-color-emoji" \
     "command -v chromium >/dev/null 2>&1 && [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]" \
     "the browser tests skip (fail under CI=true)"
+  # The HTTPS test makes a self-signed certificate with openssl.
+  system_package openssl "command -v openssl >/dev/null 2>&1" "the HTTPS test skips (fails under CI=true)"
 fi
 if [ "${#MISSING[@]}" -gt 0 ]; then
   echo "install.sh: done, without: ${MISSING[*]}" >&2
