@@ -197,7 +197,7 @@ def test_the_service_starts_the_queued_grid_when_the_running_one_reaches_the_cei
         assert wait_for(lambda: not store.get_run(alice[0]).active, 30)
         assert "limit for one visitor's grid (60 s on the clock)" in store.get_run(alice[0]).reason
         assert wait_for(lambda: all(r.status == "completed" for r in store.session_runs("grid:g-bob")), 60)
-        assert wait_for(lambda: store.grid_line_entry(CAROL, since=0).state == "refused", 30)   # her live run
+        assert wait_for(lambda: store.grid_line_entry(CAROL, since=0).state == "refused", 90)   # her live run
         carol = store.grid_line_entry(CAROL, since=0)
         assert "your address already has 1 run(s) or grid(s)" in carol.reason
         assert carol.ended_at >= max(r.ended_at for r in store.session_runs("grid:g-bob"))   # Bob's held the lab
