@@ -1,5 +1,0 @@
-import sys
-
-from lcsm_serving.paper_lab.cli import main
-
-sys.exit(main())
