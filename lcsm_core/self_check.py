@@ -68,7 +68,6 @@ def check_variants() -> str:
     for name in VARIANTS:
         torch.manual_seed(0)
         fast = build_layer(name, 16, 8, form="chunked", chunk_size=8).double()
-        torch.manual_seed(0)
         reference = build_layer(name, 16, 8, form="recurrent").double()
         reference.load_state_dict(fast.state_dict())
         gap = _largest_gap([fast(x)], [reference(x)])

@@ -32,11 +32,12 @@ def is_sqlite(path: Path) -> bool:
 
 def copy_database(source: Path, target: Path) -> None:
     """A consistent snapshot of `source` into `target` (SQLite's backup API: readers and the writer go on)."""
-    with sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30) as reading, \
-            sqlite3.connect(target) as writing:
+    reading, writing = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30), sqlite3.connect(target)
+    try:
         reading.backup(writing)
-    reading.close()
-    writing.close()
+    finally:
+        writing.close()
+        reading.close()
 
 
 def backup(source: Path, target: Path) -> list[str]:

@@ -17,14 +17,13 @@ for arg in "$@"; do
   esac
 done
 # The package itself, editable (the checkout is what runs), at the versions the tests ran with (constraints.txt);
-# with --tests its [test] and [ray] extras too.
+# with --tests its [test] and [ray] extras too (Ray runs paper-lab grids on a local instance and a two-node cluster
+# in the tests; the app needs it only when LCSM_RAY_ADDRESS is set; ray[client] is what a ray:// address needs).
 EXTRAS=""
 if [ "$TESTS" = "1" ]; then EXTRAS="[test,ray]"; fi
 python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".$EXTRAS"
 # flash-linear-attention's plain-PyTorch references are oracles in the kernel tests only (never imported at run
-# time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones. Ray runs paper-lab grids
-# on a local instance and on a two-node cluster in the tests (the app needs it only when LCSM_RAY_ADDRESS is set);
-# its `client` extra (grpcio) is what a ray://host:10001 address needs.
+# time); --no-deps keeps its own torch/triton requirements from replacing the pinned ones.
 if [ "$TESTS" = "1" ]; then
   python3 -m pip install --quiet --disable-pip-version-check --no-deps fla-core==0.6.0 einops==0.8.2
 fi

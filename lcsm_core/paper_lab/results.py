@@ -208,12 +208,16 @@ CSV_COLUMNS = ("label", "code", "tau", "seq_len", "lr", "seed", "status", "steps
                "run_id")
 
 
+def _cell_order(results: list[CellResult]) -> list[CellResult]:
+    return sorted(results, key=lambda r: (r.label, r.seq_len, r.lr, r.seed))
+
+
 def results_csv(results: list[CellResult]) -> str:
     """One row per cell: which cell, what its run reached, and where the number comes from (shipped or live)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    for r in sorted(results, key=lambda r: (r.label, r.seq_len, r.lr, r.seed)):
+    for r in _cell_order(results):
         writer.writerow(asdict(r))
     return out.getvalue()
 
@@ -224,5 +228,5 @@ def results_json(spec: GridSpec, results: list[CellResult]) -> str:
     data = dict(grid=asdict(spec), grid_id=spec.grid_id,
                 reading=None if found is None else dict(outcome=found.outcome, detail=found.detail,
                                                         seeds=found.seeds),
-                cells=[asdict(r) for r in sorted(results, key=lambda r: (r.label, r.seq_len, r.lr, r.seed))])
+                cells=[asdict(r) for r in _cell_order(results)])
     return json.dumps(data, indent=1) + "\n"

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer
 
-__all__ = ["BROWSER_ARGS", "CHROMIUM", "IN_CI", "ROOT", "needs_chromium", "running_app", "wait_idle"]
+__all__ = ["BROWSER_ARGS", "CHROMIUM", "IN_CI", "ROOT", "needs_chromium", "running_app", "wait_healthy", "wait_idle"]
 ROOT = Path(__file__).resolve().parents[2]
 # Under CI=true (scripts/test.sh installs them) a browser test that finds no chromium fails instead of skipping.
 IN_CI = os.environ.get("CI") == "true"
@@ -33,6 +33,17 @@ def running_app(data_dir: Path, log_path: Path | None = None):
         yield server.url
     finally:
         server.stop()
+
+
+def wait_healthy(url: str, server, log: Path, timeout: float) -> None:
+    """Until the app at `url` (http or https) answers its health check; fails with the log's end when the server
+    process exits first or the time runs out."""
+    from lcsm_explorer.app.web_tier import health_ok
+    deadline = time.monotonic() + timeout
+    while not health_ok(url):
+        assert server.poll() is None, log.read_text()[-3000:]
+        assert time.monotonic() < deadline, f"no answer on {url}: {log.read_text()[-3000:]}"
+        time.sleep(0.5)
 
 
 SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');

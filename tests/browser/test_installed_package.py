@@ -9,13 +9,11 @@ import os
 import subprocess
 import sys
 import sysconfig
-import time
-import urllib.request
 
 import pytest
 
 from benchmarks.app_process import free_port
-from tests.browser.app_server import ROOT, needs_chromium, wait_idle
+from tests.browser.app_server import ROOT, needs_chromium, wait_healthy, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium, pytest.mark.xdist_group("installed_package")]
 
@@ -68,15 +66,7 @@ def test_lcsm_explorer_serve_from_the_venv_opens_home_and_a_lesson(installed, br
                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, log.read_text()[-3000:]
-            assert time.monotonic() < deadline, f"no answer on {url}: {log.read_text()[-3000:]}"
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
+        wait_healthy(url, server, log, 120)
         page = browser.new_page()
         try:
             for path, heading in (("/", "LCSM Explorer"), ("/spring", "spring")):

@@ -7,13 +7,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from benchmarks.app_process import free_port
 from lcsm_explorer.app import web_tier
-from tests.browser.app_server import IN_CI, ROOT, needs_chromium, wait_idle
+from tests.browser.app_server import IN_CI, ROOT, needs_chromium, wait_healthy, wait_idle
 
 HAPROXY_MISSING = "needs Debian's haproxy (bash scripts/install.sh --system-packages, as root); under CI=true: fails"
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium, pytest.mark.xdist_group("tls"),
@@ -38,11 +37,7 @@ def https_app(tmp_path_factory):
                                   stderr=subprocess.STDOUT, start_new_session=True)
     url = f"https://127.0.0.1:{https}"
     try:
-        deadline = time.monotonic() + 240
-        while not web_tier.health_ok(url):
-            assert server.poll() is None, log.read_text()[-3000:]
-            assert time.monotonic() < deadline, log.read_text()[-3000:]
-            time.sleep(0.5)
+        wait_healthy(url, server, log, 240)
         yield url, plain, where
     finally:
         os.killpg(server.pid, signal.SIGTERM)
