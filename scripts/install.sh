@@ -48,7 +48,9 @@ system_package haproxy "command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/hap
   "only one web process can run, and the web-tier browser tests skip (fail under CI=true)"
 # The lesson instrument typesets its live equations with Debian's KaTeX, served by the app (app/kit/vendor.py).
 system_package libjs-katex "[ -e /usr/share/javascript/katex/katex.min.js ]" "the lesson equations show as text"
-# Browser tests drive Debian's chromium (Playwright's own browser download is not used); the emoji font makes page
+# A chart saved as SVG or PNG is drawn by Kaleido in Debian's chromium (app/kit/chart_export.py).
+system_package chromium "command -v chromium >/dev/null 2>&1" "charts cannot be saved as SVG or PNG from their data line"
+# Browser tests drive the same chromium (Playwright's own browser download is not used); the emoji font makes page
 # icons render in headless screenshots as they do in a desktop browser.
 if [ "$TESTS" = "1" ]; then
   system_package "chromium fonts-noto-color-emoji" \

@@ -293,6 +293,16 @@ function dataTable(table) {
   return el("div", { className: "lcsm-table-box", role: "region", tabindex: "0", "aria-label": table.name || table.caption }, [grid]);
 }
 
+// A chart saved as the learner sees it (the member shown, the page's theme), by plotly.js in this browser: the
+// tool bar's file name, at its scale for PNG.
+const DATA_LABEL = "Show the data · SVG · PNG";
+const SAVED_AS = { svg: 1, png: 2 };               // format: scale
+function saveChart(box, format) {
+  const { filename = "chart" } = box.image;
+  return window.Plotly.downloadImage(box.plot, { format, filename, scale: SAVED_AS[format],
+    width: box.plot.offsetWidth || 900, height: box.plot.offsetHeight || 450 });
+}
+
 // The chart's words: its summary as its accessible name; the summary and tables under "Show the data", written
 // when that is open (and again on each move while it is).
 function setChartWords(box, words) {
@@ -373,6 +383,7 @@ async function drawChart(state, name, box) {
   const own = figure.frames || [];                     // an animation of its own (▶ play): it keeps it
   const frames = own.length ? own : themed(framesOf(state, state.payload.figures[name]), state.theme.colours);
   // one call: the drawing and its frames (react replaces the frames a chart held before)
+  box.image = (state.payload.configs[name] || {}).toImageButtonOptions || {};
   await Plotly.react(box.plot, { data: figure.data, layout, frames, config: { ...state.payload.configs[name], responsive: true } });
   box.frames = new Set(own.length ? [] : frames.map((f) => f.name));
 }
@@ -652,10 +663,16 @@ function build(parent, payload) {
 function chartBox(name) {
   const plot = el("div", { className: "lcsm-plot" });
   const data = el("div", { className: "lcsm-data-body" });
-  const details = el("details", { className: "lcsm-data" }, [el("summary", { text: "Show the data" }), data]);
+  const saves = el("p", { className: "lcsm-saves" }, Object.keys(SAVED_AS).map((format) =>
+    el("button", { type: "button", className: "lcsm-save", "data-format": format, text: `Save as ${format.toUpperCase()}` })));
+  const details = el("details", { className: "lcsm-data" }, [el("summary", { text: DATA_LABEL }), data, saves]);
   // a figure (its role), named by its summary (setChartWords); plotly's drawing inside it is its picture
   const figure = el("figure", { className: "lcsm-chart", "data-chart": name }, [plot, details]);
-  const box = { plot, figure, details, data, frames: null, words: null, filled: false };
+  const box = { plot, figure, details, data, frames: null, words: null, filled: false, image: {} };
+  saves.addEventListener("click", (event) => {
+    const format = event.target.closest("button")?.dataset.format;
+    if (format && window.Plotly && plot.classList.contains("js-plotly-plot")) saveChart(box, format);
+  });
   details.addEventListener("toggle", () => { if (details.open && !box.filled) fillData(box); });
   // A chart takes its column's width whenever the column changes (the layout settling, a sidebar folding, a
   // phone turning): plotly's own `responsive` follows the window only.

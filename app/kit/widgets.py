@@ -1,12 +1,14 @@
 """Streamlit pieces the renderer and the live pages share: a setting's widget, preset buttons,
-a chart with its PNG download, a row of metrics and notices."""
+a chart with its words and SVG/PNG downloads, a row of metrics and notices."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
 
+from . import chart_export
 from .chart_element import ChartSpec, chart_spec, emit_chart
 from .chart_text import data_html
 from .classroom import ClassroomView, presenter_figure
@@ -96,16 +98,38 @@ def show_chart(fig: go.Figure | dict | ChartSpec, filename: str, *, container=No
         if st.session_state.get(PRESENTING_KEY):
             fig = presenter_figure(fig if isinstance(fig, dict) else fig.to_dict())
         fig = chart_spec(fig)
-    emit_chart(fig, chart_config(filename), key=key or f"chart.{filename}", container=container)
+    key = key or f"chart.{filename}"
+    emit_chart(fig, chart_config(filename), key=key, container=container)
     if fig.text is not None:
-        show_data(fig.text, container)
+        show_data(fig.text, container, chart=fig, filename=filename, key=key)
 
 
-def show_data(text: dict, container=None) -> None:
-    """"Show the data" under a chart: its summary (also its accessible name) and its series' points as HTML tables
-    (a screen reader walks a table by its headings; st.dataframe draws a canvas grid)."""
-    with (container if container is not None else st).expander("Show the data"):
+def show_data(text: dict, container=None, chart: ChartSpec | None = None, filename: str = "chart",
+              key: str = "chart") -> None:
+    """"Show the data" under a chart: its summary (also its accessible name), its series' points as HTML tables
+    (a screen reader walks a table by its headings; st.dataframe draws a canvas grid) and, for `chart`, a button
+    each to save it as SVG or PNG (drawn on the server when clicked: chart_export.py). Folded, it is one tab stop."""
+    with (container if container is not None else st).expander(DATA_LABEL):
         st.markdown(data_html(text), unsafe_allow_html=True)
+        if chart is not None:
+            save_buttons(chart, filename, key)
+
+
+DATA_LABEL = "Show the data · SVG · PNG"
+
+
+def save_buttons(chart: ChartSpec, filename: str, key: str) -> None:
+    """Two download buttons, SVG and PNG, whose file is drawn only when one is clicked (no rerun); where this
+    server cannot draw files, the sentence that says what it lacks."""
+    missing = chart_export.unavailable()
+    if missing:
+        st.caption(missing)
+        return
+    row = st.container(horizontal=True)
+    for fmt in chart_export.FORMATS:
+        row.download_button(f"Save as {fmt.upper()}", functools.partial(
+            chart_export.chart_file, chart.spec, chart.height, fmt), file_name=f"{filename}.{fmt}",
+            mime=chart_export.FORMATS[fmt], key=f"{key}.{fmt}", on_click="ignore", icon=":material/download:")
 
 
 def chart_config(filename: str) -> dict:

@@ -19,6 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lcsm_explorer.app.kit.chart_element import chart_spec, plain_chart
+from lcsm_explorer.app.kit.chart_export import unavailable
 from lcsm_explorer.app.kit.chart_text import (
     MAX_GRID_COLUMNS,
     MAX_GRID_ROWS,
@@ -36,6 +37,7 @@ from lcsm_explorer.app.kit.family import prepared, resolved
 from lcsm_explorer.app.kit.figure_style import plotly_array
 from lcsm_explorer.app.kit.page_text import chart_notes, readouts
 from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.kit.widgets import DATA_LABEL
 from lcsm_explorer.app.lessons import lesson
 from lcsm_explorer.app.lessons.paper_lab import accuracy_figure
 from lcsm_explorer.app.lessons.train_live import curves_figure, eigen_figure, last_eigenvalues_figure, overlay_figure
@@ -292,11 +294,13 @@ def test_a_streamlit_chart_is_named_by_its_summary_and_shows_its_data():
     texts = {chart: text for chart, (_, text) in page_charts("eos_view", values).items()}
     charts = at.get("plotly_chart")
     assert [c.proto.alt for c in charts] == [texts[name]["summary"] for name in spec.chart_names()]
-    shown_data = [e for e in at.expander if e.label == "Show the data"]
+    shown_data = [e for e in at.expander if e.label == DATA_LABEL]
     assert len(shown_data) == len(charts)
     first = shown_data[0].markdown[0].value
     assert first.startswith('<div class="lcsm-chart-data"><p>') and first.count("<table>") == len(
         texts["states"]["tables"])
+    saves = [b for b in at.get("download_button") if b.proto.label.startswith("Save as")]   # SVG, PNG per chart
+    assert saves and [b.proto.label for b in saves[:2]] == ["Save as SVG", "Save as PNG"] or unavailable()
 
 
 SCRIPT = '''
