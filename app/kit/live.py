@@ -94,11 +94,22 @@ def run_id_of(value: str) -> int | None:
     return int(value) if RUN_ID.fullmatch(value) else None
 
 
+# How a command runs, given by the module that draws live pages (app/kit/live_lesson.py registers its `hook` when
+# imported, before any page is drawn): this module stays pure and imports nothing of the kit that draws.
+_RUNNER: list[Callable[[Any, Callable[[Control], None]], Callable[[], None]]] = []
+
+
+def runs_commands_with(hook: Callable[[Any, Callable[[Control], None]], Callable[[], None]]) -> None:
+    """Register how a setting's live action runs (the drawing kit's `hook`)."""
+    _RUNNER[:] = [hook]
+
+
 def steer(lesson: Callable[[], Any], act: Callable[[Control], None]) -> Callable[[], None]:
     """A setting's `on_change` that acts on the live work (e.g. the learning rate of the shown run), run like a
     command (`app/kit/live_lesson.py:hook`: its refusal in the error slot). `lesson` returns the page's declaration
-    (a page declares its settings before it). The kit is imported when the setting changes: this module stays pure."""
+    (a page declares its settings before it)."""
     def changed() -> None:
-        from .live_lesson import hook
-        hook(lesson(), act)()
+        if not _RUNNER:
+            raise RuntimeError("a live setting changed before app/kit/live_lesson.py was imported")
+        _RUNNER[0](lesson(), act)()
     return changed

@@ -25,7 +25,7 @@ from .chart_controls import draw_chart_controls
 from .classroom import ClassroomView
 from .lesson import Lesson
 from .literal import literal
-from .live import Control, Live, run_id_of
+from .live import Control, Live, run_id_of, runs_commands_with
 from .owner import owner_token
 from .url_state import current_settings
 from .visitor import visitor_key
@@ -133,6 +133,9 @@ def hook(lesson: Lesson, act: Callable[[Control], None], refusal: str = "error")
         if control.run != shown:
             show_run(lesson.page, control.run)
     return callback
+
+
+runs_commands_with(hook)
 
 
 # --- the page ----------------------------------------------------------------------------------------------
