@@ -2,7 +2,7 @@
 
 Everything a server keeps is in its data folder (lcsm_serving.store.data_dir): the run store (runs.sqlite, with
 classes, progress and the trainer's jobs), the key that signs browser and owner tokens (token.key) and the
-checkpoints of runs between two turns. SQLite files are copied with SQLite's online backup API, a consistent
+checkpoints of runs paused or between two turns. SQLite files are copied with SQLite's online backup API, a consistent
 snapshot even while the service writes (the -wal and -shm files are folded into it, never copied); every other
 file is copied as it is, its permissions kept (the key stays 0600). Restore: stop the server, put the copy in
 place of the data folder (or start with LCSM_DATA_DIR=DEST): the same runs, classes and progress are there, and

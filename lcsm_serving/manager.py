@@ -25,6 +25,10 @@
   pause-hold rule frees its slot), grid cells never are, and a waiting run keeps its controls: pause, Step and the
   learning rate apply when its turn comes, a stop ends it and removes its checkpoint. The checkpoint is a file,
   so a run whose worker dies (or trains another run) while it waits loses nothing.
+- A restart keeps the learners' runs, the service's jobs (shutdown: `_keep_for_next_server`): a waiting one stays
+  queued, and a training or paused one saves its checkpoint at its next step boundary and waits, queued, for the
+  next server's service, which takes it up paused or running as it was. Grid cells end "interrupted" (the page
+  reruns them); a run submitted here directly (not a job) ends "stopped".
 - A run is driven (paused, stepped, stopped, its learning rate changed) only by the session that submitted it;
   anyone may read it from the store. Sizes and the estimated memory are capped by SizeLimits.
 - A worker that dies (crash, out of memory, kill) fails its run with the reason, and a new one is started for
@@ -163,6 +167,7 @@ class _ManagedRun:
     visitor: str | None = None          # admission's visitor_hash of who submitted it (None: the operator)
     grid: bool = False                  # a paper-lab grid's cell (the grid lane), not a tab's live run
     resumes_from: int = 0               # the step its turn begins at (> 0: it gave its slot back before)
+    job: bool = False                   # a trainer-service job (adopt): the next service may take it up
 
 
 class RunManager:
@@ -257,6 +262,7 @@ class RunManager:
             self._enqueue(run_id, session, config, start_paused, visitor)
             # a job that waited between two turns when the last service stopped resumes from its checkpoint
             self._runs[run_id].resumes_from = row.steps if row is not None else 0
+            self._runs[run_id].job = True
 
     def adopt_cell(self, run_id: int, config: RunConfig, visitor: str | None = None) -> None:
         """Take over a page's grid cell (a GRID_JOB row): checked against the caps, then queued in the grid
@@ -433,7 +439,10 @@ class RunManager:
                 run.worker.run_id = None
                 run.worker = None            # its next turn takes whichever worker is idle then
             run.control.leave_slot()
-            if run.control.stop_reason or self._draining or self._closed:
+            if run.control.suspended and not run.control.stop_reason:
+                self._runs.pop(run_id, None)             # saved for the next server: its row waits, queued
+                self._ended.notify_all()
+            elif run.control.stop_reason or self._draining or self._closed:
                 self._end_waiting(run, run.control.stop_reason or "server shutting down")
             else:
                 run.resumes_from = self.store.own_waiting_run(run_id)
@@ -565,8 +574,9 @@ class RunManager:
             return self._ended.wait_for(lambda: run_id not in self._runs, timeout)
 
     def shutdown(self) -> None:
-        """Stop every run (their rows say so), then end the workers. Safe to call twice. A grid's cells end
-        "interrupted" (the paper lab runs them again with its missing cells), not "stopped" by someone."""
+        """Keep every learner's run for the next server (`_keep_for_next_server`), stop the grid's cells, then end
+        the workers. Safe to call twice. A grid's cells end "interrupted" (the paper lab runs them again with its
+        missing cells), not "stopped" by someone; a run that could not save itself in time too."""
         with self._lock:
             self._draining = True                        # nothing starts from here on
             runs = list(self._runs.values())
@@ -574,7 +584,11 @@ class RunManager:
             # "Run missing cells" does not run again what a visitor chose to stop
             asked = {run.run_id for run in runs if run.control.stop_reason}
         for run in runs:
-            if run.run_id not in asked:
+            if run.run_id in asked:
+                continue
+            if run.job:
+                self._keep_for_next_server(run)
+            else:                                        # a grid's cell, or a run no later service takes up
                 self._stop(run, "server shutting down")
         for run in runs:
             self.wait(run.run_id, 10)
@@ -585,8 +599,23 @@ class RunManager:
             worker.close()
         for run in runs:                                 # a worker that did not end its run in time
             row = self.store.get_run(run.run_id)
+            if row is not None and run.control.suspended and row.status == "queued":
+                continue                                 # saved for the next server (_keep_for_next_server)
             if row is not None and (row.active or (run.grid and row.status == "stopped" and run.run_id not in asked)):
                 self.store.set_status(run.run_id, "interrupted", "the trainer service shut down before it finished")
+
+    def _keep_for_next_server(self, run: _ManagedRun) -> None:
+        """A learner's run outlives a restart of the server (an update, a restore from a backup): one that waits
+        stays queued (between two turns, with its checkpoint); one that trains or is paused saves its checkpoint at
+        its next step boundary and waits, queued, for the next server's service, which takes it up paused or
+        running as it was (`adopt`: from its checkpoint). Its owner's tab drives it there as before."""
+        with self._lock:
+            self.store.keep_for_next_server(run.run_id, paused=run.control.paused)
+            run.control.suspend()
+            if run.run_id in self._queue:                # not training: nothing to save but its row
+                self._queue.remove(run.run_id)
+                self._runs.pop(run.run_id, None)
+                self._ended.notify_all()
 
 
 def place_taken_message(run_id: int) -> str:

@@ -2,9 +2,11 @@
 eigenvalue snapshots are buffered and written in one transaction at least every
 `flush_s` seconds (and at every status change), with a heartbeat.
 
-A run that gives its slot back (a PREEMPTED record: its turn was over) saves its checkpoint beside the store
-(checkpoints.py) and is stored as "queued" again, with a reason that says from which step it resumes; the next
-record_run of that run goes on from the checkpoint.
+A run that gives its slot back (a PREEMPTED record: its turn was over, or the server is stopping) saves its
+checkpoint beside the store (checkpoints.py) and is stored as "queued" again, with a reason that says from which
+step it resumes; the next record_run of that run goes on from the checkpoint. A paused run saves its checkpoint
+too, at each step it pauses at (before the store says so): a service that dies, or a backup taken while the server
+runs, keeps it, and the next service takes it up paused (store.mark_interrupted).
 
 The store is a RunStore, or anything with the five calls record_run makes (start_run, write, set_status,
 checkpoint, save_checkpoint): a Ray worker passes a remote.RunOutbox, which keeps the calls for the process that
@@ -62,7 +64,7 @@ def _drain(store: RunStore, run_id: int, records: Iterator[TrainRecord], flush_s
     """`save`: keep the run's checkpoint, called before a PREEMPTED record is stored (whoever reads "queued"
     again may start the run's next turn at once)."""
     metrics, snapshots = [], []
-    last, last_flush, last_status, test_acc = None, time.monotonic(), None, None
+    last, last_flush, last_status, test_acc, saved_at = None, time.monotonic(), None, None, None
     for record in records:
         last = record
         if on_record:
@@ -77,6 +79,9 @@ def _drain(store: RunStore, run_id: int, records: Iterator[TrainRecord], flush_s
         if status == PREEMPTED:
             save()
             status = "queued"                    # it waits for a slot again
+        elif status == "paused" and record.step != saved_at:
+            save()                               # a paused run is on disk: a restart or a restore goes on from it
+            saved_at = record.step
         due = time.monotonic() - last_flush >= flush_s or status != last_status
         if due or record.reason:
             store.write(run_id, metrics, snapshots, status, record.step, record.wall_s, test_acc, record.reason)

@@ -33,7 +33,8 @@ A single service drives a store: it holds the `service` row (a lease: its proces
 and a second service on the same file refuses to start. A web process that dies loses nothing (its jobs and
 runs live in the store and the service); a service that dies (kill -9) takes its workers with it (they watch
 their parent) and its runs end "interrupted"; jobs still waiting stay queued for the next service. SIGTERM
-stops every run cleanly ("stopped", with the reason) and exits.
+keeps the learners' runs for the next service (a paused or training run saves its checkpoint and waits, queued;
+the next service takes it up paused or running as it was, from that step), ends the grid's cells and exits.
 
 With `LCSM_RAY_ADDRESS` set, the service places each run, and each cell of a page's grid, on that Ray cluster
 (worker.RayWorker: an actor holding one CPU, or one GPU for a CUDA run) instead of a local worker process; the
@@ -206,7 +207,7 @@ class TrainerService:
         self._stop.set()
 
     def shutdown(self) -> None:
-        """Stop every run ("stopped": the trainer service shut down), end the workers, give the lease back."""
+        """Keep the learners' runs for the next service, end the grid's cells and the workers, give the lease back."""
         self._stop.set()
         if self.manager is not None:
             self.manager.shutdown()

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lcsm_core.training.loop import suspended_reason
 from lcsm_serving.admission import (
     CLASS_DEFAULT_SEATS,
     AdmissionPolicy,
@@ -739,6 +740,11 @@ class RunStore:
                              "started_at=COALESCE(started_at, ?), heartbeat_at=?, numerics=COALESCE(?, numerics) "
                              "WHERE id=?", (status, device, process_owner(), now, now, fingerprint, run_id))
 
+    def keep_for_next_server(self, run_id: int, paused: bool) -> None:
+        """A job the stopping service leaves queued for the next one: it starts paused if it was paused."""
+        with self._lock, self._tx():
+            self._db.execute("UPDATE runs SET start_paused=? WHERE id=? AND job=1", (int(paused), run_id))
+
     def own_waiting_run(self, run_id: int) -> int:
         """A run that gave its slot back waits in this process's queue: this process is its owner again, so the
         worker it trained in may end (or die) meanwhile without the run being taken for interrupted. Returns
@@ -785,26 +791,32 @@ class RunStore:
                              "ended_at=? WHERE id=?", (status, reason, now, now if status in FINAL else None, run_id))
 
     def mark_interrupted(self) -> int:
-        """Mark active runs whose owner died (or went silent) "interrupted"; returns how many."""
+        """Mark active runs whose owner died (or went silent) "interrupted"; returns how many. A learner's paused
+        run is kept instead: it saved its checkpoint when it paused (recorder.py), so it waits, queued, for the
+        next service, which takes it up paused (a service killed, or a restore of a backup taken while it ran)."""
         now = time.time()
         with self._lock:
-            rows = self._db.execute("SELECT id, status, owner, heartbeat_at, job FROM runs WHERE status IN (?,?,?)",
-                                    ACTIVE).fetchall()
-        dead = []
-        for run_id, status, owner, heartbeat_at, job in rows:
+            rows = self._db.execute("SELECT id, status, owner, heartbeat_at, job, steps FROM runs "
+                                    "WHERE status IN (?,?,?)", ACTIVE).fetchall()
+        dead, kept = [], []
+        for run_id, status, owner, heartbeat_at, job, steps in rows:
             if job and status == "queued":    # a job waits for whichever service runs next, not its submitter
                 continue
             alive = owner_alive(owner)
             stale = status != "queued" and (heartbeat_at or 0) < now - STALE_AFTER_S
             if alive is False or (alive is None and stale):
-                dead.append(run_id)
-        if dead:
+                resumable = job == LIVE_JOB and status == "paused" and checkpoint_path(self.path, run_id).exists()
+                (kept if resumable else dead).append((run_id, steps))
+        if dead or kept:
             try:
                 with self._lock, self._tx():
                     self._db.executemany(
+                        "UPDATE runs SET status='queued', start_paused=1, reason=? WHERE id=? AND status='paused'",
+                        [(suspended_reason(steps), run_id) for run_id, steps in kept])
+                    self._db.executemany(
                         "UPDATE runs SET status='interrupted', reason='its process stopped before it finished', "
                         "ended_at=COALESCE(heartbeat_at, ?) WHERE id=? AND status IN ('queued','running','paused')",
-                        [(now, run_id) for run_id in dead])
+                        [(now, run_id) for run_id, _ in dead])
             except sqlite3.OperationalError as why:  # a full disk: readers still read, a later call marks them
                 if fault_kind(why) != "full":
                     raise

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from .config import check_learning_rate
 
 COMMANDS = ("pause", "resume", "step", "stop", "set_lr")    # what a run's owner may send it
-WORKER_COMMANDS = COMMANDS + ("set_others_waiting",)        # what may cross to a worker (the scheduler's too)
+WORKER_COMMANDS = COMMANDS + ("set_others_waiting", "suspend")   # what may cross to a worker (the server's too)
 
 
 class RunControl:
@@ -40,13 +40,14 @@ class RunControl:
         self._held_since: float | None = None
         self._slice_s = slice_s
         self._others_waiting = False
+        self._suspended = False
 
     def state(self) -> dict:
         """What a RunControl in another process starts from (RunControl.from_state)."""
         with self._cond:
             return dict(lr=self._lr, paused=self._paused, pending_steps=self._pending_steps,
                         stop_reason=self._stop_reason, max_pause_s=self._max_pause_s, slice_s=self._slice_s,
-                        others_waiting=self._others_waiting)
+                        others_waiting=self._others_waiting, suspended=self._suspended)
 
     @classmethod
     def from_state(cls, state: dict) -> RunControl:
@@ -54,6 +55,7 @@ class RunControl:
                       slice_s=state.get("slice_s"))
         control._pending_steps, control._stop_reason = state["pending_steps"], state["stop_reason"]
         control._others_waiting = bool(state.get("others_waiting", False))
+        control._suspended = bool(state.get("suspended", False))
         return control
 
     # --- slot accounting (the side that schedules runs) --------------------
@@ -67,6 +69,13 @@ class RunControl:
         """The run gave its slot back and waits again (its turn was over): no slot clock runs while it waits."""
         with self._cond:
             self._has_slot, self._held_s, self._held_since = False, 0.0, None
+
+    def suspend(self) -> None:
+        """The server is stopping: at its next step boundary (or at once, paused) the run saves its place and
+        waits for the next server, paused or running as it was (the loop's `suspended` check)."""
+        with self._cond:
+            self._suspended = True
+            self._cond.notify_all()
 
     def set_others_waiting(self, waiting: bool) -> None:
         """Whether other runs wait for a slot now (the scheduler says so whenever its queue changes)."""
@@ -136,6 +145,10 @@ class RunControl:
     @property
     def slice_s(self) -> float | None:
         return self._slice_s
+
+    @property
+    def suspended(self) -> bool:
+        return self._suspended
 
     def turn_over(self, trained_s: float) -> bool:
         """Whether the loop should give its slot back at this step boundary: others wait, and it has trained
@@ -251,3 +264,8 @@ class RemoteControl(RunControl):
         with self._cond:
             super().set_lr(lr)
             self._forward("set_lr", float(lr))
+
+    def suspend(self) -> None:
+        with self._cond:
+            super().suspend()
+            self._forward("suspend")

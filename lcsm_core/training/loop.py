@@ -61,6 +61,11 @@ def preempted_reason(step: int) -> str:
     return f"{WAITING}others' turn, resumes from step {step}"
 
 
+def suspended_reason(step: int) -> str:
+    """What a run says that the server saved when it stopped (a restart, a restore), until the next one takes it."""
+    return f"{WAITING}the server restarted; goes on from step {step}"
+
+
 def resolve_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -192,9 +197,10 @@ class Trainer:
             if self.train_s >= opt.max_seconds:
                 yield self._final("completed", f"reached max seconds {opt.max_seconds:g}")
                 return
-            if ctl.turn_over(self.train_s - turn_began_s):
+            if ctl.suspended or ctl.turn_over(self.train_s - turn_began_s):
                 yield TrainRecord(step=self.step, status=PREEMPTED, wall_s=self.train_s, lr=ctl.lr,
-                                  reason=preempted_reason(self.step), is_heartbeat=True)
+                                  reason=(suspended_reason if ctl.suspended else preempted_reason)(self.step),
+                                  is_heartbeat=True)
                 return
             if not ctl.may_step(PAUSE_HEARTBEAT_S):
                 if not ctl.stop_reason:

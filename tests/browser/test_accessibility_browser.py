@@ -7,8 +7,11 @@
   width; a box that scrolls would not count) — but a data table (a grid: two-dimensional by nature);
 - target size (2.5.8): axe's target-size covers what a keyboard reaches; plotly's tool-bar buttons, which it does
   not see, are 24×24 px or spaced so that a 24-px circle on each touches no other;
+- what a screen reader gets (chromium's accessibility tree): every control a learner can operate has a name, every
+  slider its value;
 - the page's language (3.1.1) is set; one h1 a page, and no heading level skipped in the page or its sidebar;
-- every formula shown carries KaTeX's MathML, what a screen reader reads (Streamlit's and the instrument's);
+- every formula shown carries KaTeX's MathML, what a screen reader reads (Streamlit's and the instrument's); no
+  TeX source shows as text, and the instrument's live equations never scroll sideways;
 - with `prefers-reduced-motion: reduce` the lesson instrument's transitions are off, and nothing on the page moves
   longer than a blink (2.3.3);
 - on a phone a control the keyboard reaches is not hidden behind the instrument's readouts, which stay at the foot
@@ -88,7 +91,70 @@ TOOL_BAR = """() => { const buttons = [...document.querySelectorAll('.modebar-bt
                        + near[0].getAttribute('data-title')); }
   return out }"""
 
-PROBES = {"sideways": lambda page: page.evaluate(SIDEWAYS), "headings": lambda page: page.evaluate(HEADINGS),
+# Visible text that is TeX source: a command, a sub/superscript group, or a TeX environment.
+TEX_SOURCE = r"""() => {
+  const walker = document.createTreeWalker(document.querySelector('[data-testid="stMain"]') || document.body,
+    NodeFilter.SHOW_TEXT);
+  const found = [];
+  const tex = /\\(frac|text|lambda|mathbb|begin|sqrt|quad|theta|sum|odot|top|Delta)\b|[_^]\{|\$[^$\s][^$]*\$/;
+  while (walker.nextNode()) {
+    const node = walker.currentNode, parent = node.parentElement;
+    if (!parent || parent.closest('.katex, script, style, code, pre, annotation, textarea, [hidden]')) continue;
+    if (!parent.offsetParent && getComputedStyle(parent).position !== 'fixed') continue;     // not rendered
+    if (tex.test(node.textContent)) found.push(node.textContent.trim().slice(0, 80));
+  }
+  return found;
+}"""
+# The live equations (the instrument's): their block never scrolls sideways.
+OVERFLOW = """() => [...document.querySelectorAll('.lcsm-equations, .lcsm-equation')]
+  .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => [e.scrollWidth, e.clientWidth])"""
+
+# What a screen reader gets: every control a learner can operate has a name, every slider says its value.
+OPERABLE = {"slider", "spinbutton", "combobox", "checkbox", "button", "textbox", "radio", "switch", "link", "tab",
+            "menuitem", "listbox", "searchbox"}
+VALUED = {"slider"}                  # a number box may be empty (an answer not yet typed)
+
+
+
+
+def value_of(node: dict, key: str) -> str:
+    field = node.get(key) or {}
+    return str(field.get("value", "")).strip()
+
+
+def unnamed_controls(tree: list[dict]) -> list[str]:
+    """The operable nodes without a name, and the sliders without a value."""
+    faults = []
+    for node in tree:
+        if node.get("ignored"):
+            continue
+        role = value_of(node, "role")
+        if role not in OPERABLE:
+            continue
+        name = value_of(node, "name")
+        if not name:
+            faults.append(f"{role} without a name (node {node.get('backendDOMNodeId')})")
+        elif role in VALUED and not (value_of(node, "value") or any(
+                p.get("name") == "valuetext" for p in node.get("properties", []))):
+            faults.append(f"{role} {name!r} without a value")
+    return faults
+
+
+def controls_read(page) -> dict:
+    """What a screen reader gets of the page's controls, from chromium's accessibility tree (the DevTools protocol's
+    Accessibility.getFullAXTree): how many operable nodes, and those without a name or (sliders) a value."""
+    session = page.context.new_cdp_session(page)
+    try:
+        tree = session.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        session.detach()
+    return {"operable": sum(1 for n in tree if not n.get("ignored") and value_of(n, "role") in OPERABLE),
+            "unnamed": unnamed_controls(tree)}
+
+
+PROBES = {"controls": controls_read, "tex": lambda page: page.evaluate(TEX_SOURCE),
+          "equations": lambda page: page.evaluate(OVERFLOW),
+          "sideways": lambda page: page.evaluate(SIDEWAYS), "headings": lambda page: page.evaluate(HEADINGS),
           "math": lambda page: page.evaluate(MATH), "tool_bar": lambda page: page.evaluate(TOOL_BAR),
           "lang": lambda page: page.evaluate("() => document.documentElement.lang")}
 NARROW = (320, 640)
@@ -185,6 +251,22 @@ def test_one_h1_and_no_heading_level_skipped(audited, page):
         assert 1 not in side and side[:1] in ([], [2]), (size, headings)
         for levels in (main, side):
             assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), (size, headings)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_tex_source_shows_and_the_live_equations_fit(audited, page):
+    """Every fold open (the lesson text's and the charts' data included), at the laptop's and the phone's size."""
+    for row in rows_of(audited, page, tuple(VIEWPORTS)):
+        assert not row["probes"]["tex"], f"{size_of(row)}: TeX source shown as text: {row['probes']['tex']}"
+        assert not row["probes"]["equations"], f"{size_of(row)}: a live equation overflows its box"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_control_has_a_name_and_every_slider_its_value(audited, page):
+    for row in rows_of(audited, page, tuple(VIEWPORTS)):
+        read = row["probes"]["controls"]
+        assert read["operable"], f"{size_of(row)}: no control read"
+        assert not read["unnamed"], f"{size_of(row)}: controls a screen reader cannot name: {read['unnamed']}"
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -11,9 +11,11 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from lcsm_serving import RunStore, TrainerClient, owner_hash
+from lcsm_serving.checkpoints import checkpoint_path
 from lcsm_serving.service import start_in_thread
 from tests.training.conftest import ROOT
 from tests.training.test_manager import wait_for
@@ -163,9 +165,13 @@ def test_a_service_killed_with_9_leaves_its_runs_interrupted_and_its_workers_end
     assert client.store.live_service() is None
 
 
-def test_sigterm_stops_the_runs_with_a_reason_and_frees_the_store(service, subprocess_env):
+def test_sigterm_keeps_a_learners_run_for_the_next_service_which_goes_on_from_its_step(service, subprocess_env):
+    """A restart (an update, a restore from a backup) loses no learner's run: the paused run saves its checkpoint
+    and waits, queued; the next service takes it up paused at the same step, and its owner plays it on."""
     proc, client = service
-    run_id = client.submit(tiny_config(max_steps=5000), "alice", start_paused=True)   # alive until stopped
+    run_id = client.submit(tiny_config(max_steps=5000), "alice")
+    assert wait_for(lambda: client.store.get_run(run_id).steps >= 20)
+    client.command(run_id, "alice", "pause")
     assert wait_for(lambda: status(client, run_id) == "paused")
     second = subprocess.run([sys.executable, "-m", "lcsm_serving.service", "--db", str(client.db_path)],
                             env=subprocess_env, cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -173,8 +179,20 @@ def test_sigterm_stops_the_runs_with_a_reason_and_frees_the_store(service, subpr
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(30) == 0
     row = client.store.get_run(run_id)
-    assert row.status == "stopped" and row.reason == "server shutting down"
-    assert client.store.live_service() is None
+    assert row.status == "queued" and "server restarted" in row.reason, (row.status, row.reason)
+    assert checkpoint_path(client.db_path, run_id).exists() and client.store.live_service() is None
+    at = row.steps
+    again = start_service(client.db_path, subprocess_env)
+    try:
+        assert wait_for(lambda: status(client, run_id) == "paused", 60)        # as it was
+        assert client.store.get_run(run_id).steps == at
+        assert client.command(run_id, "alice", "resume")                       # its owner drives it
+        assert wait_for(lambda: client.store.get_run(run_id).steps > at + 5)
+        steps = client.store.metrics(run_id)["step"]
+        assert (np.diff(steps) > 0).all() and steps.max() > at                 # on from its step, not from 0
+        assert not client.command(run_id, "bob", "pause")                      # and nobody else does
+    finally:
+        end(again)
 
 
 def test_one_web_process_runs_the_service_in_a_thread(tmp_path, monkeypatch):
