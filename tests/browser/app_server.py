@@ -9,12 +9,16 @@ import pytest
 
 from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer
 
-__all__ = ["BROWSER_ARGS", "CHROMIUM", "IN_CI", "ROOT", "needs_chromium", "running_app", "wait_healthy", "wait_idle"]
+__all__ = ["BROWSER_ARGS", "CHROMIUM", "FULL_SHOTS", "IN_CI", "ROOT", "needs_chromium", "running_app", "wait_healthy",
+           "wait_idle"]
 ROOT = Path(__file__).resolve().parents[2]
 # Under CI=true (scripts/test.sh installs them) a browser test that finds no chromium fails instead of skipping.
 IN_CI = os.environ.get("CI") == "true"
 CHROMIUM_MISSING = "needs chromium on PATH (bash scripts/install.sh --tests --system-packages, as root)"
 needs_chromium = pytest.mark.skipif(CHROMIUM is None and not IN_CI, reason=CHROMIUM_MISSING)
+# LCSM_FULL_SHOTS=1: the screenshots for looking at show whole pages (a window as tall as the page: slow to draw),
+# else one screen each
+FULL_SHOTS = os.environ.get("LCSM_FULL_SHOTS") == "1"
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from lcsm_explorer.app.lessons import PAGES, lesson
-from tests.browser.app_server import ROOT, needs_chromium, wait_idle
+from tests.browser.app_server import FULL_SHOTS, ROOT, needs_chromium, wait_idle
 
 SHOTS = ROOT / "tests" / "screenshots"
 # dynamics page → the slider moved to check that the plots follow
@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 
 def test_every_page_renders_and_dynamics_plots_follow_their_sliders(app_url, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1600, "height": 2800})  # tall: the whole page in one shot
+    page = browser.new_page(viewport={"width": 1600, "height": 2800 if FULL_SHOTS else 1000})  # tall: a whole page
     try:
         page.goto(app_url)
         # the navigation sits in the top bar (app/streamlit_app.py): Home, then a menu per section

@@ -196,6 +196,11 @@ WATCH_LIVE = """() => {
   }).observe(document.body, {childList: true, characterData: true, subtree: true});
 }"""
 ANNOUNCED = "() => window.__announced"
+# When each key went down (the page's clock), and the gaps between them: the instrument commits a run of arrow keys
+# KEY_PAUSE_MS after its last key (instrument.js).
+KEY_TIMES = "() => document.addEventListener('keydown', () => (window.__keys ||= []).push(performance.now()), true)"
+KEY_GAPS = "() => window.__keys.slice(1).map((t, i) => t - window.__keys[i])"
+KEY_PAUSE_MS = int(re.search(r"const KEY_PAUSE_MS = (\d+)", (ROOT / "app/kit/instrument.js").read_text()).group(1))
 
 
 def announced_after(page, count: int, timeout: float = 20.0) -> list[str]:
@@ -224,9 +229,17 @@ def test_the_live_region_announces_each_committed_move_once(app_url, browser):
     try:
         open_instrument(page, f"{app_url}/spring")
         page.evaluate(WATCH_LIVE)
+        page.evaluate(KEY_TIMES)
         page.locator(".lcsm-swept input[type=range]").focus()
-        for key in ("ArrowRight", "ArrowRight", "ArrowRight"):                  # one move: the keys never pause
-            page.keyboard.press(key)
+        for _ in range(3):                                                     # one move: the keys never pause
+            page.evaluate("() => { window.__keys = []; window.__announced = []; }")
+            for key in ("ArrowRight", "ArrowRight", "ArrowRight"):
+                page.keyboard.press(key)
+            if max(page.evaluate(KEY_GAPS)) < KEY_PAUSE_MS * 0.8:
+                break
+            settle(page)               # a loaded machine paused between two presses: that was a move; again
+        else:
+            pytest.fail("three key runs in a row paused between keys: the machine is too loaded to tell")
         assert page.evaluate(ANNOUNCED) == [], "announced while the keys were still moving"
         member = page.evaluate("() => document.querySelector('.lcsm-instrument').dataset.member")
         wait_url(page, "c", member)

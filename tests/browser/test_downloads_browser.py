@@ -56,6 +56,8 @@ def test_an_instrument_chart_saves_as_svg_and_png_in_the_browser(app_url, browse
     page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     try:
         page.goto(f"{app_url}/spring")
+        page.wait_for_selector(".lcsm-instrument[data-drawn]:not(.lcsm-pending) .lcsm-main .js-plotly-plot .main-svg",
+                               timeout=120_000)
         wait_idle(page, timeout=120)
         chart = page.locator(".lcsm-main figure.lcsm-chart")
         chart.locator("details.lcsm-data > summary").click()

@@ -222,13 +222,16 @@ WEB_PROCESS = textwrap.dedent("""
 """)
 
 
+STEPS = 120                                       # a cell: long enough to be caught training, short to finish
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_kill_9_of_the_web_process_mid_grid_loses_no_cell(tmp_path, subprocess_env):
     """One web process, the service in its thread: kill -9 mid-grid. The cell that was training reads
     "interrupted" and its worker ends; the cells still queued wait, and the next service (a
     restarted web process's) trains them; the interrupted one is a missing cell the page reruns."""
     db = tmp_path / "runs.sqlite"
-    web = subprocess.Popen([sys.executable, "-c", WEB_PROCESS, str(db), "300"], env=subprocess_env, cwd=ROOT,
+    web = subprocess.Popen([sys.executable, "-c", WEB_PROCESS, str(db), str(STEPS)], env=subprocess_env, cwd=ROOT,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert web.stdout.readline().strip() == "launched"
@@ -248,7 +251,7 @@ def test_kill_9_of_the_web_process_mid_grid_loses_no_cell(tmp_path, subprocess_e
         web.kill()
         web.wait(10)
     lab = GridRunner(db, via_service=True)           # a web process starts again: its service takes the queue
-    spec = GridSpec(ablation="tau", steps=300, **TINY_GRID)
+    spec = GridSpec(ablation="tau", steps=STEPS, **TINY_GRID)
     try:
         assert lab.active_grid is not None or "queued" not in ended
         assert wait_for(lambda: "queued" not in statuses(store, run_ids) and
