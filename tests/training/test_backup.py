@@ -8,6 +8,7 @@ import pytest
 from lcsm_explorer.cli import main as cli
 from lcsm_serving import RunStore, default_db_path, record_run, tokens
 from lcsm_serving.backup import backup
+from lcsm_serving.store import process_owner
 from tests.training.tiny import tiny_config
 
 
@@ -61,3 +62,29 @@ def test_the_command_backs_up_the_data_folder_it_is_given(tmp_path, capsys):
     assert "restore: stop the server" in capsys.readouterr().out and (tmp_path / "copy" / "runs.sqlite").exists()
     assert cli(["backup", str(tmp_path / "copy"), "--data-dir", str(data)]) == 2
     assert "not empty" in capsys.readouterr().err
+
+
+def test_a_paused_job_of_a_server_gone_comes_back_queued_paused_and_an_unsaved_one_interrupted(tmp_path):
+    """What a restored (or restarted) server finds: a learner's paused run saved its checkpoint when it paused, so it
+    waits for the new service, to start paused at its step; a run that trained when its server went has nothing to
+    go on from and reads "interrupted"."""
+    store = RunStore(default_db_path(tmp_path))
+    config = tiny_config(max_steps=12).to_dict()
+    paused, running = (store.submit_job(config, "tiny", tokens.mint("owner", tmp_path), start_paused=False,
+                                        max_concurrent=4, max_queue=4) for _ in range(2))
+    gone = process_owner(2 ** 22 + 7)                            # no such process
+    for run_id, status in ((paused, "paused"), (running, "running")):
+        store.start_run(run_id, device="cpu", status=status)
+        store.write(run_id, [], [], status, 5, 1.0, None)
+        with store._lock:
+            store._db.execute("UPDATE runs SET owner=? WHERE id=?", (gone, run_id))
+    store.save_checkpoint(paused, b"its place")
+    store.save_checkpoint(running, b"an old turn's")             # not the step it trained at when its server went
+    store.close()
+
+    opened = RunStore(default_db_path(tmp_path))                 # the new server opens the store
+    back, lost = opened.get_run(paused), opened.get_run(running)
+    assert (back.status, back.steps) == ("queued", 5) and "server restarted" in back.reason
+    assert [job[0] for job in opened.queued_jobs()] == [paused] and opened.queued_jobs()[0][3] is True
+    assert lost.status == "interrupted"
+    opened.close()
