@@ -665,7 +665,7 @@ function chartBox(name) {
   const data = el("div", { className: "lcsm-data-body" });
   const saves = el("p", { className: "lcsm-saves" }, Object.keys(SAVED_AS).map((format) =>
     el("button", { type: "button", className: "lcsm-save", "data-format": format, text: `Save as ${format.toUpperCase()}` })));
-  const details = el("details", { className: "lcsm-data" }, [el("summary", { text: DATA_LABEL }), data, saves]);
+  const details = el("details", { className: "lcsm-data" }, [el("summary", { text: DATA_LABEL }), saves, data]);
   // a figure (its role), named by its summary (setChartWords); plotly's drawing inside it is its picture
   const figure = el("figure", { className: "lcsm-chart", "data-chart": name }, [plot, details]);
   const box = { plot, figure, details, data, frames: null, words: null, filled: false, image: {} };

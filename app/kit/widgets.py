@@ -110,9 +110,9 @@ def show_data(text: dict, container=None, chart: ChartSpec | None = None, filena
     (a screen reader walks a table by its headings; st.dataframe draws a canvas grid) and, for `chart`, a button
     each to save it as SVG or PNG (drawn on the server when clicked: chart_export.py). Folded, it is one tab stop."""
     with (container if container is not None else st).expander(DATA_LABEL):
-        st.markdown(data_html(text), unsafe_allow_html=True)
-        if chart is not None:
+        if chart is not None:                           # first: a long table would push them out of sight
             save_buttons(chart, filename, key)
+        st.markdown(data_html(text), unsafe_allow_html=True)
 
 
 DATA_LABEL = "Show the data · SVG · PNG"
