@@ -69,8 +69,9 @@ def wait_idle(page, timeout_s: float = 90.0) -> None:
         time.sleep(0.15)
 
 
-def open_page(context, url: str, name: str):
-    """A page of the app (`name`: "home", "class_view" or a lesson's page) in `context`, settled, every fold open."""
+def open_page(context, url: str, name: str, found: dict | None = None, folded: dict | None = None):
+    """A page of the app (`name`: "home", "class_view" or a lesson's page) in `context`, settled, every fold open;
+    before the folds open, each of `folded` (name → a function of the page) looks at it, into `found`."""
     page = context.new_page()
     page.goto(f"{url}/{'' if name == 'home' else name.split(':')[0]}")
     page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
@@ -82,23 +83,27 @@ def open_page(context, url: str, name: str):
         if name == PROJECTED_CLASS:
             page.goto(page.url + "&present=1")
             wait_idle(page)
+    for probe, look in (folded or {}).items():
+        found[probe] = look(page)
     page.evaluate(OPEN_FOLDS)
     wait_idle(page)
     return page
 
 
 def audit_page(browser, url: str, name: str, viewport: tuple[int, int], probes: dict | None = None,
-               axe: bool = True) -> dict:
+               axe: bool = True, folded: dict | None = None) -> dict:
     """axe's violations on one page at one viewport (every fold open), its charts' accessible names, and what each
-    of `probes` (name → a function of the open page) found on it (`axe=False`: the probes alone)."""
+    of `probes` (name → a function of the open page) found on it (`axe=False`: the probes alone); `folded`: probes
+    that look at the page first, as a learner finds it (no fold opened)."""
     from axe_playwright_python.sync_playwright import Axe
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    folded_probes: dict = {}
     try:
-        page = open_page(context, url, name)
+        page = open_page(context, url, name, folded_probes, folded or {})
         # every rule axe runs by default, and target-size, which it does not
         violations = Axe().run(page, options=AXE_OPTIONS).response["violations"] if axe else []
         names = page.evaluate(CHART_NAMES)
-        found = {probe: look(page) for probe, look in (probes or {}).items()}
+        found = {**folded_probes, **{probe: look(page) for probe, look in (probes or {}).items()}}
     finally:
         context.close()
     return dict(page=name, viewport=viewport, violations=[
@@ -108,15 +113,16 @@ def audit_page(browser, url: str, name: str, viewport: tuple[int, int], probes: 
 
 
 def audit(url: str, pages: list[str], viewports: dict = VIEWPORTS, probes: dict | None = None, axe: bool = True,
-          browser=None) -> list[dict]:
+          browser=None, folded: dict | None = None) -> list[dict]:
     """`audit_page` over every page at every viewport, in `browser` (a Playwright chromium), or in one of its own."""
     if browser is not None:
-        return [audit_page(browser, url, name, size, probes, axe) for name in pages for size in viewports.values()]
+        return [audit_page(browser, url, name, size, probes, axe, folded) for name in pages
+                for size in viewports.values()]
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         own = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         try:
-            return audit(url, pages, viewports, probes, axe, own)
+            return audit(url, pages, viewports, probes, axe, own, folded)
         finally:
             own.close()
 

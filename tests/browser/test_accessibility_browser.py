@@ -15,7 +15,8 @@
 - with `prefers-reduced-motion: reduce` the lesson instrument's transitions are off, and nothing on the page moves
   longer than a blink (2.3.3);
 - on a phone a control the keyboard reaches is not hidden behind the instrument's readouts, which stay at the foot
-  of the screen (2.4.11).
+  of the screen (2.4.11);
+- at 1280×720, before any fold opens, tests/browser/test_layouts.py's projector checks (`projector_layout`).
 - a teacher's screens, at projector size: a dynamics lesson's and a widget page's presenter view (`?present=1`),
   the Class view of a running class and its projector view — no critical or serious violation, one h1, no level
   skipped (`benchmarks/accessibility.py --presenter` audits every lesson's).
@@ -33,6 +34,8 @@ from benchmarks.accessibility import (
     wait_idle,
 )
 from tests.browser.app_server import needs_chromium
+from tests.browser.test_layouts import PAGES as LAYOUT_PAGES
+from tests.browser.test_layouts import projector_layout
 
 # one test process runs them all: the audit (minutes) is one module fixture (scripts/test.sh: --dist loadgroup)
 pytestmark = [pytest.mark.browser, needs_chromium, pytest.mark.xdist_group("accessibility")]
@@ -205,7 +208,7 @@ def audited(app_and_browser) -> dict:
     (`audit`'s rows) and the probes at those and at 320 px (the phone's page made narrower)."""
     url, browser = app_and_browser
     laptop, phone = ({label: size} for label, size in VIEWPORTS.items())
-    rows = (audit(url, PAGES, laptop, PROBES, browser=browser)
+    rows = (audit(url, PAGES, laptop, PROBES, browser=browser, folded={"layout": projector_layout})
             + audit(url, PAGES, phone, {**PROBES, "narrowed": narrowed}, browser=browser))
     found = {(row["page"], size_of(row)): row for row in rows}
     for row in rows:
@@ -267,6 +270,13 @@ def test_every_control_has_a_name_and_every_slider_its_value(audited, page):
         read = row["probes"]["controls"]
         assert read["operable"], f"{size_of(row)}: no control read"
         assert not read["unnamed"], f"{size_of(row)}: controls a screen reader cannot name: {read['unnamed']}"
+
+
+@pytest.mark.parametrize("page", [name or "home" for name in LAYOUT_PAGES])
+def test_projector_1280x720_metrics_whole_controls_above_the_fold(audited, page):
+    """tests/browser/test_layouts.py's checks at projector size, on the page as a learner finds it."""
+    found = audited[(page, "1280×720")]["probes"]["layout"]
+    assert not found, "\n".join(found)
 
 
 @pytest.mark.parametrize("page", PAGES)
