@@ -21,6 +21,7 @@ import ast
 import functools
 import hashlib
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,15 +61,25 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+# CPython 3.11's ast.parse is not safe from two threads at once ("AST constructor recursion depth mismatch"): runs
+# trained on threads (a service's workers="thread", a grid's cells) ask for the version together.
+_PARSING = threading.Lock()
+
+
 @functools.lru_cache(maxsize=2)
-def code_version(cuda: bool = False) -> str:
-    """12 hex digits of a hash of the number-making code (NUMERICS_SOURCES; with `cuda`, the kernels too): its
-    syntax trees without docstrings, so an edit of a comment, a docstring or the layout keeps the version."""
+def _code_version(cuda: bool) -> str:
     digest = hashlib.sha1()
     for path in _source_files(cuda):
         digest.update(str(path.relative_to(_CORE.parent)).encode())
         digest.update(ast.dump(_without_docstrings(ast.parse(path.read_text()))).encode())
     return digest.hexdigest()[:12]
+
+
+def code_version(cuda: bool = False) -> str:
+    """12 hex digits of a hash of the number-making code (NUMERICS_SOURCES; with `cuda`, the kernels too): its
+    syntax trees without docstrings, so an edit of a comment, a docstring or the layout keeps the version."""
+    with _PARSING:
+        return _code_version(bool(cuda))
 
 
 def run_form(config: RunConfig, device: torch.device) -> str:

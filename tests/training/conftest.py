@@ -31,6 +31,13 @@ def local_ray(monkeypatch):
     """Ray on loopback with two CPUs for one test (runs and grids placed with `ray_address="auto"`); shut down after."""
     ray = pytest.importorskip("ray")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+    for attempt in (1, 2):       # on a loaded machine Ray's own start may time out reaching its GCS: once more
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+            break
+        except RuntimeError as why:
+            ray.shutdown()
+            if attempt == 2 or "GCS" not in str(why):
+                raise
     yield ray
     ray.shutdown()
