@@ -31,9 +31,14 @@ def local_ray(monkeypatch):
     """Ray on loopback with two CPUs for one test (runs and grids placed with `ray_address="auto"`); shut down after."""
     ray = pytest.importorskip("ray")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_TOKEN"):    # a local instance asks no token
+        monkeypatch.delenv(name, raising=False)
     for attempt in (1, 2):       # on a loaded machine Ray's own start may time out reaching its GCS: once more
         try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+            # address="local": a new instance of its own, never the token-guarded cluster another test process
+            # may have started on this machine with `ray start` (ray.init() would join that one)
+            ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     _node_ip_address="127.0.0.1")
             break
         except RuntimeError as why:
             ray.shutdown()

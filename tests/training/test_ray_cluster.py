@@ -79,7 +79,8 @@ def test_a_refused_token_is_one_readable_error(monkeypatch, tmp_path):
             raise ConnectionError(f"Failed to connect to Ray cluster at {address}") from cause
     monkeypatch.setattr(spawning, "connected_ray", refused)
     for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")        # recorded as it was (unset, say), so what connect() sets below goes
+        monkeypatch.delenv(name)            # at the end: a local Ray started later by this process asks no token
     token = tmp_path / "token"
     token.write_text("0" * 32)
     with pytest.raises(RayAuthError, match="--ray-token-file") as refusal:
