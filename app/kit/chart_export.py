@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
 import threading
 
@@ -31,9 +32,7 @@ def unavailable() -> str | None:
     try:
         import kaleido  # noqa: F401
     except ImportError:
-        return "Saving charts as SVG or PNG needs Kaleido on the server: pip install 'lcsm-explorer[export]'."
-    import os
-
+        return "Saving charts as SVG or PNG needs Kaleido on the server: pip install kaleido."
     if not (os.environ.get("BROWSER_PATH") or any(shutil.which(name) for name in BROWSERS)):
         return ("Saving charts as SVG or PNG needs Chromium on the server (Debian: apt-get install chromium; "
                 "or BROWSER_PATH=/path/to/chrome).")
