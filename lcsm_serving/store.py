@@ -743,7 +743,7 @@ class RunStore:
     def keep_for_next_server(self, run_id: int, paused: bool) -> None:
         """A job the stopping service leaves queued for the next one: it starts paused if it was paused."""
         with self._lock, self._tx():
-            self._db.execute("UPDATE runs SET start_paused=? WHERE id=? AND job=1", (int(paused), run_id))
+            self._db.execute("UPDATE runs SET start_paused=? WHERE id=? AND job=?", (int(paused), run_id, LIVE_JOB))
 
     def own_waiting_run(self, run_id: int) -> int:
         """A run that gave its slot back waits in this process's queue: this process is its owner again, so the
