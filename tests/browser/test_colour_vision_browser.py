@@ -80,11 +80,17 @@ def opened(browser, url: str, theme: str, ready: str, height: int = 900):
     return page
 
 
+def draw_a_frame(page) -> None:
+    """Headless chromium draws (and sends what changed) on a frame: a one-pixel screenshot asks for one without
+    encoding a page; a loaded machine may take long to give it."""
+    page.screenshot(clip={"x": 0, "y": 0, "width": 1, "height": 1}, timeout=120_000)
+
+
 def settle(page, quiet_s: float = 1.5, timeout: float = 60.0) -> None:
     """Once no chart is stale and what the charts draw has held for `quiet_s` (a family, a poll, a redraw)."""
     deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
     while time.monotonic() < deadline:
-        page.screenshot()                              # headless chromium draws (and sends) on a frame
+        draw_a_frame(page)
         now = (page.locator('[data-stale="true"]').count(), page.evaluate(DRAWN))
         if now != last:
             last, since = now, time.monotonic()
@@ -141,11 +147,30 @@ def test_a_theme_change_redraws_the_instrument_in_the_new_theme(app_url, browser
         deadline = time.monotonic() + 30
         while page.evaluate(tick) == light:
             assert time.monotonic() < deadline, "the instrument kept its light-theme charts on a dark page"
-            page.screenshot()
+            draw_a_frame(page)
             time.sleep(0.25)
         settle(page)
         assert page.locator(".lcsm-instrument.lcsm-dark").count() == 1
         check_drawn(page, "spring, switched to dark")
+    finally:
+        page.close()
+
+
+@pytest.mark.xfail(strict=True, reason="Streamlit's chart element replaces the theme's colour placeholders in the "
+                   "figure once, in place: after a live theme change its text keeps the old theme's colour (a "
+                   "reload draws it right); the instrument's charts follow (test above)")
+def test_a_theme_change_redraws_streamlits_charts_in_the_new_theme(app_url, browser):
+    page = opened(browser, f"{app_url}/online_learners", "light", CHART_ELEMENT)
+    try:
+        tick = f"() => getComputedStyle(document.querySelector('{CHART_ELEMENT} .xtick text')).fill"
+        light = page.evaluate(tick)
+        page.emulate_media(color_scheme="dark")
+        deadline = time.monotonic() + 5
+        while page.evaluate(tick) == light and time.monotonic() < deadline:
+            draw_a_frame(page)
+            time.sleep(0.25)
+        settle(page)
+        check_drawn(page, "online_learners, switched to dark")
     finally:
         page.close()
 
@@ -177,7 +202,7 @@ def shoot(page, name: str, theme: str) -> list[str]:
             session.send("Emulation.setEmulatedVisionDeficiency", {"type": deficiency})
             time.sleep(0.3)
             shot = f"colour-{name}-{theme}-{deficiency}.png"
-            page.screenshot(path=str(SHOTS / shot), full_page=True)
+            page.screenshot(path=str(SHOTS / shot), full_page=True, timeout=120_000)
             names.append(shot)
     finally:
         session.send("Emulation.setEmulatedVisionDeficiency", {"type": "none"})
@@ -196,10 +221,10 @@ def test_dynamics_lessons_under_simulated_colour_vision_deficiencies(app_url, br
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_train_live_under_simulated_colour_vision_deficiencies(app_url, browser, theme):
-    """A tiny run played until its test accuracy has a few points, then paused: its curves and eigenvalues."""
-    page = opened(browser, f"{app_url}/train_live?{TINY_RUN}", theme, 'button:has-text("▶ Play")', height=2000)
+def test_train_live_under_simulated_colour_vision_deficiencies(app_url, browser):
+    """A tiny run played until its test accuracy has a few points, then paused: its curves and eigenvalues in the
+    light theme, then the same run reopened in the dark one (one run for both)."""
+    page = opened(browser, f"{app_url}/train_live?{TINY_RUN}", "light", 'button:has-text("▶ Play")', height=2000)
     try:
         page.get_by_role("button", name="▶ Play").click()
         deadline = time.monotonic() + 240
@@ -207,13 +232,18 @@ def test_train_live_under_simulated_colour_vision_deficiencies(app_url, browser,
                 "() => [...document.querySelectorAll('.js-plotly-plot')].some(gd => (gd._fullData || [])"
                 ".some(t => t.name === 'test accuracy' && t.x && t.x.length >= 4))") is False:
             assert time.monotonic() < deadline, "the run drew no test accuracy"
-            page.screenshot()
+            draw_a_frame(page)
             time.sleep(1.0)
         page.get_by_role("button", name="⏸ Pause").click()
         time.sleep(3)
-        settle(page, quiet_s=3.0)
-        series_apart(page, "train_live")
-        check_drawn(page, f"train_live ({theme})")
-        assert len(shoot(page, "train_live", theme)) == 4
+        for theme in ("light", "dark"):
+            if theme == "dark":              # the run, paused, as the tab reopens it in the dark theme
+                page.emulate_media(color_scheme=theme)
+                page.reload()
+                page.wait_for_selector(CHART_ELEMENT, timeout=120_000)
+            settle(page, quiet_s=3.0)
+            series_apart(page, f"train_live ({theme})")
+            check_drawn(page, f"train_live ({theme})")
+            assert len(shoot(page, "train_live", theme)) == 4
     finally:
         page.close()
