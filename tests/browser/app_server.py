@@ -9,8 +9,8 @@ import pytest
 
 from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer
 
-__all__ = ["BROWSER_ARGS", "CHROMIUM", "FULL_SHOTS", "IN_CI", "ROOT", "needs_chromium", "running_app", "wait_healthy",
-           "wait_idle"]
+__all__ = ["BROWSER_ARGS", "CHROMIUM", "FULL_SHOTS", "IN_CI", "ROOT", "draw_a_frame", "needs_chromium", "running_app",
+           "wait_healthy", "wait_idle"]
 ROOT = Path(__file__).resolve().parents[2]
 # Under CI=true (scripts/test.sh installs them) a browser test that finds no chromium fails instead of skipping.
 IN_CI = os.environ.get("CI") == "true"
@@ -62,3 +62,9 @@ def wait_idle(page, timeout=90.0):
         busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
         calm = 0 if busy else calm + 1
         page.wait_for_timeout(150)
+
+
+def draw_a_frame(page, timeout_s: float = 120.0) -> None:
+    """Headless chromium draws, and sends what a page queued, on a frame: a one-pixel screenshot asks for one without
+    encoding the page (a whole page's shot costs seconds of a loaded machine's time at every poll)."""
+    page.screenshot(clip={"x": 0, "y": 0, "width": 1, "height": 1}, timeout=timeout_s * 1000)

@@ -40,7 +40,7 @@ def test_every_page_renders_and_dynamics_plots_follow_their_sliders(app_url, bro
             name = href.rstrip("/").rsplit("/", 1)[-1] or "home"
             if name == f"127.0.0.1:{app_url.rsplit(':', 1)[-1]}":
                 name = "home"
-            page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+            page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=FULL_SHOTS)
             errors = page.locator('[data-testid="stException"]')
             assert errors.count() == 0, f"{href}: {errors.first.inner_text()[:500]}"
             if name in SLIDERS:
@@ -72,7 +72,7 @@ def check_slider_moves_plots(page, name):
     wait_settled(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert json.loads(page.evaluate(CHART_DATA))
-    page.screenshot(path=str(SHOTS / f"{name}-moved.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"{name}-moved.png"), full_page=FULL_SHOTS)
 
 
 def url_value(url: str, name: str) -> str | None:

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import ROOT, needs_chromium, wait_idle
+from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium, wait_idle
 from tests.browser.test_layouts import open_page
 
 SHOTS = ROOT / "tests" / "screenshots"
@@ -31,7 +31,7 @@ def wait_for(page, check, what: str, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while not (found := check()):
         assert time.monotonic() < deadline, what
-        page.screenshot()                                  # a frame (see above)
+        draw_a_frame(page)                                 # a frame (see above)
         time.sleep(0.2)
     return found
 
@@ -52,7 +52,7 @@ def test_the_copy_under_the_main_chart_moves_the_one_setting_on_a_phone(app_url,
         page.screenshot(path=str(SHOTS / "chart-controls-phone.png"))
         thumb.focus()
         thumb.press("ArrowRight")                      # 1.00 → 1.05
-        page.screenshot()                              # a frame: see wait_for
+        draw_a_frame(page)                             # a frame: see wait_for
         wait_for(page, lambda: page.evaluate(URL_VALUE, "key_scale") == "1.05", f"the URL says {page.url}")
         wait_idle(page)
         moved = page.evaluate(URL_VALUE, "key_scale")
@@ -61,7 +61,7 @@ def test_the_copy_under_the_main_chart_moves_the_one_setting_on_a_phone(app_url,
         assert float(moved) > 1 and values["copy"] == float(moved), (moved, values)
         assert page.locator('[data-testid="stMetricValue"]').all_inner_texts() != metrics, "readouts unmoved"
         copy.locator("[data-testid=stButtonGroup] button", has_text="Overloaded").click()   # a preset pill
-        page.screenshot()
+        draw_a_frame(page)
         wait_for(page, lambda: "n_keys=" in page.url and "n_keys=8" not in page.url,
                  f"the preset did not move the page: {page.url}")
         wait_idle(page)

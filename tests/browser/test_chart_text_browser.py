@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import ROOT, needs_chromium
+from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium
 from tests.browser.test_instrument_browser import DYNAMICS, SWEPT, open_instrument, settle, wait_url
 
 SHOTS = ROOT / "tests" / "screenshots"
@@ -115,6 +115,7 @@ def test_an_arrow_key_move_moves_the_main_charts_name_and_table(app_url, browser
     try:
         open_instrument(page, f"{app_url}/{lesson}")
         page.locator(".lcsm-main details.lcsm-data > summary").click()          # "Show the data"
+        page.wait_for_selector(".lcsm-main details.lcsm-data[open] table")        # filled on its toggle event
         before = page.evaluate(MAIN_WORDS)
         assert before["tables"] and before["name"] == summaries(lesson)[SWEPT_CHART[lesson]]
         page.locator(".lcsm-swept input[type=range]").focus()
@@ -164,6 +165,8 @@ def test_a_charts_tables_hold_its_traces_points(app_url, browser):
         open_instrument(page, f"{app_url}/spring")
         for summary in page.locator("details.lcsm-data > summary").all():
             summary.click()
+        page.wait_for_function("() => [...document.querySelectorAll('details.lcsm-data')]"      # each filled on its
+                               ".every(d => d.open && d.querySelector('.lcsm-data-body').children.length)")  # toggle
         for chart, drawn in page.evaluate(TABLES_AND_TRACES).items():
             traces = [t for t in drawn["traces"] if not t["skip"]]
             assert len(drawn["tables"]) == len(traces), chart
@@ -208,10 +211,10 @@ def announced_after(page, count: int, timeout: float = 20.0) -> list[str]:
     deadline = time.monotonic() + timeout
     while len(page.evaluate(ANNOUNCED)) < count:
         assert time.monotonic() < deadline, f"announced {page.evaluate(ANNOUNCED)}, expected {count}"
-        page.screenshot()
+        draw_a_frame(page)
         time.sleep(0.2)
     time.sleep(1.5)
-    page.screenshot()
+    draw_a_frame(page)
     return page.evaluate(ANNOUNCED)
 
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import ROOT, needs_chromium
+from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium
 from tests.colour_vision import DEFICIENCIES, contrast, delta_e, hex_color, rgba
 
 SHOTS = ROOT / "tests" / "screenshots"
@@ -78,12 +78,6 @@ def opened(browser, url: str, theme: str, ready: str, height: int = 900):
     page.wait_for_selector(ready, timeout=120_000)
     settle(page)
     return page
-
-
-def draw_a_frame(page) -> None:
-    """Headless chromium draws (and sends what changed) on a frame: a one-pixel screenshot asks for one without
-    encoding a page; a loaded machine may take long to give it."""
-    page.screenshot(clip={"x": 0, "y": 0, "width": 1, "height": 1}, timeout=120_000)
 
 
 def settle(page, quiet_s: float = 1.5, timeout: float = 60.0) -> None:

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import ROOT, needs_chromium
+from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium
 
 SHOTS = ROOT / "tests" / "screenshots"
 DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")
@@ -61,7 +61,7 @@ def settle(page, timeout: float = 60.0) -> dict:
     """The instrument once no commit is pending and nothing changed for 1 s (the server's page drawn)."""
     deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
     while True:
-        page.screenshot()                                  # headless chromium draws (and sends) on a frame
+        draw_a_frame(page)                                 # headless chromium draws (and sends) on a frame
         now = page.evaluate(READ)
         if now != last:
             last, since = now, time.monotonic()
@@ -75,7 +75,7 @@ def wait_url(page, name: str, value: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while page.evaluate(URL_VALUE, name) != value:
         assert time.monotonic() < deadline, f"{name} never reached {value} in the URL: {page.url}"
-        page.screenshot()
+        draw_a_frame(page)
         time.sleep(0.2)
 
 
