@@ -1,0 +1,80 @@
+"""Which of the project's Python files one committed move runs in the web process.
+
+    python benchmarks/move_trace.py [--page spring] [--setting c] [--value 0.75] [--all]
+
+A committed move, as the lesson instrument's callback leaves it (app/kit/instrument.py `commit`: the value written
+into the setting's session-state key), followed by the script's rerun — in AppTest, the page drawn once before so
+that module imports and caches are not counted. Every function call of that rerun (the script's thread, through
+`threading.setprofile`) is traced; a file counts when any code of it ran. Prints the count and the files (`--all`:
+with the number of calls each), grouped by package. What a browser runs (the component's JS) is not counted here.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = """
+from lcsm_explorer.app.kit.render import render_lesson
+from lcsm_explorer.app.lessons import lesson
+render_lesson(lesson({page!r}))
+"""
+
+
+def project_file(filename: str) -> str | None:
+    """The file's path in the project (None: the standard library, an installed package, Streamlit's code)."""
+    if filename.startswith("<"):                       # frozen modules, code compiled from a string
+        return None
+    try:
+        path = Path(filename).resolve().relative_to(ROOT)
+    except ValueError:
+        return None
+    return None if path.parts[0] in (".venv", "build", "tests", "benchmarks") else str(path)
+
+
+def traced_move(page: str, setting: str, value) -> collections.Counter:
+    """Project file → calls, over the rerun a committed move of `setting` to `value` starts on `page`."""
+    from streamlit.testing.v1 import AppTest
+
+    from lcsm_explorer.app.lessons import lesson
+    at = AppTest.from_string(SCRIPT.format(page=page), default_timeout=120).run()
+    assert not at.exception, at.exception
+    calls: collections.Counter = collections.Counter()
+
+    def profile(frame, event, arg):
+        if event == "call":
+            found = project_file(frame.f_code.co_filename)
+            if found:
+                calls[found] += 1
+
+    at.session_state[lesson(page).settings.key(setting)] = value
+    threading.setprofile(profile)
+    try:
+        at.run()
+    finally:
+        threading.setprofile(None)
+    assert not at.exception, at.exception
+    return calls
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--page", default="spring")
+    parser.add_argument("--setting", default="c")
+    parser.add_argument("--value", type=float, default=0.75)
+    parser.add_argument("--all", action="store_true", help="every file with its number of calls")
+    args = parser.parse_args(argv)
+    calls = traced_move(args.page, args.setting, args.value)
+    by_package = collections.Counter(name.split("/")[0] for name in calls)
+    print(f"{args.page}: a committed move of {args.setting} to {args.value} runs {len(calls)} project files "
+          f"in the web process ({', '.join(f'{n} in {p}/' for p, n in sorted(by_package.items()))})")
+    for name in sorted(calls):
+        print(f"  {name}" + (f"  ({calls[name]} calls)" if args.all else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
