@@ -66,7 +66,7 @@ def store_family(key: tuple, family: Family | list[dict], results: dict | None =
         family = families.prepared(page, key[1], list(family))
     FAMILIES.put(key, family, None if family_size is None else family_size + 200)   # (+ the Family around it)
     if results:
-        each, name = size // len(results), page.sweep.setting
+        each, name = (size // len(results) if size else None), page.sweep.setting   # None: measured in the cache
         for value, result in results.items():
             computed.remember(result, key[0], tuple(sorted((*key[1], (name, value)))), page, size=each)
 
@@ -209,7 +209,8 @@ def inline_family(lesson: Lesson, frozen: tuple, view, slot, values: dict, text:
     key = family_key(lesson, frozen)
 
     def later() -> None:
-        store_family(key, sweep_family(lesson, dict(key[1])))
+        results: dict = {}                                 # the members' results, kept as the pool's are
+        store_family(key, sweep_family(lesson, dict(key[1]), results), results)
         preview = page_preview(lesson, frozen, view.present)
         with slot.container():
             if preview is None:                            # the cache could not keep it: the plain page stays
