@@ -152,7 +152,8 @@ def test_a_theme_change_redraws_the_instrument_in_the_new_theme(app_url, browser
 
 @pytest.mark.xfail(strict=True, reason="Streamlit's chart element replaces the theme's colour placeholders in the "
                    "figure once, in place: after a live theme change its text keeps the old theme's colour (a "
-                   "reload draws it right); the instrument's charts follow (test above)")
+                   "reload draws it right; streamlit/streamlit#11974, the fix proposed in #13854 rebuilds the "
+                   "figure from its spec); the instrument's charts follow (test above)")
 def test_a_theme_change_redraws_streamlits_charts_in_the_new_theme(app_url, browser):
     page = opened(browser, f"{app_url}/online_learners", "light", CHART_ELEMENT)
     try:
