@@ -61,6 +61,7 @@ from streamlit.runtime.scriptrunner import script_runner as script_runner_module
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from benchmarks.page_rerun import SCRIPT  # noqa: E402
 from benchmarks.results_section import RESULTS, write_section  # noqa: E402
 
 RESULT_FILE = RESULTS / "move_profile-cpu.md"
@@ -79,8 +80,6 @@ PREVIEW_FUNCTIONS = (("lcsm_explorer.app.kit.sweep", "sweep_family"), ("lcsm_exp
                      ("lcsm_explorer.app.kit.sweep_figure", "member"), ("lcsm_explorer.app.kit.sweep_figure",
                      "preview_figure"))
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-SCRIPT = ("from lcsm_explorer.app.kit.render import render_lesson\nfrom lcsm_explorer.app.lessons import lesson\n"
-          "render_lesson(lesson({page!r}))\n")
 
 
 class CpuLedger:

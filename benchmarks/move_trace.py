@@ -20,11 +20,9 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = """
-from lcsm_explorer.app.kit.render import render_lesson
-from lcsm_explorer.app.lessons import lesson
-render_lesson(lesson({page!r}))
-"""
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.page_rerun import SCRIPT  # noqa: E402  (one lesson drawn as the router draws it)
 
 
 def project_file(filename: str) -> str | None:
@@ -50,6 +48,9 @@ def traced_move(page: str, setting: str, value=None) -> tuple[object, collection
     at = AppTest.from_string(SCRIPT.format(page=page), default_timeout=120).run()
     assert not at.exception, at.exception
     if value is None:
+        if setting != declared.sweep.setting:           # only the swept setting has a family to step through
+            raise ValueError(f"{page}: give a value to move {setting!r} to (the family sweeps "
+                             f"{declared.sweep.setting!r})")
         spec = declared.settings
         now = {p.name: at.session_state[spec.key(p.name)] for p in spec.params}
         members = sweep_values(spec[setting], declared.sweep, now)
