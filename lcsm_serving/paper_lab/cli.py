@@ -296,7 +296,7 @@ def run_evidence_args(args: argparse.Namespace) -> int:
         if args.cost_only or args.ship_stored:
             results = stored_results(plan, runner.db_path)
             print(budget_line(plan, results), file=sys.stderr, flush=True)
-            if args.ship_stored and results:
+            if args.ship_stored and stored_results(plan, runner.db_path, with_shipped=False):   # the store adds cells
                 path = save_evidence(plan, results, device=f"{machine(plan.base)}, {runner.where}",
                                      measured_on=time.strftime("%Y-%m-%d"), conditions=args.conditions)
                 print(f"wrote {path} ({len(results)} cells)", file=sys.stderr, flush=True)

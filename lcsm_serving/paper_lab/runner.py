@@ -472,10 +472,11 @@ def shared_grid_runner(db_path: str | os.PathLike | None = None) -> GridRunner:
         return _SHARED[path]
 
 
-def stored_results(plan: EvidencePlan, db_path) -> list:
+def stored_results(plan: EvidencePlan, db_path, with_shipped: bool = True) -> list:
     """The plan's finished cells in a run store (every stage's grid), merged over the shipped evidence file's when
-    that file is of this plan's grid (a budget changed since keeps its cells)."""
-    shipped = load_evidence(plan.ablation)
+    that file is of this plan's grid (a budget changed since keeps its cells); `with_shipped=False`: the store's
+    own cells only."""
+    shipped = load_evidence(plan.ablation) if with_shipped else None
     have = shipped.results if shipped is not None and shipped.plan.base == plan.base else []
     store = RunStore(db_path)
     try:

@@ -28,8 +28,11 @@ def test_the_section_says_the_statistic_the_rule_and_each_evidence_grid():
     from lcsm_core.paper_lab.search import EVIDENCE_PLANS
     section = report.measured_section()
     assert "share of seeds that left" in section and "Wilson" in section and "not tested at this scale" in section
-    for name in EVIDENCE_PLANS:
-        assert f"--evidence {name} --ship" in section or f"{name}" in section
+    evidence = section.split("#### The demo grids")[0]
+    for name in EVIDENCE_PLANS:                     # each claim's evidence: the grid that ran, or how to run it
+        title = ABLATIONS[name].title.split(" (")[0]
+        line = next(line for line in evidence.splitlines() if line.startswith(f"- **{title} — "))
+        assert f"--evidence {name} --ship" in line or re.search(r"The grid: \d+ runs of", line), line
     assert "a demo is no verdict" in section and "did not hold.**" not in section.split("#### The demo grids")[1]
 
 
