@@ -19,6 +19,7 @@ from .search import (
     STAGE1_RATES,
     STAGE1_SEEDS,
     STAGE2_SEEDS,
+    STAGE3_SEEDS,
     EvidenceVerdict,
     evidence_verdict,
     load_evidence,
@@ -103,7 +104,9 @@ EVIDENCE_INTRO = (
     f"its own learning rate: stage 1 tries {len(STAGE1_RATES)} rates over 1.5 decades "
     f"({', '.join(f'{r:g}' for r in STAGE1_RATES)}) × {len(STAGE1_SEEDS)} seeds; a best rate at an edge gets one more "
     f"rate beyond it, and if it is still at the edge the entry is withheld; stage 2 runs {len(STAGE2_SEEDS)} seeds "
-    "at the best rate and its neighbours, each seed keeping its best. Each grid has a CPU budget (the cost model's, "
+    "at the best rate and its neighbours, each seed keeping its best; when seeds 0–4 leave the claim undecided, "
+    f"stage 3 gives the entries of its open comparisons {len(STAGE3_SEEDS)} more seeds at the same rates, once. "
+    "Each grid has a CPU budget (the cost model's, "
     "printed before it runs); what lies beyond it is *not tested at this scale*. Data dependence also runs T = 128 "
     "and 256, where the paper states its finding per length; the other claims run T = 32. " + RULE)
 DEMO_INTRO = (

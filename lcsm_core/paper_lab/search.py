@@ -10,7 +10,11 @@ not suit it". The search, per entry and length:
    one more rate beyond that edge (LADDER's next, half a decade on), same seeds; if the best rate is then still at
    the edge (or the ladder ends), the entry is *withheld* and every comparison with it says so;
 3. stage 2 — STAGE2_SEEDS (5 seeds) at the best rate and its neighbours on the ladder; each seed's value is its
-   best accuracy over those rates (the paper, too, keeps the best rate per run).
+   best accuracy over those rates (the paper, too, keeps the best rate per run);
+4. stage 3 — only when the claim is still undecided after stage 2 and some comparison is open (its intervals
+   overlap): STAGE3_SEEDS (5 more seeds) at the same rates for the entries of the open comparisons, once, when
+   it fits in what is left of the budget. Which entries get them is read from seeds 0–4 alone, so the selection
+   does not move while stage 3 runs; one more look at the data, not a loop until the intervals part.
 
 Each stage is a GridSpec (its own grid id, so its cells resume as any grid's do: finished cells are not run
 again), of which only the cells the search selects run. The plan's budget is CPU-seconds of the one cost model
@@ -31,7 +35,10 @@ from dataclasses import dataclass, field
 
 from .ablations import ABLATIONS, LONG_FROM
 from .evidence import (
+    HELD,
+    NOT_HELD,
     NOT_TESTED,
+    OPEN,
     RULE,
     Arm,
     Comparison,
@@ -47,7 +54,8 @@ STAGE1_RATES = (1e-3, 3.2e-3, 1e-2, 3.2e-2)           # 1.5 decades (32×), half
 LADDER = (3.2e-4, *STAGE1_RATES, 1e-1)                 # the extension's one more rate at either edge
 STAGE1_SEEDS = (0, 1)
 STAGE2_SEEDS = (0, 1, 2, 3, 4)
-STAGES = ("stage 1", "extension", "stage 2")
+STAGE3_SEEDS = (5, 6, 7, 8, 9)
+STAGES = ("stage 1", "extension", "stage 2", "stage 3")
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,8 @@ class EvidencePlan:
         """The grid of a stage (all its rates × seeds; the search runs only the cells it selects)."""
         lrs, seeds = {"stage 1": (STAGE1_RATES, STAGE1_SEEDS),
                       "extension": ((LADDER[0], LADDER[-1]), STAGE1_SEEDS),
-                      "stage 2": (LADDER, STAGE2_SEEDS)}[stage]
+                      "stage 2": (LADDER, STAGE2_SEEDS),
+                      "stage 3": (LADDER, STAGE3_SEEDS)}[stage]
         return dataclasses.replace(self.base, lrs=lrs, seeds=seeds)
 
     def specs(self) -> list[GridSpec]:
@@ -77,13 +86,14 @@ def plan_of(ablation: str, seq_lens: tuple[int, ...] = (32,), budget_cpu_h: floa
     return EvidencePlan(GridSpec(ablation=ablation, seq_lens=seq_lens, **sizes).validate(), budget_cpu_h * 3600)
 
 
-# Budgets: stage 1 + stage 2 at the cost model's rates, with room for the extension (measured per code in
-# benchmarks/results/paper_lab_cost-cpu.md; `--evidence NAME --cost-only` prints each stage's cost).
+# Budgets: every stage at most at the cost model's rates (measured per code in
+# benchmarks/results/paper_lab_cost-cpu.md; `--evidence NAME --cost-only` prints each stage's cost). Data
+# dependence's covers stages 1–2; its stage 3 runs only as far as what is left pays for it.
 EVIDENCE_PLANS = {
-    "activation": plan_of("activation", budget_cpu_h=0.75),
-    "parameterization": plan_of("parameterization", budget_cpu_h=0.75),
-    "tau": plan_of("tau", budget_cpu_h=0.7),
-    "oscillation": plan_of("oscillation", budget_cpu_h=1.6),
+    "activation": plan_of("activation", budget_cpu_h=1.1),
+    "parameterization": plan_of("parameterization", budget_cpu_h=1.1),
+    "tau": plan_of("tau", budget_cpu_h=1.0),
+    "oscillation": plan_of("oscillation", budget_cpu_h=2.45),
     "data_dependence": plan_of("data_dependence", seq_lens=(32, 128, 256), budget_cpu_h=8.0),
 }
 ORDER = ("activation", "parameterization", "tau", "oscillation", "data_dependence")   # cheapest claims first
@@ -192,7 +202,22 @@ def next_stage(plan: EvidencePlan, results) -> Stage | None:
         return more
     windows = {(s.label, s.seq_len): s.window for s in found}
     assert set(windows) == set(entries)
-    return stage("stage 2", lambda c: c.lr in windows[(c.label, c.seq_len)])
+    second = stage("stage 2", lambda c: c.lr in windows[(c.label, c.seq_len)])
+    if second is not None:
+        return second
+    wanted = more_seeds_for(plan, results)
+    return stage("stage 3", lambda c: (c.label, c.seq_len) in wanted and c.lr in windows[(c.label, c.seq_len)])
+
+
+def more_seeds_for(plan: EvidencePlan, results) -> frozenset:
+    """(label, length) of the entries stage 3 gives more seeds: those in an open comparison of a claim that seeds
+    0–4 leave undecided (read from those seeds alone, so it holds still while stage 3 runs)."""
+    early = [r for r in results if r.seed in STAGE2_SEEDS]
+    read = _read(plan, early, searches(plan, early), STAGE2_SEEDS)
+    if read.outcome in (HELD, NOT_HELD):
+        return frozenset()
+    return frozenset((label, T) for _, T, winners, others, c in read.rows if c.kind == OPEN
+                     for label in (*winners, *others))
 
 
 def spent_s(plan: EvidencePlan, results) -> float:
@@ -209,13 +234,15 @@ def spent_s(plan: EvidencePlan, results) -> float:
 
 def stage_costs(plan: EvidencePlan) -> dict[str, float]:
     """Each stage's cost before anything ran: stage 1 in full, the extension if every entry needed it, stage 2 at
-    three rates per entry less the stage-1 seeds (what `--cost-only` prints beside the budget)."""
+    three rates per entry less the stage-1 seeds, stage 3 if every entry needed it (what `--cost-only` prints beside
+    the budget)."""
     one = plan.spec("stage 1")
     per_entry = {(c.label, c.seq_len): cell_cost_s(c) for c in cells(one) if c.lr == one.lrs[0] and c.seed == 0}
     n1, n2 = len(STAGE1_SEEDS), len(STAGE2_SEEDS)
     return {"stage 1": sum(per_entry.values()) * len(STAGE1_RATES) * n1,
             "extension (at most)": sum(per_entry.values()) * n1,
-            "stage 2 (3 rates)": sum(per_entry.values()) * 3 * (n2 - n1)}
+            "stage 2 (3 rates)": sum(per_entry.values()) * 3 * (n2 - n1),
+            "stage 3 (at most)": sum(per_entry.values()) * 3 * len(STAGE3_SEEDS)}
 
 
 # --- the verdict -------------------------------------------------------------------------------------------
@@ -244,11 +271,13 @@ class EvidenceVerdict:
 RUNNING = "running"
 
 
-def arm_of(plan: EvidencePlan, results, search: EntrySearch, code: str, tau: float) -> Arm:
-    """The entry's stage-2 seeds, each its best accuracy over the window (only seeds with every window rate)."""
+def arm_of(plan: EvidencePlan, results, search: EntrySearch, code: str, tau: float,
+           seeds: tuple[int, ...] = STAGE2_SEEDS + STAGE3_SEEDS) -> Arm:
+    """The entry's stage-2 (and stage-3) seeds, each its best accuracy over the window (only seeds with every
+    window rate)."""
     acc = _by_key(results)
     values = []
-    for seed in STAGE2_SEEDS:
+    for seed in seeds:
         got = [acc.get((code, float(tau), search.seq_len, lr, seed)) for lr in search.window]
         if got and all(a is not None for a in got):
             values.append(max(got))
@@ -280,38 +309,63 @@ def _pooled(arms: dict, labels: Iterable[str], T: int) -> Arm:
     return Arm(" + ".join(m.name for m in members), tuple(v for m in members for v in m.values), members[0].threshold)
 
 
-def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
-    """The claim on the evidence grid's results (the rule: evidence.py)."""
-    spent = spent_s(plan, results)
-    nxt = next_stage(plan, results)
-    found = searches(plan, results)
+@dataclass(frozen=True)
+class _Reading:
+    """The claim read from some seeds: per (label, length) its arm, per comparison (reading, length, winner labels,
+    other labels, Comparison), and the outcome of each reading and of the claim."""
+
+    arms: dict
+    rows: list
+    outcomes: dict
+    outcome: str
+
+
+def _read(plan: EvidencePlan, results, found: list[EntrySearch], seeds: tuple[int, ...]) -> _Reading:
     entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
                for T in plan.base.seq_lens}
-    arms = {(s.label, s.seq_len): arm_of(plan, results, s, *entries[s.label, s.seq_len]) for s in found}
-    base = dict(entries=tuple(found), spent_s=spent, budget_s=plan.budget_cpu_s, arms=arms)
-    if nxt is not None:
-        if spent + nxt.cost_s > plan.budget_cpu_s:
-            why = (f"the budget ran out: {nxt.name} needs {nxt.cost_s / 3600:.2f} CPU-hours more ({len(nxt.cells)} "
-                   f"runs), {max(0.0, plan.budget_cpu_s - spent) / 3600:.2f} of {plan.budget_cpu_s / 3600:.2f} "
-                   "are left")
-            return EvidenceVerdict(NOT_TESTED, why, why=why, stage=nxt.name, **base)
-        why = f"{nxt.name} has {len(nxt.cells)} runs still to go"
-        return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, **base)
+    arms = {(s.label, s.seq_len): arm_of(plan, results, s, *entries[s.label, s.seq_len], seeds=seeds) for s in found}
     held_back = {(s.label, s.seq_len): s.withheld for s in found if s.withheld}
-    comparisons = []
+    rows = []
     for T in plan.base.seq_lens:
         for reading, winners, others in claim_pairs(plan.ablation, T):
             a, b = _pooled(arms, winners, T), _pooled(arms, others, T)
             why = "; ".join(f"{label}: {held_back[label, T]}" for label in (*winners, *others)
                             if (label, T) in held_back)
-            comparisons.append((reading, T, withheld(a, b, why) if why else compare(a, b)))
-    readings = sorted({r for r, _, _ in comparisons}, key=[r for r, _, _ in comparisons].index)
-    outcomes = {r: outcome_of([c for rr, _, c in comparisons if rr == r]) for r in readings}
-    outcome = combined(list(outcomes.values()))
+            rows.append((reading, T, winners, others, withheld(a, b, why) if why else compare(a, b)))
+    readings = sorted({r[0] for r in rows}, key=[r[0] for r in rows].index)
+    outcomes = {r: outcome_of([row[-1] for row in rows if row[0] == r]) for r in readings}
+    return _Reading(arms, rows, outcomes, combined(list(outcomes.values())) if outcomes else NOT_TESTED)
+
+
+def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
+    """The claim on the evidence grid's results (the rule: evidence.py)."""
+    spent = spent_s(plan, results)
+    nxt = next_stage(plan, results)
+    found = searches(plan, results)
+    read = _read(plan, results, found, STAGE2_SEEDS + STAGE3_SEEDS)
+    base = dict(entries=tuple(found), spent_s=spent, budget_s=plan.budget_cpu_s, arms=read.arms)
+    left = max(0.0, plan.budget_cpu_s - spent)
+    unpaid = ""
+    if nxt is not None:
+        fits = spent + nxt.cost_s <= plan.budget_cpu_s
+        if nxt.name == "stage 3" and not fits:              # more seeds are extra: the verdict stands without them
+            unpaid = (f"stage 3's {len(STAGE3_SEEDS)} more seeds ({len(nxt.cells)} runs, {nxt.cost_s / 3600:.2f} "
+                      f"CPU-hours) do not fit in the {left / 3600:.2f} left of the budget")
+        elif not fits:
+            why = (f"the budget ran out: {nxt.name} needs {nxt.cost_s / 3600:.2f} CPU-hours more ({len(nxt.cells)} "
+                   f"runs), {left / 3600:.2f} of {plan.budget_cpu_s / 3600:.2f} are left")
+            return EvidenceVerdict(NOT_TESTED, why, why=why, stage=nxt.name, **base)
+        else:
+            why = f"{nxt.name} has {len(nxt.cells)} runs still to go"
+            return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, **base)
+    comparisons = [(reading, T, c) for reading, T, _, _, c in read.rows]
+    outcome = read.outcome
     detail = "; ".join(f"T={T}: {c}" for _, T, c in comparisons)
-    why = "" if outcome in ("held", "did not hold") else undecided_why(outcome, [c for *_, c in comparisons])
-    return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why,
-                           readings=tuple((r, outcomes[r]) for r in readings if r), **base)
+    why = "" if outcome in (HELD, NOT_HELD) else undecided_why(outcome, [c for *_, c in comparisons])
+    if why and unpaid:
+        why += f"; {unpaid}"
+    return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why, stage=nxt.name if unpaid else "",
+                           readings=tuple((r, o) for r, o in read.outcomes.items() if r), **base)
 
 
 def undecided_why(outcome: str, comparisons: list[Comparison]) -> str:

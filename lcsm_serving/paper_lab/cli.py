@@ -264,8 +264,9 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
     while (stage := next_stage(plan, results)) is not None:
         left = plan.budget_cpu_s - spent_s(plan, results)
         if stage.cost_s > left:
+            after = "the verdict stands on seeds 0–4" if stage.name == "stage 3" else "not tested at this scale"
             print(f"{stage.name}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)}, {cpu_amount(max(0, left))} "
-                  "left of the budget: not run (not tested at this scale)", file=sys.stderr, flush=True)
+                  f"left of the budget: not run ({after})", file=sys.stderr, flush=True)
             break
         print(f"{stage.name}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)} (grid {stage.spec.grid_id})",
               file=sys.stderr, flush=True)

@@ -14,6 +14,7 @@ from lcsm_core.paper_lab.search import (
     RUNNING,
     STAGE1_RATES,
     STAGE2_SEEDS,
+    STAGE3_SEEDS,
     claim_pairs,
     evidence_verdict,
     load_evidence,
@@ -26,7 +27,7 @@ from lcsm_core.paper_lab.search import (
 STUCK, LEARNED = 0.27, 0.85
 
 
-def run(plan, acc, results=(), stages=3):
+def run(plan, acc, results=(), stages=4):
     """Run up to `stages` stages of the search with accuracy acc(label, T, lr, seed); returns every result."""
     results = list(results)
     for _ in range(stages):
@@ -94,10 +95,45 @@ def test_activation_claim_decided_on_shares(winners, outcome):
 def test_bimodal_seeds_leave_it_inconclusive_and_say_why():
     plan = plan_of("activation")
 
-    def lottery(label, T, lr, seed):                            # sigmoid leaves the plateau in 3 seeds of 5
+    def lottery(label, T, lr, seed):                            # sigmoid leaves the plateau in 3 seeds of 10
         return LEARNED if label == "1-1-1-2" and seed in (0, 2, 4) else STUCK
-    found = evidence_verdict(plan, run(plan, lottery))
+    results = run(plan, lottery)
+    found = evidence_verdict(plan, results)
     assert found.outcome == INCONCLUSIVE and "more seeds" in found.why
+    assert {r.seed for r in results} == set(STAGE2_SEEDS + STAGE3_SEEDS)        # stage 3 ran, once
+    assert found.arms["1-1-1-2", 32].n == 10 and next_stage(plan, results) is None
+
+
+def test_stage_three_gives_the_open_comparisons_five_more_seeds_and_can_decide():
+    plan = plan_of("parameterization", budget_cpu_h=10)
+
+    def lottery(label, T, lr, seed):                            # 1-1-1-0 learns in 3 of seeds 0–4, all of 5–9
+        return LEARNED if label == "1-1-1-0" and (seed in (0, 2, 4) or seed >= 5) else STUCK
+    results = run(plan, lottery, stages=2)                     # stages 1 and 2: 3/5 vs 0/5, open
+    stage = next_stage(plan, results)
+    assert stage.name == "stage 3" and {c.seed for c in stage.cells} == set(STAGE3_SEEDS)
+    assert {c.label for c in stage.cells} == {"0 as DSS", "0 as selective SSM", "1-1-1-0"}
+    assert evidence_verdict(plan, results).outcome == RUNNING
+    half = results + [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                                 lottery(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in stage.cells[:5]]
+    assert next_stage(plan, half).cells == [c for c in stage.cells[5:]]         # the selection holds still
+    found = evidence_verdict(plan, run(plan, lottery, results))
+    assert found.outcome == NOT_HELD and found.arms["1-1-1-0", 32].n == 10      # 8/10 vs 0/10: apart
+
+
+def test_a_decided_claim_gets_no_more_seeds_and_an_unpaid_stage_three_leaves_the_verdict_standing():
+    plan = plan_of("activation")
+    results = run(plan, learns_at({"1-1-1-1"}))
+    assert next_stage(plan, results) is None and evidence_verdict(plan, results).outcome == NOT_HELD
+    assert {r.seed for r in results} == set(STAGE2_SEEDS)
+
+    def lottery(label, T, lr, seed):
+        return LEARNED if label == "1-1-1-0" and seed in (0, 2, 4) else STUCK
+    tight = plan_of("parameterization", budget_cpu_h=0.1)
+    results = run(plan_of("parameterization", budget_cpu_h=10), lottery, stages=2)
+    found = evidence_verdict(dataclasses.replace(tight, budget_cpu_s=sum(
+        v for k, v in stage_costs(tight).items() if k != "stage 3 (at most)")), results)
+    assert found.outcome == INCONCLUSIVE and "do not fit" in found.why and found.stage == "stage 3"
 
 
 def test_nobody_learning_is_not_tested():
@@ -134,7 +170,9 @@ def test_tau_pools_each_half():
 
 def test_plans_have_budgets_that_cover_their_stages():
     for name, plan in EVIDENCE_PLANS.items():
-        assert sum(stage_costs(plan).values()) <= plan.budget_cpu_s, name
+        costs = stage_costs(plan)
+        needed = costs if name != "data_dependence" else {k: v for k, v in costs.items() if "stage 3" not in k}
+        assert sum(needed.values()) <= plan.budget_cpu_s, name
         assert plan.base.seq_lens == ((32, 128, 256) if name == "data_dependence" else (32,))
 
 
