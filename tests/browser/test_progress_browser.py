@@ -21,9 +21,11 @@ def test_a_grids_progress_bar_moves_as_its_runs_end(app_url, browser):
         page.get_by_role("button", name="Run missing cells").click()
         seen, deadline = [], time.monotonic() + 240
         while time.monotonic() < deadline:
-            bar = page.locator(BAR)
-            if bar.count():
-                value = float(bar.first.get_attribute("aria-valuenow") or 0)
+            # one read in the page: a bar found by one call may be gone by the next (the grid ended between them)
+            now = page.evaluate(f"() => {{ const bar = document.querySelector({BAR!r}); "
+                                "return bar ? bar.getAttribute('aria-valuenow') : null }")
+            if now is not None:
+                value = float(now or 0)
                 if not seen or value != seen[-1]:
                     seen.append(value)
             elif seen:

@@ -44,8 +44,10 @@ def settled_steps(page, quiet_s: float = 2.0, timeout: float = 30.0) -> int:
 
 def bar_shown(page) -> float:
     """The run's progress bar, as a screen reader reads it (its aria-valuenow; -1 where none shows)."""
-    bar = page.locator('[data-testid="stProgress"] [role="progressbar"]')
-    return float(bar.first.get_attribute("aria-valuenow") or -1) if bar.count() else -1.0
+    now = page.evaluate("""() => {
+        const bar = document.querySelector('[data-testid="stProgress"] [role="progressbar"]');
+        return bar ? bar.getAttribute('aria-valuenow') : null }""")          # one read: a bar cannot go between two
+    return -1.0 if now is None else float(now or -1)
 
 
 def wait_until(predicate, timeout=90.0):
