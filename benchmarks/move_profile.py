@@ -61,7 +61,7 @@ from streamlit.runtime.scriptrunner import script_runner as script_runner_module
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from benchmarks.page_rerun import SCRIPT  # noqa: E402
+from benchmarks.page_rerun import SCRIPT, move  # noqa: E402
 from benchmarks.results_section import RESULTS, write_section  # noqa: E402
 
 RESULT_FILE = RESULTS / "move_profile-cpu.md"
@@ -257,7 +257,7 @@ def profile_page(page: str, moves: int, ledger: CpuLedger) -> dict[str, dict[str
         for n, value in enumerate(values):
             ledger.reset()
             cpu0, main0, helpers0 = time.process_time(), time.thread_time(), helper_cpu_s()
-            at.slider(key=key).set_value(value).run()
+            move(at, key, value)
             assert not at.exception, at.exception
             send_s, size = send_cost(ledger.messages, sent)
             gc_outside = "gc" not in ledger.seconds and config.get_option("runner.postScriptGC")

@@ -53,6 +53,16 @@ LIVE_PAGES = ("train_live", "paper_lab", "check_math", "eos_view")
 DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")     # the default: the closed-form pages
 
 
+def move(at: AppTest, key: str, value) -> AppTest:
+    """Move the setting under `key` to `value` and rerun: its slider where the page draws one, else as the lesson
+    instrument's commit leaves it (app/kit/instrument.py `commit`: the value in the setting's session key)."""
+    sliders = [s for s in at.slider if s.key == key]
+    if sliders:
+        return sliders[0].set_value(value).run()
+    at.session_state[key] = value
+    return at.run()
+
+
 def timed(action) -> float:
     t0 = time.perf_counter()
     action()
@@ -75,11 +85,11 @@ def bench(page: str, reruns: int, sweep: bool = True) -> dict:
     moves = held = [float("nan")]
     if page in MOVES:
         key, values = MOVES[page]
-        moves = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
+        moves = [timed(lambda v=v: move(at, key, v)) for v in values[:reruns]]
         assert not at.exception, at.exception
     if page in HELD:
         key, values = HELD[page]
-        held = [timed(lambda v=v: at.slider(key=key).set_value(v).run()) for v in values[:reruns]]
+        held = [timed(lambda v=v: move(at, key, v)) for v in values[:reruns]]
         assert not at.exception, at.exception
     return dict(page=page, first=first, rerun=statistics.median(plain), move=statistics.median(moves),
                 held=statistics.median(held))
