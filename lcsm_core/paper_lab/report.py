@@ -105,7 +105,9 @@ EVIDENCE_INTRO = (
     f"({', '.join(f'{r:g}' for r in STAGE1_RATES)}) × {len(STAGE1_SEEDS)} seeds; a best rate at an edge gets one more "
     f"rate beyond it, and if it is still at the edge the entry is withheld; stage 2 runs {len(STAGE2_SEEDS)} seeds "
     "at the best rate and its neighbours, each seed keeping its best; when seeds 0–4 leave the claim undecided, "
-    f"stage 3 gives the entries of its open comparisons {len(STAGE3_SEEDS)} more seeds at the same rates, once. "
+    f"stage 3 gives the entries of its open comparisons {len(STAGE3_SEEDS)} more seeds at the same rates, once "
+    "(this stage joined the rule after the activation, parameterization and τ grids had run their first five "
+    "seeds: their stage 3 is a second look the rule did not plan before those seeds were seen). "
     "Each grid has a CPU budget (the cost model's, "
     "printed before it runs); what lies beyond it is *not tested at this scale*. Data dependence also runs T = 128 "
     "and 256, where the paper states its finding per length; the other claims run T = 32. " + RULE)
