@@ -9,8 +9,8 @@ import pytest
 
 from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer
 
-__all__ = ["BROWSER_ARGS", "CHROMIUM", "FULL_SHOTS", "IN_CI", "ROOT", "draw_a_frame", "needs_chromium", "running_app",
-           "wait_healthy", "wait_idle"]
+__all__ = ["BROWSER_ARGS", "CHROMIUM", "FULL_SHOTS", "IN_CI", "ROOT", "draw_a_frame", "needs_chromium", "progress_now",
+           "running_app", "wait_healthy", "wait_idle"]
 ROOT = Path(__file__).resolve().parents[2]
 # Under CI=true (scripts/test.sh installs them) a browser test that finds no chromium fails instead of skipping.
 IN_CI = os.environ.get("CI") == "true"
@@ -68,3 +68,14 @@ def draw_a_frame(page, timeout_s: float = 120.0) -> None:
     """Headless chromium draws, and sends what a page queued, on a frame: a one-pixel screenshot asks for one without
     encoding the page (a whole page's shot costs seconds of a loaded machine's time at every poll)."""
     page.screenshot(clip={"x": 0, "y": 0, "width": 1, "height": 1}, timeout=timeout_s * 1000)
+
+
+PROGRESS_NOW = """() => {
+    const bar = document.querySelector('[data-testid="stProgress"] [role="progressbar"]');
+    return bar ? bar.getAttribute('aria-valuenow') : null }"""
+
+
+def progress_now(page) -> str | None:
+    """The first progress bar's aria-valuenow as a screen reader reads it (None where no bar shows), read in one
+    page call: a bar found by one call may be gone by the next (its run or grid ended between them)."""
+    return page.evaluate(PROGRESS_NOW)

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from tests.browser.app_server import needs_chromium, wait_idle
+from tests.browser.app_server import needs_chromium, progress_now, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium]
 
@@ -21,9 +21,7 @@ def test_a_grids_progress_bar_moves_as_its_runs_end(app_url, browser):
         page.get_by_role("button", name="Run missing cells").click()
         seen, deadline = [], time.monotonic() + 240
         while time.monotonic() < deadline:
-            # one read in the page: a bar found by one call may be gone by the next (the grid ended between them)
-            now = page.evaluate(f"() => {{ const bar = document.querySelector({BAR!r}); "
-                                "return bar ? bar.getAttribute('aria-valuenow') : null }")
+            now = progress_now(page)
             if now is not None:
                 value = float(now or 0)
                 if not seen or value != seen[-1]:

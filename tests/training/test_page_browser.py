@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.browser.app_server import BROWSER_ARGS as ARGS
-from tests.browser.app_server import CHROMIUM, needs_chromium, running_app
+from tests.browser.app_server import CHROMIUM, needs_chromium, progress_now, running_app
 
 TINY = "d_model=8&k=8&seq_len=16&vocab=16&kv_pairs=2&batch=8&layers=1&steps=5000"
 
@@ -44,9 +44,7 @@ def settled_steps(page, quiet_s: float = 2.0, timeout: float = 30.0) -> int:
 
 def bar_shown(page) -> float:
     """The run's progress bar, as a screen reader reads it (its aria-valuenow; -1 where none shows)."""
-    now = page.evaluate("""() => {
-        const bar = document.querySelector('[data-testid="stProgress"] [role="progressbar"]');
-        return bar ? bar.getAttribute('aria-valuenow') : null }""")          # one read: a bar cannot go between two
+    now = progress_now(page)
     return -1.0 if now is None else float(now or -1)
 
 
