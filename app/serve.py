@@ -17,7 +17,7 @@ try:
 except ImportError:       # `streamlit run app/...` in a checkout: its root holds lcsm_explorer/
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lcsm_explorer.app.kit import browser_identity, vendor, web_process  # noqa: E402
+from lcsm_explorer.app.kit import browser_identity, run_trace, vendor, web_process  # noqa: E402
 from lcsm_explorer.app.kit.browser_identity import BrowserIdentity  # noqa: E402
 from lcsm_explorer.app.kit.fair_share import FairShare  # noqa: E402
 from lcsm_explorer.app.kit.host_guard import HostGuard  # noqa: E402
@@ -25,6 +25,7 @@ from lcsm_explorer.app.kit.host_guard import HostGuard  # noqa: E402
 # One BLAS/OpenMP/torch thread, every page's module imported and the heap frozen, before any session connects:
 # 2-10x less CPU per move on a busy server (app/kit/web_process.py says why and what was measured).
 web_process.prepare()
+run_trace.start_from_env()          # LCSM_TRACE_RUNS: which project files each script run executes (benchmarks)
 
 app = st.App("streamlit_app.py", routes=vendor.routes() + browser_identity.routes(),
              middleware=[Middleware(HostGuard), Middleware(BrowserIdentity), Middleware(FairShare)])

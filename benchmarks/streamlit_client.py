@@ -76,6 +76,8 @@ class StreamlitSession:
         self.values: dict[str, WidgetState] = {}     # widget id → the value this tab holds (sent every rerun)
         self.set_by_server: dict[str, list] = {}     # slider id → the value the server last set (set_value)
         self.elements: dict[tuple, object] = {}      # delta path → Element drawn by the runs so far
+        self.fragment_of: dict[tuple, str] = {}     # delta path → the fragment that drew it ("" for none)
+        self.drawn_figures: dict[str, dict] = {}     # page → its instrument's charts as last sent (`held`)
         self.fragments: dict[str, float] = {}        # polling fragment id → auto-rerun interval (s)
         self._cache: dict[str, ForwardMsg] = {}
 
@@ -140,26 +142,51 @@ class StreamlitSession:
         return [s for s in self.widgets("slider") if s.type != Slider.SELECT_SLIDER
                 and s.data_type in (Slider.INT, Slider.FLOAT) and f"-{key_prefix}" in s.id]
 
-    def instrument(self, page: str) -> dict | None:
+    def instrument(self, page: str, mount: str = "instrument") -> dict | None:
         """The lesson instrument's page payload as last drawn (app/kit/instrument.py: controls with their values,
-        the swept setting and its family's members, the readouts), or None where the page draws none."""
-        for element in self.elements.values():
+        the swept setting and its family's members, the readouts), or None where the page draws none;
+        `mount="instrument_family"`: its family's payload."""
+        for path, element in self.elements.items():
             if element.WhichOneof("type") == "bidi_component" and element.bidi_component.id.endswith(
-                    f"-{page}.instrument"):
+                    f"-{page}.{mount}"):
                 proto = element.bidi_component
                 raw = proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json
-                return dict(json.loads(raw), element_id=proto.id)
+                return dict(json.loads(raw), element_id=proto.id, fragment_id=self.fragment_of.get(path, ""))
         return None
 
+    def held(self, page: str, member: str) -> dict | None:
+        """What the instrument's commit of the swept control says its browser shows after a drag to `member`
+        (instrument.js `commitSwept`): the family it holds and the charts that moved to that member — those drawn
+        with that family whose frames (in the family's group of their traces) hold it."""
+        drawn, family = self.instrument(page), self.instrument(page, "instrument_family")
+        if drawn is None or family is None:
+            return None
+        figures = self.drawn_figures.setdefault(page, {})     # a member's page sends none: they are kept, as there
+        figures.update(drawn.get("figures", {}))
+        charts = []
+        for name, figure in figures.items():
+            tag = ((figure.get("layout") or {}).get("meta") or {}).get("lcsm") or {}
+            if not tag.get("follows") or tag.get("family") != family["family_id"]:
+                continue
+            groups = family["family"]["charts"].get(tag["chart"], [])
+            if any(g["signature"] == tag["signature"] and any(f["name"] == member for f in g["frames"])
+                   for g in groups):
+                charts.append(name)
+        return {"family": family["family_id"], "member": member, "charts": charts}
+
     async def commit(self, page: str, values: dict[str, str], preset: int | None = None) -> RunResult:
-        """What the instrument sends on a release: its commit trigger with the settings' new values (URL text)."""
+        """What the instrument sends on a release: its commit trigger with the settings' new values (URL text); as
+        the frontend does, a rerun of the fragment that drew the instrument, where one did."""
         drawn = self.instrument(page)
         assert drawn is not None, f"{page} draws no instrument"
         self.seq = getattr(self, "seq", 0) + 1
-        message = [{"event": "commit", "value": {"seq": self.seq, "values": values, "preset": preset}}]
+        swept = drawn["swept"]["name"]
+        held = self.held(page, values[swept]) if set(values) == {swept} and preset is None else None
+        message = [{"event": "commit", "value": {"seq": self.seq, "values": values, "preset": preset,
+                                                 "held": held}}]
         trigger = WidgetState(id=f"{INTERNAL_KEY}_{drawn['element_id']}__events",
                               json_trigger_value=json.dumps(message))
-        return await self.rerun([trigger])
+        return await self.rerun([trigger], fragment_id=drawn["fragment_id"])
 
     def movable_settings(self, page: str) -> list[str]:
         """The names of the page's number settings a learner can move: the instrument's range controls (shown,
@@ -251,7 +278,7 @@ class StreamlitSession:
     def _take(self, msg: ForwardMsg, kind: str, result: RunResult) -> None:
         if kind == "new_session":
             if not msg.metadata.run.fragment_ids:   # a full run starts (not a fragment's): it redraws everything
-                self.elements, self.fragments = {}, {}
+                self.elements, self.fragments, self.fragment_of = {}, {}, {}
             self._learn_pages(msg.new_session.app_pages)
             if msg.new_session.page_script_hash:
                 self.page_hash = msg.new_session.page_script_hash
@@ -271,6 +298,7 @@ class StreamlitSession:
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             element = msg.delta.new_element
             self.elements[tuple(msg.metadata.delta_path)] = element
+            self.fragment_of[tuple(msg.metadata.delta_path)] = msg.delta.fragment_id
             if element.WhichOneof("type") == "slider" and element.slider.set_value and element.slider.value:
                 self.set_by_server[element.slider.id] = list(element.slider.value)
                 if element.slider.id in self.values:      # the server's value wins, as in the frontend

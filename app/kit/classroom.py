@@ -106,9 +106,11 @@ def share_query(spec: Settings, values: dict, shown=(), lock=False, present=Fals
     return urlencode(query, safe=",")
 
 
-def share_panel(spec: Settings, values: dict, challenges: tuple[str, ...] = ()) -> None:
-    """Sidebar panel: choose the controls students see, the view and a challenge to open; copy the link."""
-    with st.expander("🔗 Share as a teacher link"):
+def share_panel(spec: Settings, values: dict, challenges: tuple[str, ...] = (), key: str | None = None) -> None:
+    """Sidebar panel: choose the controls students see, the view and a challenge to open; copy the link. `key`: the
+    expander reruns the app when opened or closed, and its session key says whether it is open (a page whose moves
+    rerun a fragment reruns the app instead while the link, which shows the values, is open)."""
+    with st.expander("🔗 Share as a teacher link", **({"key": key, "on_change": "rerun"} if key else {})):
         labels = {p.name: p.label for p in spec.params}
         shown = st.multiselect("controls students see (none chosen: all)", list(labels), format_func=labels.get,
                                key=f"{spec.page}.share.show")

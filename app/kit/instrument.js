@@ -129,6 +129,7 @@ function themeLayout(layout, theme) {
 // `arrays`, and is named {ref: n} where it occurs; each place gets its own copy back (plotly decodes in place).
 // {ref: n, length: k} names the first k values of array n (a training cut at each member's step): that place
 // gets a typed array of them, which plotly takes as it takes a decoded one.
+const AXIS_KEY = /^[xy]axis\d*$/;     // figure_style.AXIS_KEY: a layout key a frame's range merges into
 const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
                 u2: Uint16Array, i1: Int8Array, u1: Uint8Array };
 
@@ -346,6 +347,48 @@ function ownFrame(figure, name, moving) {
   return structuredClone({ name, data, layout });
 }
 
+// The frame of member `name` in the held family's group of `figure`'s traces (null: none there).
+function memberFrame(held, figure, name) {
+  const tag = tagOf(figure);
+  if (!tag.follows || !held || held.id !== tag.family) return null;
+  const sig = JSON.stringify(tag.signature);
+  const group = (held.family.charts[tag.chart] || []).find((g) => JSON.stringify(g.signature) === sig);
+  return (group && group.frames.find((f) => f.name === name)) || null;
+}
+
+// `figure` moved to a member of its family as its frame moves it (sweep_figure.member_figure is this, in Python):
+// each trace takes the frame's data, the layout its title, marks and the ranges it names; the tag says the member.
+function memberFigure(figure, frame, name) {
+  const out = structuredClone(figure);
+  const part = structuredClone(frame);
+  part.data.forEach((moving, n) => { if (out.data[n]) Object.assign(out.data[n], moving); });
+  for (const [key, value] of Object.entries(part.layout)) {
+    out.layout[key] = AXIS_KEY.test(key) ? { ...(out.layout[key] || {}), ...value } : value;
+  }
+  const tag = out.layout.meta.lcsm;
+  tag.current = name;
+  for (const key of Object.keys(tag.ranges || {})) tag.ranges[key] = out.layout[key].range;
+  return out;
+}
+
+// A member's page (`payload.member`): the server drew none of the charts it keeps (`payload.kept`) and no text, as
+// this browser shows that member already; each kept chart is the one drawn before moved to the member's frame, the
+// text is the member's. Null where this browser cannot (another family held, a chart with no such frame).
+function memberPage(state, payload) {
+  const held = registry.families[payload.page];
+  const before = state.payload;
+  const text = held && held.id === payload.swept.family_id ? held.family.readouts[payload.member] : null;
+  if (!text || !before) return null;
+  const figures = { ...payload.figures };
+  for (const name of payload.kept) {
+    const figure = before.figures[name];
+    const frame = figure && memberFrame(held, figure, payload.member);
+    if (!frame) return null;
+    figures[name] = memberFigure(figure, frame, payload.member);
+  }
+  return { ...payload, figures, text, member: null, kept: [], moved: payload.kept.length };
+}
+
 function framesOf(state, figure) {
   const tag = tagOf(figure);
   const held = registry.families[state.payload.page];
@@ -448,7 +491,7 @@ function controlId(state, name, part) {
   return `lcsm-${state.payload.page}-${name}-${part}`;
 }
 
-function commit(state, values, preset = null, pending = true) {
+function commit(state, values, preset = null, pending = true, held = null) {
   state.seq = Math.max(state.seq, state.payload.seq || 0) + 1;
   state.sentSeq = state.seq;
   state.sentAt = Date.now();
@@ -458,7 +501,7 @@ function commit(state, values, preset = null, pending = true) {
     state.root.setAttribute("aria-busy", "true");
     state.nodes.status.textContent = "Updating the page…";
   }
-  state.send("commit", { seq: state.seq, values, preset });
+  state.send("commit", { seq: state.seq, values, preset, held });
 }
 
 // The swept control over the family's members: a native range whose every position is a member.
@@ -512,7 +555,10 @@ function sweptControl(state, spec, list) {
 function commitSwept(state, spec, name) {
   if (state.committed === name) return;
   state.committed = name;
-  commit(state, { [spec.name]: name }, null, false);   // the page already shows this member: nothing pending
+  const held = registry.families[state.payload.page];
+  const charts = Object.keys(state.charts).filter((chart) => state.charts[chart].frames && state.charts[chart].frames.has(name));
+  // the page already shows this member: nothing pending, and the server need draw none of the charts moved to it
+  commit(state, { [spec.name]: name }, null, false, held ? { family: held.id, member: name, charts } : null);
   announce(state, memberText(state, name));            // … and its readouts: said now, once
 }
 
@@ -743,6 +789,7 @@ async function renderNow(state) {
     catch (err) { console.error(`lcsm instrument: chart ${name} not drawn`, err); }
   }
   state.root.dataset.member = currentName(state);
+  state.root.dataset.moved = String(payload.moved || 0);   // charts moved here to a member, not sent (tests read it)
   state.root.dataset.drawn = String(payload.seq);
   settled(state);
 }
@@ -751,6 +798,17 @@ async function renderNow(state) {
 // never gets a newer one (a reconnect to a new server session, whose pages do not echo the move) is shown once the
 // move is STALE_MS old.
 function take(state, payload) {
+  if (payload.member) {
+    const page = memberPage(state, payload);
+    if (!page) {                               // not what this browser shows: the whole page, please (once per page)
+      if (state.askedWhole !== payload.seq) {
+        state.askedWhole = payload.seq;
+        commit(state, {}, null, false);       // (held: null — nothing to keep)
+      }
+      return;
+    }
+    payload = page;
+  }
   state.incoming = payload;
   const wait = STALE_MS - (Date.now() - state.sentAt);
   if ((payload.seq || 0) < state.sentSeq && wait > 0) {

@@ -64,6 +64,10 @@ def seq_key(page: str) -> str:
     return f"{page}.instrument_seq"
 
 
+def held_key(page: str) -> str:
+    return f"{page}.instrument_held"
+
+
 def control(setting: Setting, values: dict, view: ClassroomView) -> dict:
     """One setting as the instrument draws it: its kind, range or options, its value as URL text, whether it
     is shown (its `shown` rule, the teacher's `show=`) and editable (`lock=`)."""
@@ -88,11 +92,14 @@ def presets_allowed(view: ClassroomView) -> bool:
     return not view.lock
 
 
-def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts: dict, text: dict,
-                       family=None, seq: int = 0) -> bytes:
+def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts: dict, text: dict | None,
+                       family=None, seq: int = 0, member: str | None = None) -> bytes:
     """The page's mount: a JSON head (controls, presets, readouts, equations, layout) and every chart's spec
-    spliced in as it was written (`charts`: name → `ChartSpec`), as bytes (Streamlit hashes bytes once)."""
+    spliced in as it was written (`charts`: name → `ChartSpec`), as bytes (Streamlit hashes bytes once).
+    `member`: the page is that member of `family`, which the browser holds and shows — every chart not in
+    `charts` is its drawing moved to that member's frame, the readouts and equations that member's (`kept`)."""
     spec = lesson.settings
+    kept = [name for name in lesson.chart_names() if name not in charts] if member is not None else []
     sweep = lesson.sweep
     members = [dict(name=m["name"], label=m["label"], order=m["order"]) for m in family.members] if family else []
     head = dict(
@@ -103,8 +110,10 @@ def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts
         presets=[dict(label=p.label, insight=p.insight) for p in lesson.presets] if presets_allowed(view) else [],
         insight=st.session_state.get(insight_key(spec)),
         rows=[list(row) for row in lesson.charts if not isinstance(row, str)],
-        configs={name: chart_config(f"{lesson.page}-{name}") for name in charts},   # the PNG download, as elsewhere
-        text={**text, "charts": {name: chart.text for name, chart in charts.items() if chart.text is not None}},
+        configs={name: chart_config(f"{lesson.page}-{name}") for name in [*charts, *kept]},   # the PNG download
+        member=member, kept=kept,
+        text=None if text is None else
+        {**text, "charts": {name: chart.text for name, chart in charts.items() if chart.text is not None}},
         vendor=VENDOR_URLS, caption=lesson.caption, moving=dict(data=MOVING_DATA, layout=MOVING_LAYOUT))
     body = ",".join(f"{json.dumps(name)}:{chart.spec}" for name, chart in charts.items())
     return (json.dumps(head)[:-1] + ',"figures":{' + body + "}}").encode("utf-8")
@@ -117,10 +126,13 @@ def family_payload(family) -> bytes:
             + ',"family":' + link["family"] + "}").encode("utf-8")
 
 
-def mount(lesson: Lesson, values: dict, view: ClassroomView, charts: dict, text: dict, family=None) -> None:
-    """Draw the instrument (and, under it, its family: an element of no height) where the page is."""
+def mount(lesson: Lesson, values: dict, view: ClassroomView, charts: dict, text: dict | None, family=None,
+          member: str | None = None) -> None:
+    """Draw the instrument (and, under it, its family: an element of no height) where the page is; `member`: the
+    browser draws the charts not in `charts`, and the text, from that member of `family` (`instrument_payload`)."""
     page = lesson.page
-    payload = instrument_payload(lesson, values, view, charts, text, family, st.session_state.get(seq_key(page), 0))
+    payload = instrument_payload(lesson, values, view, charts, text, family, st.session_state.get(seq_key(page), 0),
+                                 member)
     INSTRUMENT(key=instrument_key(page), data=payload, height="content",
                on_commit_change=partial(commit, lesson, view))
     if family is not None:
@@ -164,7 +176,34 @@ def apply_commit(lesson: Lesson, view: ClassroomView, message: Any) -> bool:
     seq = message.get("seq")
     if isinstance(seq, int) and not isinstance(seq, bool):
         st.session_state[seq_key(spec.page)] = seq
+    if "held" in message:                               # what the browser shows now (None: nothing to keep)
+        st.session_state[held_key(spec.page)] = held_drawing(message["held"])
     return bool(chosen)
+
+
+def held_drawing(held: Any) -> dict | None:
+    """What a commit says the browser shows: the family (`family`, its id) whose member (`member`, URL text) its
+    charts named in `charts` are moved to — None when it says nothing of the kind."""
+    if not isinstance(held, dict):
+        return None
+    family, member, charts = held.get("family"), held.get("member"), held.get("charts")
+    if not (isinstance(family, str) and isinstance(member, str) and isinstance(charts, list)
+            and all(isinstance(c, str) for c in charts)):
+        return None
+    return {"family": family, "member": member, "charts": charts}
+
+
+def kept_member(lesson: Lesson, values: dict, view: ClassroomView, family) -> str | None:
+    """The member the browser shows every chart of the page at, by this session's last commit, where that is the
+    page at `values` with `family` (the page's cached family): then the page needs no chart drawn (`mount`'s
+    `member`). Not on a projector (its charts are drawn larger than the frames they move by)."""
+    held = st.session_state.get(held_key(lesson.page))
+    if held is None or view.present or family is None or held["family"] != family.link["family_id"]:
+        return None
+    name = lesson.settings[lesson.sweep.setting].encode(values[lesson.sweep.setting])
+    if held["member"] != name or not any(m["name"] == name for m in family.members):
+        return None
+    return name if set(lesson.chart_names()) <= set(held["charts"]) else None
 
 
 def settings_controlled(lesson: Lesson) -> bool:

@@ -7,11 +7,7 @@ from .chart_element import ChartSpec, chart_spec, plain_chart
 from .classroom import presenter_figure
 from .lesson import Lesson
 from .page_text import chart_notes
-
-
-def freeze(values: dict) -> tuple:
-    """The settings as a hashable cache key."""
-    return tuple(sorted(values.items()))
+from .settings import freeze  # noqa: F401  (the pages' cache key, where the renderer's callers look for it)
 
 
 @cached

@@ -157,11 +157,11 @@ def family_first(lesson: Lesson, frozen: tuple) -> None:
     always is, and the pages' defaults are — the page is not computed a second time here (LRU stability: its
     training). `waited_preview` then waits only what is left of the same `family_wait_s`."""
     _RUN.deadline = None
-    queue, wait_s = pool(), family_wait_s()
-    if queue is None or wait_s == 0:
-        return
     key = family_key(lesson, frozen)
-    if key in FAMILIES or queue.request(key, visitor=current_visitor()) is None:
+    if key in FAMILIES:
+        return
+    queue, wait_s = pool(), family_wait_s()
+    if queue is None or wait_s == 0 or queue.request(key, visitor=current_visitor()) is None:
         return
     _RUN.deadline = (key, time.monotonic() + wait_s)
     queue.wait(key, wait_s)
@@ -184,9 +184,14 @@ def waited_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview 
     return page_preview(lesson, frozen, present)
 
 
+def cached_family(lesson: Lesson, frozen: tuple) -> Family | None:
+    """The family of the page at these settings when it is cached, else None (nothing is computed)."""
+    return FAMILIES.lookup(family_key(lesson, frozen))
+
+
 def page_preview(lesson: Lesson, frozen: tuple, present: bool) -> PagePreview | None:
     """The page's preview at these settings when its family is cached, else None (nothing is computed)."""
-    family = FAMILIES.lookup(family_key(lesson, frozen))
+    family = cached_family(lesson, frozen)
     if family is None:
         return None
     return preview_specs(lesson.page, frozen, present, lesson, family)

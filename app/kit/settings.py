@@ -235,3 +235,8 @@ class Preset:
     def state(self, settings: Settings) -> dict[str, Any]:
         """Every setting's value once this preset is applied."""
         return {**settings.defaults, **self.values}
+
+
+def freeze(values: dict) -> tuple:
+    """A page's settings as a hashable cache key."""
+    return tuple(sorted(values.items()))

@@ -321,6 +321,22 @@ def held_frames(fig: dict, family: list[dict]) -> dict:
                                                  else [])}
 
 
+def member_figure(fig: dict, frame: dict, name: str) -> dict:
+    """`fig` (`preview_figure`'s, as the browser holds it) moved to the member `name` as its frame (`frame`, from
+    the family as the browser holds it) moves it: each trace takes the frame's data; the layout its title, marks
+    and the ranges it names; the tag says the member. What `instrument.js` draws a member's page from
+    (`memberFigure`): tests/app/test_member_figure.py holds it equal to the page drawn at that member."""
+    layout = dict(fig["layout"])
+    data = [{**trace, **(frame["data"][n] if n < len(frame["data"]) else {})} for n, trace in enumerate(fig["data"])]
+    for key, value in frame["layout"].items():
+        layout[key] = {**(layout.get(key) or {}), **value} if AXIS_KEY.match(key) else value
+    tag = dict(layout["meta"]["lcsm"], current=name)
+    if tag.get("ranges"):
+        tag["ranges"] = {key: layout[key]["range"] for key in tag["ranges"]}
+    layout["meta"] = {**layout["meta"], "lcsm": tag}
+    return {**fig, "data": data, "layout": layout}
+
+
 def own_frame(fig: dict, name: str) -> dict:
     """The frame of the value `fig` is drawn at, made from the drawing (as `instrument.js` makes it in the browser
     for a value that is no member: its moving data and marks, nothing sent twice)."""

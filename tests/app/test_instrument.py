@@ -98,3 +98,31 @@ def test_the_payload_carries_every_setting_and_splices_each_chart_spec(monkeypat
     assert payload["moving"] == dict(data=list(MOVING_DATA), layout=list(MOVING_LAYOUT))   # what a frame replaces
     assert control(spec.settings["freq"], values, ClassroomView())["shown"] is False   # only with a sine
     assert instrument_key("spring") == "spring.instrument"
+
+
+def test_a_commit_says_what_its_browser_shows_and_a_member_page_is_sent_without_charts(monkeypatch):
+    """A swept commit names the family and member its browser's charts were moved to (`held`); any other commit
+    says it shows nothing to keep. Where the page is that member of the cached family, the payload carries no chart
+    and no text: every chart is kept (the browser moves it, tests/app/test_member_figure.py)."""
+    import lcsm_explorer.app.kit.instrument as instrument
+    from lcsm_explorer.app.kit.instrument import held_key, kept_member
+    from tests.app.test_member_figure import family_at
+    state = FakeState()
+    monkeypatch.setattr(instrument.st, "session_state", state)
+    spec = lesson("spring")
+    _, family = family_at("spring")
+    name = family.members[0]["name"]
+    held = {"family": family.link["family_id"], "member": name, "charts": spec.chart_names()}
+    apply_commit(spec, ClassroomView(), {"seq": 1, "values": {"c": name}, "held": held})
+    values = {**spec.settings.defaults, "c": spec.settings["c"].parse(name)}
+    assert kept_member(spec, values, ClassroomView(), family) == name
+    assert kept_member(spec, values, ClassroomView(present=True), family) is None      # a projector's are larger
+    assert kept_member(spec, {**values, "c": 9.0}, ClassroomView(), family) is None
+    payload = json.loads(instrument_payload(spec, values, ClassroomView(), {}, None, family, 1, name))
+    assert payload["figures"] == {} and payload["text"] is None and payload["kept"] == spec.chart_names()
+    assert set(payload["configs"]) == set(spec.chart_names())
+    apply_commit(spec, ClassroomView(), {"seq": 2, "values": {"k": "2"}, "held": None})
+    assert state[held_key("spring")] is None and kept_member(spec, values, ClassroomView(), family) is None
+    for junk in ({"family": 1, "member": name, "charts": []}, {"family": "f", "member": name, "charts": [3]}, "x"):
+        apply_commit(spec, ClassroomView(), {"values": {}, "held": junk})
+        assert state[held_key("spring")] is None

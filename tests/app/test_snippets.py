@@ -78,6 +78,9 @@ def test_the_page_shows_its_script_at_its_current_settings():
     from tests.app.pages import assert_clean, open_page
     at = open_page("spring", {"c": "0.7"})
     assert_clean(at, "spring")
+    assert not [c for c in at.code if "simulate_spring(" in c.value]     # written once its expander is open
+    at.session_state["spring.snippet.open"] = True
+    at.run()
     [script] = [c.value for c in at.code if "simulate_spring(" in c.value]
     assert "simulate_spring(1.0, 0.7, 1.0, 'impulse'" in script
     assert any("Download the script" in b.label for b in at.get("download_button"))
