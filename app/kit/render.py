@@ -4,9 +4,10 @@ Order on the page: title and objectives, lesson notes, (sidebar: widgets, preset
 notices, the panel, the charts (with any in-page widgets at their place), the live equations,
 the caption, the live fragment, the exercises, the challenges (a teacher link's `?challenge=N` draws that one
 at the top instead), and this tab's score (sidebar; a caption at the bottom in the presenter view).
-A dynamics lesson (one with a `sweep`) is drawn as one lesson instrument instead (`app/kit/instrument.py`): title,
-its story folded, the instrument (controls, presets, readouts, every chart, the live equations), its try-this
-steps, then exercises and challenges as above; its sidebar holds the teacher link and the score only.
+A dynamics lesson (one with a `sweep`) is drawn as one lesson instrument instead (`app/kit/instrument_page.py`):
+title, its story folded, the instrument (controls, presets, readouts, every chart, the live equations), its try-this
+steps, then exercises and challenges as above; its sidebar holds the teacher link and the score only. A committed
+move there reruns the instrument's fragment alone.
 Settings travel in the URL both ways.
 
 One cache convention (`lcsm_explorer.app.kit.cache`, bounded by bytes, shared by every session): `compute` is cached on
