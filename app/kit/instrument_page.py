@@ -40,7 +40,8 @@ def teacher_link_key(page: str) -> str:
 @dataclass
 class PageRun:
     """What the full run and the instrument's fragment share: the values it drew, the readout quantities (the
-    exercises' and challenges'), and whether the rest of the page is drawn (then the fragment reruns alone)."""
+    exercises' and challenges'), the try-this steps as written (made once, in the full run), and whether the rest of
+    the page is drawn (then the fragment reruns alone)."""
 
     values: dict = field(default_factory=dict)
     quantities: dict = field(default_factory=dict)
@@ -83,7 +84,7 @@ def instrument_part(lesson: Lesson, view: ClassroomView, run: PageRun) -> None:
     except ValueError as err:                           # the core's message for settings it cannot run
         st.error(f"These settings cannot be computed: {err}", icon="🚫")
         result = None
-    pending: list = []                                  # LCSM_PREVIEW_WORKERS=0: the family, once the rest is drawn
+    pending: list = []                                  # LCSM_PREVIEW_WORKERS=0: the family, once this is drawn
     if result is not None:
         draw_instrument(lesson, values, frozen, view, pending)
         for step in run.steps:

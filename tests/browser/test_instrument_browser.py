@@ -223,3 +223,26 @@ def test_axe_finds_no_serious_violation_in_the_instrument(app_url, browser, quer
             assert found["passes"], "axe checked nothing"
     finally:
         page.close()
+
+
+def test_an_open_teacher_link_follows_each_committed_move(app_url, browser):
+    """A committed move reruns the instrument alone; the sidebar's teacher link shows the values, so while it is
+    open the move reruns the page and the link follows it."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        before = open_instrument(page, f"{app_url}/spring")
+        page.get_by_text("Share as a teacher link").click()
+        link = page.locator('[data-testid="stSidebar"] code').filter(has_text="c=")
+        link.wait_for(timeout=30000)
+        assert f"c={before['member']}" in link.inner_text()
+        page.locator(".lcsm-swept input[type=range]").focus()
+        page.keyboard.press("ArrowRight")
+        member = page.evaluate("() => document.querySelector('.lcsm-instrument').dataset.member")
+        wait_url(page, "c", member)
+        settle(page)
+        deadline = time.monotonic() + 30
+        while f"c={member}" not in link.inner_text():
+            assert time.monotonic() < deadline, f"the teacher link stayed at {link.inner_text()!r}, not c={member}"
+            time.sleep(0.3)
+    finally:
+        page.close()
