@@ -492,7 +492,7 @@ function controlId(state, name, part) {
 }
 
 function commit(state, values, preset = null, pending = true, held = null) {
-  state.seq = Math.max(state.seq, state.payload.seq || 0) + 1;
+  state.seq = Math.max(state.seq, (state.payload && state.payload.seq) || 0) + 1;   // (none yet: a member page first)
   state.sentSeq = state.seq;
   state.sentAt = Date.now();
   if (pending) {                             // announced once the page at the new values arrives
@@ -803,6 +803,7 @@ function take(state, payload) {
     if (!page) {                               // not what this browser shows: the whole page, please (once per page)
       if (state.askedWhole !== payload.seq) {
         state.askedWhole = payload.seq;
+        state.seq = Math.max(state.seq || 0, payload.seq || 0);
         commit(state, {}, null, false);       // (held: null — nothing to keep)
       }
       return;
