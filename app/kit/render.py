@@ -58,11 +58,11 @@ def render_lesson(lesson: Lesson) -> None:
     steps = steps_by_chart(text, lesson)                # the reading order: each try-this step under its chart
     if settings_controlled(lesson):                     # a dynamics lesson: one instrument holds its settings
         run, score = instrument_page(lesson, text, view, steps)
-        quantities, pending = run.quantities, []
+        quantities = run.quantities
         if view.present:                                # a projector: the linked challenge under the instrument
             linked_challenge = st.container()
     else:
-        quantities, pending, score, linked_challenge = widget_page(lesson, text, view, steps, linked_challenge)
+        quantities, score, linked_challenge = widget_page(lesson, text, view, steps, linked_challenge)
     lesson_exercises(text, quantities)
     lesson_challenges(text, quantities, focus=view.challenge, top=linked_challenge)
     next_lesson(lesson.page, stamp)
@@ -71,13 +71,11 @@ def render_lesson(lesson: Lesson) -> None:
     show_score(score, text, present=view.present, stamp=stamp)
     if settings_controlled(lesson):
         run.page_drawn = True                           # from now on the instrument's fragment reruns alone
-    for finish in filter(None, pending):                # LCSM_PREVIEW_WORKERS=0: the new families, page drawn
-        finish()
 
 
 def widget_page(lesson: Lesson, text, view: ClassroomView, steps: dict, linked_challenge):
-    """A page of Streamlit widgets (no instrument) above its exercises: (quantities, pending previews, the score's
-    slot, the linked challenge's slot)."""
+    """A page of Streamlit widgets (no instrument) above its exercises: (quantities, the score's slot, the linked
+    challenge's slot)."""
     spec = lesson.settings
     story(text, steps, view.present)
     recover_preset_pick(lesson, view)                   # a reconnected tab's first event: a pill with the chart
@@ -104,7 +102,6 @@ def widget_page(lesson: Lesson, text, view: ClassroomView, steps: dict, linked_c
             score = st.empty()
 
     quantities: dict[str, float] = {}
-    pending: list = []                                  # previews to finish once the page is out
     with stage if stage is not None else nullcontext():   # the presenter view: right of the controls
         if lesson.compute is not None:
             frozen = freeze(values)
@@ -123,7 +120,7 @@ def widget_page(lesson: Lesson, text, view: ClassroomView, steps: dict, linked_c
         folded_notes(text, steps)
     if lesson.snippet is not None and not view.present:
         snippet_panel(lesson, values)
-    return quantities, pending, score, linked_challenge
+    return quantities, score, linked_challenge
 
 
 def show_score(slot, text, present: bool, stamp: int | None = None) -> None:
