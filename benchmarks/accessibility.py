@@ -27,12 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer  # noqa: E402
+from benchmarks.app_process import wait_idle as idle  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "accessibility.md"
 VIEWPORTS = {"1280×720": (1280, 720), "390×844": (390, 844)}
 IMPACTS = ("critical", "serious", "moderate", "minor")
-SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
-                  return a ? a.getAttribute('data-test-script-state') : null }"""
 OPEN_FOLDS = "() => document.querySelectorAll('details:not([open])').forEach(d => d.open = true)"
 AXE_OPTIONS = {"rules": {"target-size": {"enabled": True}}}
 CHART_NAMES = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
@@ -59,14 +58,8 @@ def presenter_names() -> list[str]:
 
 
 def wait_idle(page, timeout_s: float = 90.0) -> None:
-    """Until the script finished and nothing is stale (three calm polls in a row)."""
-    deadline, calm = time.monotonic() + timeout_s, 0
-    while calm < 3:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{page.url} did not finish running")
-        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
-        calm = 0 if busy else calm + 1
-        time.sleep(0.15)
+    """Until the page is idle, its page script run (`app_process.wait_idle`)."""
+    idle(page, timeout_s, page_script=True)
 
 
 def open_page(context, url: str, name: str, found: dict | None = None, folded: dict | None = None):

@@ -29,6 +29,27 @@ BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
+                  return a ? a.getAttribute('data-test-script-state') : null }"""
+# The page script (app/kit/internals/page_script.js: the fixes CSS cannot make) has run where the page mounts it:
+# Streamlit loads the code of an st.html element only when one is first drawn, so on a loaded machine the page can
+# be idle a while before the script is.
+PAGE_SCRIPT_RAN = """() => !document.querySelector('.st-key-lcsm_page_script') || window.__lcsmPageScript === true"""
+
+
+def wait_idle(page, timeout: float = 90.0, page_script: bool = False) -> None:
+    """Until the script finished and no element is stale (three calm polls in a row); `page_script`: and the page
+    script has run (what an audit of the page as a learner gets must wait for)."""
+    deadline, calm = time.monotonic() + timeout, 0
+    while calm < 3:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{page.url} did not finish running")
+        busy = (page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
+                or (page_script and not page.evaluate(PAGE_SCRIPT_RAN)))
+        calm = 0 if busy else calm + 1
+        page.wait_for_timeout(150)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -5,7 +5,8 @@ its title, the lesson's note on what matters in it, then per series the numbers 
 peaks, where it ends, where it settles, where its few points lie) and `tables`, its series' points thinned to at most
 `MAX_ROWS` rows each (the "Show the data" table under the chart). Both come from the figure as the browser draws it,
 so they say what the picture says at every setting, for the lesson instrument's every family member as for the
-charts Streamlit draws.
+charts Streamlit draws. `chart_texts` says the same of one chart at every member of a family, in one pass (what the
+preview worker calls).
 
 A figure is read as a plain dict (`chart_element.plain_chart`'s, or a `plain_part` of `TEXT_TRACE_KEYS` and the
 layout keys `text_layout_key` accepts): arrays as plotly 7's typed-array specs, numpy arrays or lists. A trace
@@ -50,10 +51,42 @@ def chart_text(fig: dict, note: str = "", name: str = "") -> dict:
     (a table's `name`: its caption after the chart's title, what its region is called), every
     number in them written from the figure's data (`note`: the lesson's own words on what matters, put after the
     title; `name`: the chart's name, where it has no title)."""
+    summary, tables = _unrounded(fig, note, name, values)
+    return {"summary": summary, "tables": rounded_columns(tables)}
+
+
+def chart_texts(figs: list[dict], notes: list[str], name: str = "") -> list[dict]:
+    """`chart_text` of each of `figs` with its note (one chart at every member of a preview family), equal to it
+    figure by figure, in one pass: an array the members share (a time axis) is read once, and every member's
+    tables are rounded in one numpy pass (numpy's cost is per call: a family makes ~50 tables)."""
+    read = _read_once()
+    done = [_unrounded(fig, note, name, read) for fig, note in zip(figs, notes)]
+    cells = iter(rounded_columns([t for _, tables in done for t in tables]))
+    return [{"summary": summary, "tables": [next(cells) for _ in tables]} for summary, tables in done]
+
+
+def _read_once():
+    """`values`, reading each typed array's bytes once (the members of a family repeat most of them)."""
+    read: dict = {}
+
+    def once(value: Any) -> np.ndarray | None:
+        if not (isinstance(value, dict) and "bdata" in value):
+            return values(value)
+        key = (value["bdata"], value.get("dtype"), value.get("shape"))
+        found = read.get(key)
+        if found is None:
+            found = read[key] = values(value)
+        return found
+    return once
+
+
+def _unrounded(fig: dict, note: str, name: str, read) -> tuple[str, list[dict]]:
+    """The summary and the tables (numeric columns as numpy arrays: `rounded_columns` writes them), the figure's
+    arrays read by `read` (`values`, or `_read_once`'s)."""
     layout = fig.get("layout") or {}
     title = plain_words(_text_of(layout.get("title"))) or name
     axes: dict = {}                                 # the chart's axes and panel titles, read once
-    series = [s for n, trace in enumerate(fig.get("data") or []) if (s := read_series(trace, n, layout, axes))
+    series = [s for n, trace in enumerate(fig.get("data") or []) if (s := read_series(trace, n, layout, axes, read))
               is not None]
     _distinguish(series)
     room = MAX_SUMMARY_CHARS - len(title) - len(note)
@@ -75,8 +108,7 @@ def chart_text(fig: dict, note: str = "", name: str = "") -> dict:
     # each table's region is named by its chart's title too: two charts' "ZOH" tables are two distinct landmarks
     # (the title without its aside, e.g. "(Δ = 0.1 s)": a family's members then share their tables)
     short = ASIDE.sub("", title).strip() or title
-    tables = [{**t, "name": f"{short}: {t['caption']}"} for t in rounded_columns([table(s) for s in series])]
-    return {"summary": summary, "tables": tables}
+    return summary, [{**t, "name": f"{short}: {t['caption']}"} for t in (table(s) for s in series)]
 
 
 def summary_of(text: dict | None) -> str:
@@ -163,9 +195,11 @@ class Series:
         self.panel = ""
 
 
-def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None) -> Series | None:
+def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None, read=None) -> Series | None:
     """The trace as a series, or None where it is no data (a reference drawn for the eye, a hidden or empty one).
-    `axes`: where the chart's axes and panel titles are kept once read (its other traces share them)."""
+    `axes`: where the chart's axes and panel titles are kept once read (its other traces share them); `read`: how
+    an array is read (`values`, the default)."""
+    read = values if read is None else read
     if trace.get("hoverinfo") == "skip" or trace.get("visible") is False:
         return None
     kind = trace.get("type", "scatter")
@@ -175,9 +209,9 @@ def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None) -> 
         axes[xref, yref] = (axis_of(layout, xref), axis_of(layout, yref), panel_title(layout, xref, yref))
     x_axis, y_axis, panel = axes[xref, yref]
     label = plain_words(trace.get("name"))
-    x, y = values(trace.get("x")), values(trace.get("y"))
+    x, y = read(trace.get("x")), read(trace.get("y"))
     if kind in ("heatmap", "contour"):
-        z = values(trace.get("z"))
+        z = read(trace.get("z"))
         if z is None or z.ndim != 2 or not z.size or z.dtype.kind != "f":
             return None
         rows, cols = z.shape

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .chart_element import PlainFigure, Refiller, plain_figure, plain_part  # noqa: F401 (pages: `Sweep.figures`)
-from .chart_text import chart_text
+from .chart_text import chart_text, chart_texts
 from .lesson import Lesson, Sweep
 from .page_text import chart_notes, page_text
 from .settings import Setting
@@ -46,12 +46,18 @@ def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, Any], 
     `sweep_figure.chart_part` makes plain only what a member keeps) and the page's readouts, drawn from `result`
     at `values`, with those charts' text alternatives (`charts`: the summary and data tables the instrument shows
     with the member, as it shows its readouts)."""
+    figures, text, notes = unworded_page(lesson, values, result)
+    return figures, {**text, "charts": {name: chart_text(fig, notes.get(name, ""), name)
+                                        for name, fig in figures.items()}}
+
+
+def unworded_page(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, Any], dict, dict[str, str]]:
+    """`page_at` without the charts' text alternatives: the figures (plain), the readouts and each chart's note
+    (what its words are made from)."""
     draw = lesson.sweep.figures if lesson.sweep is not None and lesson.sweep.figures is not None else lesson.figures
     figures = {name: plain_part(fig, PART_TRACE_KEYS, part_layout_key) for name, fig in draw(values, result).items()}
     text = page_text(lesson, values, result)
-    notes = chart_notes(lesson, values, result, text["metrics"])
-    charts = {name: chart_text(fig, notes.get(name, ""), name) for name, fig in figures.items()}
-    return figures, {**text, "charts": charts}
+    return figures, text, chart_notes(lesson, values, result, text["metrics"])
 
 
 def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None, results: dict | None = None
@@ -59,6 +65,12 @@ def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None, res
     """The member at `value` of the swept setting, `held` fixing the others (`result`: its compute, when known);
     None where the core refuses it (the renderer says so for the current value; the preview has no frame there).
     `results`, when given, receives the compute result under `value`."""
+    drawn = _drawn_member(lesson, held, value, result, results)
+    return None if drawn is None else _worded([drawn])[0]
+
+
+def _drawn_member(lesson: Lesson, held: dict, value: Any, result: Any, results: dict | None) -> tuple | None:
+    """(the member without its charts' words, its figures, their notes), or None where the core refuses it."""
     setting = lesson.settings[lesson.sweep.setting]
     values = {**held, setting.name: value}
     if result is None:
@@ -68,7 +80,21 @@ def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None, res
             return None
     if results is not None:
         results[value] = result
-    return page_member(setting, value, *page_at(lesson, values, result))
+    figures, text, notes = unworded_page(lesson, values, result)
+    return page_member(setting, value, figures, text), figures, notes
+
+
+def _worded(drawn: list[tuple]) -> list[dict]:
+    """The members of `drawn` (`_drawn_member`'s) with their charts' words in their readouts, chart by chart in
+    one pass over the members (`chart_text.chart_texts`)."""
+    words: list[dict] = [{} for _ in drawn]
+    for name in dict.fromkeys(name for _, figures, _ in drawn for name in figures):
+        at = [i for i, (_, figures, _) in enumerate(drawn) if name in figures]
+        said = chart_texts([drawn[i][1][name] for i in at], [drawn[i][2].get(name, "") for i in at], name)
+        for i, text in zip(at, said):
+            words[i][name] = text
+    return [{**member, "readouts": {**member["readouts"], "charts": charts}}
+            for (member, _, _), charts in zip(drawn, words)]
 
 
 def sweep_family(lesson: Lesson, held: dict, results: dict | None = None) -> list[dict]:
@@ -78,12 +104,12 @@ def sweep_family(lesson: Lesson, held: dict, results: dict | None = None) -> lis
     setting = lesson.settings[lesson.sweep.setting]
     values = sweep_values(setting, lesson.sweep, held)
     if lesson.sweep.compute_many is None:
-        members = (sweep_member(lesson, held, value, results=results) for value in values)
+        drawn = (_drawn_member(lesson, held, value, None, results) for value in values)
     else:                                                # one core call for the whole family
         computed = lesson.sweep.compute_many(held, values)
-        members = (sweep_member(lesson, held, value, result, results)
-                   for value, result in zip(values, computed) if result is not None)
-    return shared_values([m for m in members if m is not None])
+        drawn = (_drawn_member(lesson, held, value, result, results)
+                 for value, result in zip(values, computed) if result is not None)
+    return shared_values(_worded([d for d in drawn if d is not None]))
 
 
 def shared_values(members: list[dict]) -> list[dict]:

@@ -26,6 +26,7 @@ from lcsm_explorer.app.kit.chart_text import (
     MAX_ROWS,
     cell,
     chart_text,
+    chart_texts,
     column,
     data_html,
     number,
@@ -36,7 +37,7 @@ from lcsm_explorer.app.kit.chart_text import (
 from lcsm_explorer.app.kit.family import prepared, resolved
 from lcsm_explorer.app.kit.figure_style import plotly_array
 from lcsm_explorer.app.kit.page_text import chart_notes, readouts
-from lcsm_explorer.app.kit.sweep import sweep_family
+from lcsm_explorer.app.kit.sweep import sweep_family, unworded_page
 from lcsm_explorer.app.kit.widgets import DATA_LABEL
 from lcsm_explorer.app.lessons import lesson
 from lcsm_explorer.app.lessons.paper_lab import accuracy_figure
@@ -205,6 +206,23 @@ def test_each_member_of_a_family_says_its_own_summary(page):
     sent = resolved(prepared(spec, tuple(sorted(held.items())), members).link["family"])
     assert {name: text["charts"] for name, text in sent["readouts"].items()} == \
         {m["name"]: m["readouts"]["charts"] for m in members}
+
+
+@pytest.mark.parametrize("page", [p for p in FIGURE_PAGES if lesson(p).sweep is not None])
+def test_a_familys_words_made_in_one_pass_equal_each_charts_own(page):
+    """The preview worker words a family chart by chart over its members (`chart_texts`: shared arrays read once,
+    one rounding pass); each member's words are what `chart_text` says of that chart alone."""
+    spec = lesson(page)
+    held = {k: v for k, v in spec.settings.defaults.items() if k != spec.sweep.setting}
+    results: dict = {}
+    for m in sweep_family(spec, held, results)[::4]:
+        values = {**held, spec.sweep.setting: m["value"]}       # drawn from the family's own compute (a batch)
+        figures, text, notes = unworded_page(spec, values, results[m["value"]])
+        alone = {name: chart_text(fig, notes.get(name, ""), name) for name, fig in figures.items()}
+        assert json.dumps(m["readouts"]["charts"]) == json.dumps(alone)
+        names = list(figures)
+        assert chart_texts([figures[n] for n in names], [notes.get(n, "") for n in names], "") == \
+            [chart_text(figures[n], notes.get(n, ""), "") for n in names]
 
 
 def test_a_family_sends_each_table_column_once():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer
+from benchmarks.app_process import BROWSER_ARGS, CHROMIUM, AppServer, wait_idle
 
 __all__ = ["BROWSER_ARGS", "CHROMIUM", "FULL_SHOTS", "IN_CI", "ROOT", "draw_a_frame", "needs_chromium", "progress_now",
            "running_app", "wait_healthy", "wait_idle"]
@@ -48,20 +48,6 @@ def wait_healthy(url: str, server, log: Path, timeout: float) -> None:
         assert server.poll() is None, log.read_text()[-3000:]
         assert time.monotonic() < deadline, f"no answer on {url}: {log.read_text()[-3000:]}"
         time.sleep(0.5)
-
-
-SCRIPT_STATE = """() => { const a = document.querySelector('[data-testid="stApp"]');
-                  return a ? a.getAttribute('data-test-script-state') : null }"""
-
-
-def wait_idle(page, timeout=90.0):
-    """Until the script finished and no element is stale (three calm polls in a row)."""
-    deadline, calm = time.monotonic() + timeout, 0
-    while calm < 3:
-        assert time.monotonic() < deadline, f"{page.url} did not finish running"
-        busy = page.evaluate(SCRIPT_STATE) != "notRunning" or page.locator('[data-stale="true"]').count() > 0
-        calm = 0 if busy else calm + 1
-        page.wait_for_timeout(150)
 
 
 def draw_a_frame(page, timeout_s: float = 120.0) -> None:

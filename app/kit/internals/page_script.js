@@ -63,17 +63,38 @@
   window.addEventListener("resize", refitAll);
   document.fonts?.addEventListener("loadingdone", refitAll);
 
+  // A mutation's fixes are made in the observer's callback, a microtask right after the change: no other script
+  // (a screen reader's, axe's) reads the page between a redrawn menu or equation and its fix. The full pass (every
+  // equation's width, which a window or font change may move) waits for the next frame.
   let queued = false;
   function update() {
     queued = false;
     fitEquations();
     menuAsList();
   }
-  new MutationObserver((records) => {
-    for (const record of records) {           // an equation drawn anew in the same box is fitted anew
+  function drawn(records) {              // the display equations a mutation drew or redrew
+    const found = new Set();
+    for (const record of records) {
       const node = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
       const display = node?.closest(".katex-display");
-      if (display) sized.delete(display);
+      if (display) found.add(display);
+      for (const added of record.addedNodes) {
+        if (!(added instanceof HTMLElement)) continue;         // text, and a chart's SVG: never an equation
+        if (added.matches(".katex-display")) found.add(added);
+        for (const inner of added.querySelectorAll(".katex-display")) found.add(inner);
+      }
+    }
+    return found;
+  }
+  new MutationObserver((records) => {
+    menuAsList();
+    for (const display of drawn(records)) {              // an equation drawn anew in the same box is fitted anew
+      sized.delete(display);
+      if (!watched.has(display)) {
+        watched.add(display);
+        resized.observe(display);
+      }
+      fit(display);
     }
     if (!queued) {
       queued = true;
