@@ -296,9 +296,10 @@ def _rounded(data: np.ndarray) -> list:
         rounded = np.where(power >= 0, np.round(data * scale) / scale, np.round(data / scale) * scale)
     rounded = np.where(finite, rounded, 0.0)
     whole = (rounded == np.floor(rounded)) & (np.abs(rounded) < 1e15)
-    out = rounded.tolist()
-    for i in np.flatnonzero(whole).tolist():                      # JSON writes 20, not 20.0
-        out[i] = int(out[i])
+    out = rounded.astype(object)                                  # Python floats, and ints where whole:
+    if whole.any():                                               # JSON writes 20, not 20.0
+        out[whole] = rounded[whole].astype(np.int64).astype(object)
+    out = out.tolist()
     for i in np.flatnonzero(~(finite & exact)).tolist():          # a gap, an infinity, a value past 10^±19
         v = float(data[i])
         out[i] = None if v != v else ("∞" if v == INF else "-∞" if v == -INF else float(f"{v:.4g}"))
