@@ -163,12 +163,16 @@ def test_four_sessions_launching_together_start_one_grid(tmp_path):
             outcomes.append(str(err))
         except ValueError as err:                       # the quick check before the transaction saw it first
             outcomes.append(str(err))
+        except Exception as err:                        # anything else is the test's message, not a lost thread
+            outcomes.append(f"unexpected {type(err).__name__}: {err}")
+            raise
 
     threads = [threading.Thread(target=press, args=(r,)) for r in runners]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(60)
+        t.join(180)                                     # four runners' first transactions on a loaded machine
+    assert not [t for t in threads if t.is_alive()], f"a press still waits after 3 minutes: {outcomes}"
     started = [o for o in outcomes if isinstance(o, int)]
     assert started == [len(cells(spec))], outcomes
     assert all("still running" in o for o in outcomes if isinstance(o, str)) and len(outcomes) == 4

@@ -3,7 +3,6 @@
 The policy (one place per owner, queue full, pause hold, caps, owner-only control), a service killed with -9,
 SIGTERM, one service per store, a thread service for one web process."""
 import json
-import multiprocessing
 import os
 import signal
 import sqlite3
@@ -127,29 +126,25 @@ def test_a_paused_run_gives_its_slot_to_a_waiting_run_after_the_hold(service):
     assert client.wait(bob, 60) and status(client, bob) == "completed"
 
 
-def submit_and_exit(db: str, token: str, queue) -> None:
-    """A web process: submits a run, reports its id (or why it could not), exits without a word to the service."""
-    try:
-        from lcsm_serving import TrainerClient
-        from tests.training.tiny import tiny_config
-        slow_learner = tiny_config(max_steps=5000, lr=1e-4)           # far from 99 %: it keeps training
-        queue.put(TrainerClient(db, start_service=False).submit(slow_learner, token))
-    except BaseException as err:                   # the test says what went wrong, not only that nothing came
-        queue.put(f"{type(err).__name__}: {err}")
-        raise
+# A web process: submits a run, prints its id, exits without a word to the service. A plain child python (not a
+# multiprocessing child, which re-imports this test module inside a test worker's state): what it says on stderr
+# is the failure's message.
+SUBMIT_AND_EXIT = """
+import sys
+from lcsm_serving import TrainerClient
+from tests.training.tiny import tiny_config
+slow_learner = tiny_config(max_steps=5000, lr=1e-4)               # far from 99 %: it keeps training
+print(TrainerClient(sys.argv[1], start_service=False).submit(slow_learner, sys.argv[2]))
+"""
 
 
-def test_a_web_process_that_dies_loses_no_run_and_its_owner_still_drives_it(service):
+def test_a_web_process_that_dies_loses_no_run_and_its_owner_still_drives_it(service, subprocess_env):
     _, client = service
-    ctx = multiprocessing.get_context("spawn")
-    ids = ctx.Queue()
-    web = ctx.Process(target=submit_and_exit, args=(str(client.db_path), "alice", ids))
-    web.start()
-    # a spawned process imports torch afresh: on a loaded 2-core machine that alone has taken most of a minute
-    run_id = ids.get(timeout=180)
-    assert isinstance(run_id, int), run_id
-    web.join(30)
-    assert web.exitcode == 0                                                   # the web process is gone
+    # a child python imports torch afresh: on a loaded 2-core machine that alone has taken most of a minute
+    web = subprocess.run([sys.executable, "-c", SUBMIT_AND_EXIT, str(client.db_path), "alice"], env=subprocess_env,
+                         cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert web.returncode == 0, web.stderr[-3000:]                             # the web process is gone
+    run_id = int(web.stdout.strip().splitlines()[-1])
 
     def run_now() -> str:
         run = client.store.get_run(run_id)
