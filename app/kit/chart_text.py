@@ -195,11 +195,10 @@ class Series:
         self.panel = ""
 
 
-def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None, read=None) -> Series | None:
+def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None, read=values) -> Series | None:
     """The trace as a series, or None where it is no data (a reference drawn for the eye, a hidden or empty one).
     `axes`: where the chart's axes and panel titles are kept once read (its other traces share them); `read`: how
-    an array is read (`values`, the default)."""
-    read = values if read is None else read
+    an array is read (`values`, or `_read_once`'s)."""
     if trace.get("hoverinfo") == "skip" or trace.get("visible") is False:
         return None
     kind = trace.get("type", "scatter")

@@ -36,12 +36,15 @@
     sized.set(display, display.clientWidth);
   }
 
+  function watch(display) {          // a later change of its width (a fold opened, a column resized) refits it
+    if (watched.has(display)) return;
+    watched.add(display);
+    resized.observe(display);
+  }
+
   function fitEquations() {
     for (const display of document.querySelectorAll(".katex-display")) {
-      if (!watched.has(display)) {
-        watched.add(display);
-        resized.observe(display);
-      }
+      watch(display);
       fit(display);
     }
   }
@@ -64,14 +67,9 @@
   document.fonts?.addEventListener("loadingdone", refitAll);
 
   // A mutation's fixes are made in the observer's callback, a microtask right after the change: no other script
-  // (a screen reader's, axe's) reads the page between a redrawn menu or equation and its fix. The full pass (every
-  // equation's width, which a window or font change may move) waits for the next frame.
-  let queued = false;
-  function update() {
-    queued = false;
-    fitEquations();
-    menuAsList();
-  }
+  // (a screen reader's, axe's) reads the page between a redrawn menu or equation and its fix. Nothing waits for a
+  // frame: an equation's later width changes reach `fit` through the resize observer, a window's or the fonts'
+  // through refitAll.
   function drawn(records) {              // the display equations a mutation drew or redrew
     const found = new Set();
     for (const record of records) {
@@ -90,16 +88,10 @@
     menuAsList();
     for (const display of drawn(records)) {              // an equation drawn anew in the same box is fitted anew
       sized.delete(display);
-      if (!watched.has(display)) {
-        watched.add(display);
-        resized.observe(display);
-      }
+      watch(display);
       fit(display);
     }
-    if (!queued) {
-      queued = true;
-      requestAnimationFrame(update);
-    }
   }).observe(document.body, { childList: true, characterData: true, subtree: true });
-  update();
+  fitEquations();
+  menuAsList();
 })();
