@@ -107,7 +107,9 @@ EVIDENCE_INTRO = (
     "at the best rate and its neighbours, each seed keeping its best; when seeds 0–4 leave the claim undecided, "
     f"stage 3 gives the entries of its open comparisons {len(STAGE3_SEEDS)} more seeds at the same rates, once "
     "(this stage joined the rule after the activation, parameterization and τ grids had run their first five "
-    "seeds: their stage 3 is a second look the rule did not plan before those seeds were seen). "
+    "seeds: their stage 3 is a second look the rule did not plan before those seeds were seen), and it stops as "
+    "soon as no outcome of its unfinished runs could change the verdict (each seed still to come counted both as "
+    "leaving the plateau and as staying on it). "
     "Each grid has a CPU budget (the cost model's, "
     "printed before it runs); what lies beyond it is *not tested at this scale*. Data dependence also runs T = 128 "
     "and 256, where the paper states its finding per length; the other claims run T = 32. " + RULE)

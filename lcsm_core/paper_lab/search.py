@@ -14,7 +14,10 @@ not suit it". The search, per entry and length:
 4. stage 3 — only when the claim is still undecided after stage 2 and some comparison is open (its intervals
    overlap): STAGE3_SEEDS (5 more seeds) at the same rates for the entries of the open comparisons, once, when
    it fits in what is left of the budget. Which entries get them is read from seeds 0–4 alone, so the selection
-   does not move while stage 3 runs; one more look at the data, not a loop until the intervals part.
+   does not move while stage 3 runs; one more look at the data, not a loop until the intervals part. It stops
+   as soon as no outcome of its unfinished runs could change the verdict (`stage3_settled`: every seed still to
+   come counted as leaving the plateau and as staying on it, each comparison's reachable kinds): the verdict is
+   the one the whole stage would give.
 
 Each stage is a GridSpec (its own grid id, so its cells resume as any grid's do: finished cells are not run
 again), of which only the cells the search selects run. The plan's budget is CPU-seconds of the one cost model
@@ -35,11 +38,17 @@ from dataclasses import dataclass, field
 
 from .ablations import ABLATIONS, LONG_FROM
 from .evidence import (
+    ABOVE,
+    BELOW,
+    EQUAL,
     HELD,
+    INCONCLUSIVE,
+    NEITHER,
     NOT_HELD,
     NOT_TESTED,
     OPEN,
     RULE,
+    WITHHELD,
     Arm,
     Comparison,
     combined,
@@ -206,7 +215,8 @@ def next_stage(plan: EvidencePlan, results) -> Stage | None:
     if second is not None:
         return second
     wanted = more_seeds_for(plan, results)
-    return stage("stage 3", lambda c: (c.label, c.seq_len) in wanted and c.lr in windows[(c.label, c.seq_len)])
+    third = stage("stage 3", lambda c: (c.label, c.seq_len) in wanted and c.lr in windows[(c.label, c.seq_len)])
+    return None if third is None or stage3_settled(plan, results) else third
 
 
 def more_seeds_for(plan: EvidencePlan, results) -> frozenset:
@@ -218,6 +228,93 @@ def more_seeds_for(plan: EvidencePlan, results) -> frozenset:
         return frozenset()
     return frozenset((label, T) for _, T, winners, others, c in read.rows if c.kind == OPEN
                      for label in (*winners, *others))
+
+
+def _stage3_left(plan: EvidencePlan, results) -> dict[tuple[str, int], int]:
+    """(label, length) -> stage-3 seeds still to finish, for the entries stage 3 gives more seeds."""
+    wanted = more_seeds_for(plan, results)
+    entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
+               for T in plan.base.seq_lens}
+    return {(s.label, s.seq_len): len(STAGE3_SEEDS) - arm_of(plan, results, s, *entries[s.label, s.seq_len],
+                                                             seeds=STAGE3_SEEDS).n
+            for s in searches(plan, results) if (s.label, s.seq_len) in wanted and s.window}
+
+
+def _possible_kinds(a: Arm, more_a: int, b: Arm, more_b: int) -> set[str]:
+    """Every kind `compare` could give once `a` and `b` have `more_a` and `more_b` more seeds, whatever those show
+    (where every seed of both would have left, their accuracies decide: any kind but "neither")."""
+    if not more_a and not more_b:
+        return {compare(a, b).kind}
+    kinds: set[str] = set()
+    for k_a in range(more_a + 1):
+        for k_b in range(more_b + 1):
+            a2 = Arm(a.name, a.values + (1.0,) * k_a + (0.0,) * (more_a - k_a), a.threshold)
+            b2 = Arm(b.name, b.values + (1.0,) * k_b + (0.0,) * (more_b - k_b), b.threshold)
+            if a2.left == a2.n and b2.left == b2.n:
+                kinds |= {ABOVE, BELOW, EQUAL, OPEN}
+            else:
+                kinds.add(compare(a2, b2).kind)
+    return kinds
+
+
+def _possible_outcomes(row_kinds: list[set[str]]) -> set[str]:
+    """Every outcome `outcome_of` could give when each comparison may end as any of its kinds (a superset: the
+    rows are taken as free of each other, though they may share an arm)."""
+    if not row_kinds:
+        return {NOT_TESTED}
+    out = set()
+    if any(k & {BELOW, EQUAL} for k in row_kinds):
+        out.add(NOT_HELD)
+    if all(ABOVE in k for k in row_kinds):
+        out.add(HELD)
+    free = [k - {BELOW, EQUAL} for k in row_kinds]
+    if all(free):
+        if any(k & {NEITHER, WITHHELD} for k in free):
+            out.add(NOT_TESTED)
+        if all(k & {ABOVE, OPEN} for k in free) and any(OPEN in k for k in free):
+            out.add(INCONCLUSIVE)
+    return out
+
+
+def stage3_outcomes(plan: EvidencePlan, results) -> set[str]:
+    """The outcomes the claim could still reach, whatever stage 3's unfinished runs show."""
+    left = _stage3_left(plan, results)
+    read = _read(plan, results, searches(plan, results), STAGE2_SEEDS + STAGE3_SEEDS)
+    by_reading: dict[str, list[set[str]]] = {}
+    for reading, T, winners, others, c in read.rows:
+        kinds = {c.kind}
+        if c.kind != WITHHELD:
+            kinds = _possible_kinds(_pooled(read.arms, winners, T), sum(left.get((w, T), 0) for w in winners),
+                                    _pooled(read.arms, others, T), sum(left.get((o, T), 0) for o in others))
+        by_reading.setdefault(reading, []).append(kinds)
+    sets = [_possible_outcomes(rows) for rows in by_reading.values()]
+    if not sets:
+        return {NOT_TESTED}
+    if len(sets) == 1:
+        return sets[0]
+    agreed = set.intersection(*sets)
+    return agreed if all(s == agreed and len(s) == 1 for s in sets) else agreed | {INCONCLUSIVE}
+
+
+def stage3_settled(plan: EvidencePlan, results) -> bool:
+    """Stage 3 stops once no outcome of its unfinished runs could change the verdict (they would be spent for
+    nothing: the verdict is the one the whole stage would give)."""
+    return len(stage3_outcomes(plan, results)) == 1
+
+
+def stage3_cut(plan: EvidencePlan, results) -> tuple[int, int] | None:
+    """(runs stage 3 finished, runs it left) where it stopped early (`stage3_settled`), else None."""
+    wanted = more_seeds_for(plan, results)
+    if not wanted:
+        return None
+    windows = {(s.label, s.seq_len): s.window for s in searches(plan, results)}
+    done = set(_by_key(results))
+    chosen = [c for c in cells(plan.spec("stage 3")) if (c.label, c.seq_len) in wanted
+              and c.lr in windows[c.label, c.seq_len]]
+    left = sum(c.key not in done for c in chosen)
+    if not left or not stage3_settled(plan, results):
+        return None
+    return len(chosen) - left, left
 
 
 def spent_s(plan: EvidencePlan, results) -> float:
@@ -362,6 +459,13 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     outcome = read.outcome
     detail = "; ".join(f"T={T}: {c}" for _, T, c in comparisons)
     why = "" if outcome in (HELD, NOT_HELD) else undecided_why(outcome, [c for *_, c in comparisons])
+    cut = stage3_cut(plan, results) if nxt is None else None
+    if cut is not None:
+        ran, left = cut
+        said = (f"stage 3 stopped after {ran} of its {ran + left} runs: whatever the other {left} showed, the "
+                f"verdict could not change")
+        detail += f" ({said})"
+        why = f"{why}; {said}" if why else why
     if why and unpaid:
         why += f"; {unpaid}"
     return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why, stage=nxt.name if unpaid else "",

@@ -271,7 +271,11 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
         print(f"{stage.name}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)} (grid {stage.spec.grid_id})",
               file=sys.stderr, flush=True)
         done = frozenset(r.key for r in results)
-        run_grid(stage.spec, runner, out=out, have=stage.skipped() | done)
+        later = frozenset()
+        if stage.name == "stage 3":                       # a seed at a time: it stops once the rest cannot matter
+            seed = min(c.seed for c in stage.cells)
+            later = frozenset(c.key for c in stage.cells if c.seed != seed)
+        run_grid(stage.spec, runner, out=out, have=stage.skipped() | done | later)
         results = stored_results(plan, runner.db_path)
         if {r.key for r in results} <= done:             # every cell failed: rerunning them now would loop
             print(f"{stage.name}: no cell finished (see the runs' status in the store); stopping", file=sys.stderr,

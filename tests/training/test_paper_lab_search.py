@@ -4,9 +4,11 @@ verdict, a budget run out says "not tested at this scale", and the claims' compa
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lcsm_core.paper_lab import CellResult
-from lcsm_core.paper_lab.evidence import HELD, INCONCLUSIVE, NOT_HELD, NOT_TESTED, WITHHELD
+from lcsm_core.paper_lab.evidence import HELD, INCONCLUSIVE, NOT_HELD, NOT_TESTED, WITHHELD, Arm, compare
 from lcsm_core.paper_lab.grid import cells
 from lcsm_core.paper_lab.search import (
     EVIDENCE_PLANS,
@@ -15,12 +17,14 @@ from lcsm_core.paper_lab.search import (
     STAGE1_RATES,
     STAGE2_SEEDS,
     STAGE3_SEEDS,
+    _possible_kinds,
     claim_pairs,
     evidence_verdict,
     load_evidence,
     next_stage,
     plan_of,
     save_evidence,
+    stage3_outcomes,
     stage_costs,
 )
 
@@ -121,6 +125,42 @@ def test_stage_three_gives_the_open_comparisons_five_more_seeds_and_can_decide()
     assert found.outcome == NOT_HELD and found.arms["1-1-1-0", 32].n == 10      # 8/10 vs 0/10: apart
 
 
+def test_stage_three_stops_once_its_unfinished_runs_cannot_change_the_verdict():
+    plan = plan_of("activation", budget_cpu_h=10)
+
+    def lottery(label, T, lr, seed):                            # sigmoid leaves in 2 of 5; 1-1-1-1 in 4 of 5, then 1
+        wins = {"1-1-1-2": (0, 2), "1-1-1-1": (0, 1, 2, 3, 5)}.get(label, ())
+        return LEARNED if seed in wins else STUCK
+    results = run(plan, lottery, stages=2)
+    stage = next_stage(plan, results)                           # 1-1-1-1 could still end wholly above sigmoid
+    assert stage.name == "stage 3"
+    assert stage3_outcomes(plan, results) >= {NOT_HELD, INCONCLUSIVE}
+    theirs = [c for c in stage.cells if c.label == "1-1-1-1"]
+    results += [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                           lottery(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in theirs]
+    # 1-1-1-1 at 5/10: sigmoid's 2–7 of 10 can neither clear it nor fall wholly below it, nor anyone else's
+    assert stage3_outcomes(plan, results) == {INCONCLUSIVE} and next_stage(plan, results) is None
+    found = evidence_verdict(plan, results)
+    left = len(stage.cells) - len(theirs)
+    assert found.outcome == INCONCLUSIVE and f"stage 3 stopped after {len(theirs)} of its {len(stage.cells)} runs" \
+        in found.why and f"the other {left} showed" in found.why
+    whole = results + [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                                  lottery(c.label, c.seq_len, c.lr, c.seed), 1.0, "live")
+                       for c in stage.cells if c.label != "1-1-1-1"]
+    assert evidence_verdict(plan, whole).outcome == INCONCLUSIVE  # what the whole stage gives
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), min_size=3, max_size=8), st.lists(st.booleans(), min_size=3, max_size=8),
+       st.lists(st.booleans(), max_size=6), st.lists(st.booleans(), max_size=6))
+def test_the_reachable_kinds_hold_every_way_the_seeds_to_come_can_fall(a, b, more_a, more_b):
+    """`_possible_kinds` of two arms part-way, with the seeds still to come, includes the kind of each completion."""
+    def arm(name, left):
+        return Arm(name, tuple(LEARNED + 0.01 * i if x else STUCK for i, x in enumerate(left)), 0.35)
+    reachable = _possible_kinds(arm("a", a), len(more_a), arm("b", b), len(more_b))
+    assert compare(arm("a", a + more_a), arm("b", b + more_b)).kind in reachable
+
+
 def test_a_decided_claim_gets_no_more_seeds_and_an_unpaid_stage_three_leaves_the_verdict_standing():
     plan = plan_of("activation")
     results = run(plan, learns_at({"1-1-1-1"}))
@@ -215,3 +255,26 @@ def test_cost_only_prints_each_budget_before_anything_runs(tmp_path, capsys):
     assert "stage 1" in err and "beyond the budget: not tested" in err
     assert main(["--evidence", "tau", "--ship-stored", "--db", str(db)]) == 0      # nothing stored: nothing written
     assert "wrote" not in capsys.readouterr().err and RunStore(db).list_runs() == []
+
+
+def test_the_cli_runs_stage_three_a_seed_at_a_time_and_stops_when_the_rest_cannot_matter(monkeypatch):
+    """The driver's loop with the store and the grid runner stood in for: stage 3 runs seed 5 for every entry, and
+    with sigmoid at 2/6 and 1-1-1-1 at 4/6 no seeds 6–9 could decide the claim: nothing more runs."""
+    from lcsm_serving.paper_lab import cli
+    plan = plan_of("activation", budget_cpu_h=10)
+    wins = {"1-1-1-2": (0, 2), "1-1-1-1": (0, 1, 2, 3)}
+    stored: list = []
+    calls: list = []
+
+    def fake_run_grid(spec, runner, out=None, have=frozenset()):
+        ran = [c for c in cells(spec) if c.key not in have]
+        calls.append((spec.seeds, sorted({c.seed for c in ran})))
+        stored.extend(CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                                 LEARNED if c.seed in wins.get(c.label, ()) else STUCK, 1.0, "live") for c in ran)
+    monkeypatch.setattr(cli, "run_grid", fake_run_grid)
+    monkeypatch.setattr(cli, "stored_results", lambda plan, db, **kw: list(stored))
+    runner = type("Runner", (), {"db_path": "unused", "where": "a test"})()
+    line = cli.run_evidence(plan, runner, out=open(__import__("os").devnull, "w"))
+    third = [ran for seeds, ran in calls if seeds == STAGE3_SEEDS]
+    assert third == [[5]]
+    assert line["outcome"] == INCONCLUSIVE and "stage 3 stopped after 24 of its 120 runs" in line["why"]
