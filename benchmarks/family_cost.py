@@ -18,7 +18,7 @@ are not in these numbers; --whole adds a second table with them: `lcsm_explorer.
 and readout of every member) with and without `compute_many`; --worker times the preview worker's whole job,
 `app/kit/preview_pool.py:compute_family` (the members, the page link's text and the outline made from them, both
 pickled: what a held move costs the helpers), beside its members alone; --split divides that job into its parts
-(`split`: the core call, the members' charts, their readouts, the charts' words, `page_member`, `prepared`, the
+(`split`: the core call, the members' charts, their readouts and notes, `page_member`, `prepared`, the
 pickles), to say whose code a held move's helper CPU is.
 """
 from __future__ import annotations
@@ -99,20 +99,19 @@ def measure(page: str, changes: dict, repeats: int, whole: bool | str = False) -
                 **{f"{name} best": min(t) for name, t in times.items()})
 
 
-SPLIT = ("compute", "charts", "readouts", "words", "page_member", "prepared", "pickles")
+SPLIT = ("compute", "charts", "readouts", "page_member", "prepared", "pickles")
 
 
 def split(page: str, changes: dict, repeats: int) -> dict:
     """The preview worker's job (`preview_pool.compute_family`) step by step as `sweep.sweep_family` and `prepared`
     take it, each step's CPU ms summed over the family's members: the page's core call (`compute_many`, else
     `compute` per value), its charts (`Sweep.figures` or `figures`, made as plain as a member needs), readouts
-    (`metrics` as text), the charts' words (`chart_text`: summaries and data tables), the members' frames
+    (`metrics` as text, and each chart's note: the browser words the charts), the members' frames
     (`sweep_figure.page_member`), the web process's form of the family (`family.prepared`: link text and outline)
     and the two pickles. Medians over `repeats` (after two unmeasured runs)."""
     import pickle
 
     from lcsm_explorer.app.kit.chart_element import plain_part
-    from lcsm_explorer.app.kit.chart_text import chart_text
     from lcsm_explorer.app.kit.family import prepared
     from lcsm_explorer.app.kit.page_text import chart_notes, page_text
     from lcsm_explorer.app.kit.sweep import shared_values, sweep_values
@@ -144,16 +143,14 @@ def split(page: str, changes: dict, repeats: int) -> dict:
                        for name, fig in draw(at, result).items()}
             t1 = time.process_time()
             readouts = page_text(spec, at, result)
-            t2 = time.process_time()
             notes = chart_notes(spec, at, result, readouts["metrics"])
-            readouts["charts"] = {name: chart_text(fig, notes.get(name, ""), name) for name, fig in figures.items()}
-            t3 = time.process_time()
+            readouts["notes"] = {name: note for name, note in notes.items() if note}
+            t2 = time.process_time()
             members.append(page_member(setting, value, figures, readouts))
-            t4 = time.process_time()
+            t3 = time.process_time()
             took["charts"] += t1 - t0
             took["readouts"] += t2 - t1
-            took["words"] += t3 - t2
-            took["page_member"] += t4 - t3
+            took["page_member"] += t3 - t2
         t0 = time.process_time()
         family = prepared(spec, tuple(sorted(held.items())), shared_values(members))
         t1 = time.process_time()

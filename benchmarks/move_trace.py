@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.app_process import AppServer  # noqa: E402
 from benchmarks.streamlit_client import StreamlitSession, next_control_value  # noqa: E402
 
-COMPONENT_JS = "app/kit/instrument.js"
+COMPONENT_JS = ("app/kit/instrument.js", "app/kit/chart_words.js")   # the component's code
 
 
 def runs(trace: Path) -> dict[int, set[str]]:
@@ -78,7 +78,7 @@ def traced_move(page: str = "spring", setting: str = "c", value: str | None = No
             moved, fragment, files = asyncio.run(_move(server.url, trace, page, setting, value, timeout_s))
         finally:
             server.stop()
-    return moved, fragment, files | {COMPONENT_JS}
+    return moved, fragment, files | set(COMPONENT_JS)
 
 
 def main(argv: list[str] | None = None) -> int:

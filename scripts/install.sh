@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the package (pip, editable, constraints.txt); with --tests also what only the tests use (its [test]
 # and [ray] extras: pytest, Playwright, axe, Ray; fla-core's oracles).
-# Debian packages (HAProxy, KaTeX; with --tests chromium and an emoji font) are installed with apt-get only when
+# Debian packages (HAProxy, KaTeX; with --tests chromium, an emoji font, node and openssl) are installed with apt-get only when
 # asked (--system-packages, as root); otherwise each missing one is named with what goes without it.
 # Idempotent: a second run is quick.
 #   bash scripts/install.sh [--tests] [--system-packages]
@@ -56,6 +56,8 @@ if [ "$TESTS" = "1" ]; then
   system_package "chromium fonts-noto-color-emoji" \
     "command -v chromium >/dev/null 2>&1 && [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]" \
     "the browser tests skip (fail under CI=true)"
+  # The browser's chart words (app/kit/chart_words.js) are held equal to the server's in node.
+  system_package nodejs "command -v node >/dev/null 2>&1" "the chart words' JavaScript test skips (fails under CI=true)"
   # The HTTPS test makes a self-signed certificate with openssl.
   system_package openssl "command -v openssl >/dev/null 2>&1" "the HTTPS test skips (fails under CI=true)"
 fi

@@ -4,9 +4,9 @@
 its title, the lesson's note on what matters in it, then per series the numbers a reader would look for — where it
 peaks, where it ends, where it settles, where its few points lie) and `tables`, its series' points thinned to at most
 `MAX_ROWS` rows each (the "Show the data" table under the chart). Both come from the figure as the browser draws it,
-so they say what the picture says at every setting, for the lesson instrument's every family member as for the
-charts Streamlit draws. `chart_texts` says the same of one chart at every member of a family, in one pass (what the
-preview worker calls).
+so they say what the picture says at every setting: the charts Streamlit draws and the lesson instrument's page as
+the server draws it. A family member the browser moves a chart to is worded there, from the frame it shows, by this
+module's JavaScript twin (`chart_words.js`, tests/app/test_chart_words_js.py holds the two equal).
 
 A figure is read as a plain dict (`chart_element.plain_chart`'s, or a `plain_part` of `TEXT_TRACE_KEYS` and the
 layout keys `text_layout_key` accepts): arrays as plotly 7's typed-array specs, numpy arrays or lists. A trace
@@ -51,42 +51,16 @@ def chart_text(fig: dict, note: str = "", name: str = "") -> dict:
     (a table's `name`: its caption after the chart's title, what its region is called), every
     number in them written from the figure's data (`note`: the lesson's own words on what matters, put after the
     title; `name`: the chart's name, where it has no title)."""
-    summary, tables = _unrounded(fig, note, name, values)
+    summary, tables = _unrounded(fig, note, name)
     return {"summary": summary, "tables": rounded_columns(tables)}
 
 
-def chart_texts(figs: list[dict], notes: list[str], name: str = "") -> list[dict]:
-    """`chart_text` of each of `figs` with its note (one chart at every member of a preview family), equal to it
-    figure by figure, in one pass: an array the members share (a time axis) is read once, and every member's
-    tables are rounded in one numpy pass (numpy's cost is per call: a family makes ~50 tables)."""
-    read = _read_once()
-    done = [_unrounded(fig, note, name, read) for fig, note in zip(figs, notes)]
-    cells = iter(rounded_columns([t for _, tables in done for t in tables]))
-    return [{"summary": summary, "tables": [next(cells) for _ in tables]} for summary, tables in done]
-
-
-def _read_once():
-    """`values`, reading each typed array's bytes once (the members of a family repeat most of them)."""
-    read: dict = {}
-
-    def once(value: Any) -> np.ndarray | None:
-        if not (isinstance(value, dict) and "bdata" in value):
-            return values(value)
-        key = (value["bdata"], value.get("dtype"), value.get("shape"))
-        found = read.get(key)
-        if found is None:
-            found = read[key] = values(value)
-        return found
-    return once
-
-
-def _unrounded(fig: dict, note: str, name: str, read) -> tuple[str, list[dict]]:
-    """The summary and the tables (numeric columns as numpy arrays: `rounded_columns` writes them), the figure's
-    arrays read by `read` (`values`, or `_read_once`'s)."""
+def _unrounded(fig: dict, note: str, name: str) -> tuple[str, list[dict]]:
+    """The summary and the tables (numeric columns as numpy arrays: `rounded_columns` writes them)."""
     layout = fig.get("layout") or {}
     title = plain_words(_text_of(layout.get("title"))) or name
     axes: dict = {}                                 # the chart's axes and panel titles, read once
-    series = [s for n, trace in enumerate(fig.get("data") or []) if (s := read_series(trace, n, layout, axes, read))
+    series = [s for n, trace in enumerate(fig.get("data") or []) if (s := read_series(trace, n, layout, axes))
               is not None]
     _distinguish(series)
     room = MAX_SUMMARY_CHARS - len(title) - len(note)
@@ -106,7 +80,7 @@ def _unrounded(fig: dict, note: str, name: str, read) -> tuple[str, list[dict]]:
     parts = [p for p in (note.strip().rstrip("."), *said) if p]
     summary = f"{title}: " + "; ".join(parts) + "." if parts else f"{title}: no data."
     # each table's region is named by its chart's title too: two charts' "ZOH" tables are two distinct landmarks
-    # (the title without its aside, e.g. "(Δ = 0.1 s)": a family's members then share their tables)
+    # (the title without its aside, e.g. "(Δ = 0.1 s)": a table keeps its name while a drag moves the chart)
     short = ASIDE.sub("", title).strip() or title
     return summary, [{**t, "name": f"{short}: {t['caption']}"} for t in (table(s) for s in series)]
 
@@ -195,10 +169,9 @@ class Series:
         self.panel = ""
 
 
-def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None, read=values) -> Series | None:
+def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None) -> Series | None:
     """The trace as a series, or None where it is no data (a reference drawn for the eye, a hidden or empty one).
-    `axes`: where the chart's axes and panel titles are kept once read (its other traces share them); `read`: how
-    an array is read (`values`, or `_read_once`'s)."""
+    `axes`: where the chart's axes and panel titles are kept once read (its other traces share them)."""
     if trace.get("hoverinfo") == "skip" or trace.get("visible") is False:
         return None
     kind = trace.get("type", "scatter")
@@ -208,9 +181,9 @@ def read_series(trace: dict, n: int, layout: dict, axes: dict | None = None, rea
         axes[xref, yref] = (axis_of(layout, xref), axis_of(layout, yref), panel_title(layout, xref, yref))
     x_axis, y_axis, panel = axes[xref, yref]
     label = plain_words(trace.get("name"))
-    x, y = read(trace.get("x")), read(trace.get("y"))
+    x, y = values(trace.get("x")), values(trace.get("y"))
     if kind in ("heatmap", "contour"):
-        z = read(trace.get("z"))
+        z = values(trace.get("z"))
         if z is None or z.ndim != 2 or not z.size or z.dtype.kind != "f":
             return None
         rows, cols = z.shape
@@ -269,7 +242,7 @@ def spoken(value) -> str:
 
 def cell(value) -> float | int | str | None:
     """A table's cell: a number rounded to 4 significant digits (None for a gap, text for an infinity or a
-    category) — numbers, not their text, so a family's tables stay small (`shown` writes them)."""
+    category) — numbers, not their text (`shown` writes them)."""
     if isinstance(value, str | np.str_):
         return str(value)
     return column(np.asarray([value], dtype=float))[0]
@@ -445,7 +418,7 @@ def grid_phrase(s: Series) -> str:
 @lru_cache(maxsize=256)
 def thinned(n: int, most: int) -> np.ndarray:
     """At most `most` indices of `n`, evenly spread, the first and the last among them: the same rows at every
-    setting, so a family's members share their x columns (`family.shared_tables`). Never change the array: kept."""
+    setting, so a table's rows stay put while a drag moves its chart. Never change the array: kept."""
     if n <= most:
         return np.arange(n)
     return np.unique(np.round(np.linspace(0, n - 1, most)).astype(int))
@@ -453,7 +426,7 @@ def thinned(n: int, most: int) -> np.ndarray:
 
 def rounded_columns(tables: list[dict]) -> list[dict]:
     """The tables with their numeric columns (numpy arrays, as `table` leaves them) as `column` writes them, rounded
-    in one pass for the whole chart (a family tables ~2 000 values per member: numpy's cost is per call)."""
+    in one pass for the whole chart (numpy's cost is per call)."""
     arrays = [c for t in tables for c in t["columns"] if isinstance(c, np.ndarray) and c.dtype.kind in "fiu"]
     if not arrays:
         return [{**t, "columns": [c if isinstance(c, list) else column(c) for c in t["columns"]]} for t in tables]

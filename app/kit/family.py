@@ -60,8 +60,8 @@ def prepared(lesson: Lesson, held: tuple, members: list[dict]) -> Family:
         if following(lesson, family, chart):
             charts[chart] = [{key: group[key] for key in ("signature", "frames")} for group in frames]
     charts, arrays = shared_arrays(charts)
-    readouts, tables = shared_tables({m["name"]: m["readouts"] for m in members})
-    text = encoded({"charts": charts, "readouts": readouts, "arrays": arrays, **tables})
+    readouts = {m["name"]: m["readouts"] for m in members}
+    text = encoded({"charts": charts, "readouts": readouts, "arrays": arrays})
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]       # SHA-256 is hardware-assisted: half blake2b's time
     outline = tuple({**{key: m[key] for key in OUTLINE_MEMBER},
                      "charts": {chart: {key: part[key] for key in OUTLINE_CHART}
@@ -137,45 +137,10 @@ def _starts(keys: list[tuple]) -> dict[tuple, tuple[tuple, int]]:
     return found
 
 
-def shared_tables(readouts: dict[str, dict]) -> tuple[dict[str, dict], dict[str, list]]:
-    """The members' readouts (by member name) with each chart's data tables (`chart_text`'s, under `charts`) sent
-    once each, and each table's columns once each: a table names its columns by their place in one list, and a
-    chart its tables by theirs in another (returned as {"columns", "tables"}). The rows a table keeps are the same
-    at every member, so an x column (a time axis) is sent once for the family, and a table that does not move with
-    the swept setting (discretize's s-plane, propagation's heat maps) once, not once per member. `instrument.js`
-    puts them back on arrival (`resolved` is that, in Python). New containers: the members' readouts are kept."""
-    places: dict[str, dict] = {"columns": {}, "tables": {}}
-    pools: dict[str, list] = {"columns": [], "tables": []}
-
-    def place(kind: str, key, value) -> int:
-        found = places[kind].get(key)
-        if found is None:
-            found = places[kind][key] = len(pools[kind])
-            pools[kind].append(value)
-        return found
-
-    def table_place(table: dict) -> int:
-        columns = [place("columns", tuple(column), column) for column in table["columns"]]
-        key = (table["caption"], table.get("name"), tuple(table["headers"]), tuple(columns))
-        return place("tables", key, {**table, "columns": columns})
-    out = {}
-    for name, text in readouts.items():
-        charts = text.get("charts")
-        out[name] = text if charts is None else {
-            **text, "charts": {chart: {**words, "tables": [table_place(t) for t in words["tables"]]}
-                               for chart, words in charts.items()}}
-    return out, pools if pools["tables"] else {}
-
-
 def resolved(text: str) -> dict:
-    """The link's family text as the browser holds it once `instrument.js` has put each shared array and table
-    back."""
+    """The link's family text as the browser holds it once `instrument.js` has put each shared array back."""
     family = json.loads(text)
     arrays = family.pop("arrays", [])
-    tables, columns = family.pop("tables", []), family.pop("columns", [])
-    for words in (w for member in family["readouts"].values() for w in (member.get("charts") or {}).values()):
-        words["tables"] = [{**tables[n], "columns": [columns[c] for c in tables[n]["columns"]]}
-                           for n in words["tables"]]
     for frame in _frames(family["charts"]):
         for trace in frame["data"]:
             for key, value in trace.items():

@@ -15,6 +15,8 @@
 //
 // Every chart says what it shows (app/kit/chart_text.py): its summary is its accessible name, and "Show the data"
 // under it holds the summary and its series' points as tables — the member's during a move, as its readouts are.
+// The server words the page it draws; a member's charts are worded here, from the frames they are moved to
+// (chart_words.js, chart_text.py's twin), with the member's notes: a family carries no words.
 // Each committed move is announced once, in the polite live region: its readouts (a swept move's as it commits,
 // any other move's once the page at the new values arrives).
 const ANIMATE = { mode: "immediate", frame: { duration: 0, redraw: true }, transition: { duration: 0 } };
@@ -23,6 +25,9 @@ const STALE_MS = 5000;             // a commit's answer is awaited this long bef
 const MAIN_HEIGHT = 380;           // px: the main chart's most, so controls, readouts and chart share one screen
 const PRESENT_MAIN_HEIGHT = 350;   // px: the same on a projector, whose readouts are larger
 const MIN_MAIN_HEIGHT = 280;       // px: never less (a phone scrolls to it)
+
+// The chart words' module, at this script's own version (app/kit/vendor.py serves both under one digest).
+const { chartText } = await import(new URL(`chart_words.js${new URL(import.meta.url).search}`, import.meta.url).href);
 
 const registry = (window.__lcsmInstrument = window.__lcsmInstrument ||
   { families: {}, listeners: {}, loads: {}, focused: {} });
@@ -165,22 +170,10 @@ function withArrays(family) {
   return family;
 }
 
-// The members' chart tables as they arrive (family.shared_tables): each chart names its tables, and each table its
-// columns, by their place in the family's lists; each member gets its tables back whole.
-function withTables(family) {
-  const tables = family.tables || [], columns = family.columns || [];
-  for (const text of Object.values(family.readouts || {})) {
-    for (const words of Object.values(text.charts || {})) {
-      words.tables = words.tables.map((n) => ({ ...tables[n], columns: tables[n].columns.map((c) => columns[c]) }));
-    }
-  }
-  return family;
-}
-
 function keepFamily(payload) {
   const held = registry.families[payload.page];
   if (held && held.id === payload.family_id) return;
-  registry.families[payload.page] = { id: payload.family_id, family: withTables(withArrays(payload.family)) };
+  registry.families[payload.page] = { id: payload.family_id, family: withArrays(payload.family), words: new Map() };
   const listener = registry.listeners[payload.page];
   if (listener) listener();
 }
@@ -386,7 +379,29 @@ function memberPage(state, payload) {
     if (!frame) return null;
     figures[name] = memberFigure(figure, frame, payload.member);
   }
-  return { ...payload, figures, text, member: null, kept: [], moved: payload.kept.length };
+  const notes = text.notes || {};
+  const charts = {};
+  for (const [name, figure] of Object.entries(figures)) charts[name] = chartText(figure, notes[name] || "", name);
+  return { ...payload, figures, configs: { ...before.configs, ...payload.configs }, text: { ...text, charts },
+    member: null, kept: [], moved: payload.kept.length };
+}
+
+// The words of every chart moved to member `name` (chart_words.js), each made once per family, chart, group of
+// traces (its frames' signature) and member.
+function memberWords(state, name) {
+  const held = registry.families[state.payload.page];
+  const words = {};
+  if (!held) return words;
+  const notes = (held.family.readouts[name] || {}).notes || {};
+  for (const [chart, figure] of Object.entries(state.payload.figures)) {
+    const key = `${chart} ${JSON.stringify(tagOf(figure).signature)} ${name}`;
+    if (!held.words.has(key)) {
+      const frame = memberFrame(held, figure, name);
+      held.words.set(key, frame ? chartText(memberFigure(figure, frame, name), notes[chart] || "", chart) : null);
+    }
+    if (held.words.get(key)) words[chart] = held.words.get(key);
+  }
+  return words;
 }
 
 function framesOf(state, figure) {
@@ -440,11 +455,15 @@ function showMember(state, name) {
     } catch (err) { /* a chart being redrawn: the next move catches up */ }
   }
   const text = memberText(state, name);
-  if (text) {
-    drawReadouts(state, text);
-    drawChartWords(state, text.charts);
-  }
+  if (text) drawReadouts(state, text);
   state.root.dataset.member = name;
+  // the charts' words after the drawing (a drag's next step may come first: then only the last is worded)
+  clearTimeout(state.wordsTimer);
+  state.wordsTimer = setTimeout(() => {
+    if (state.root.dataset.member !== name) return;
+    const now = memberText(state, name);
+    if (now) drawChartWords(state, now.charts || memberWords(state, name));
+  }, 0);
 }
 
 function memberText(state, name) {

@@ -8,7 +8,8 @@ What the browser gets, in two mounts of the one component (`instrument.js`):
   charts' words (`text.charts`: each chart's summary and data tables, `app/kit/chart_text.py`). It changes with every
   committed value;
 - the family (`family_payload`, only where the drag preview is on): every chart's frames and every member's
-  readouts, equations and charts' words (`app/kit/family.py:Family.link`). It does not depend on the swept value, so
+  readouts, equations and charts' notes (`app/kit/family.py:Family.link`); the browser words each chart at a member
+  from its frame (`app/kit/chart_words.js`). It does not depend on the swept value, so
   across swept moves it is the same message, byte for byte, and Streamlit's message cache sends a reference, not
   the family.
 
@@ -37,7 +38,7 @@ from .lesson import Lesson
 from .settings import Setting
 from .sweep_figure import MOVING_DATA, MOVING_LAYOUT
 from .vendor import VENDOR_URLS
-from .widgets import chart_config, insight_key
+from .widgets import chart_config
 
 # The component's own code is a loader of instrument.js (served by the app, `app/kit/vendor.py`): Streamlit sends a
 # component's inline code with every element, and the instrument's element is sent on every move.
@@ -108,9 +109,10 @@ def instrument_payload(lesson: Lesson, values: dict, view: ClassroomView, charts
         swept=dict(name=sweep.setting, chart=sweep.chart, members=members,
                    family_id=family.link["family_id"] if family else None),
         presets=[dict(label=p.label, insight=p.insight) for p in lesson.presets] if presets_allowed(view) else [],
-        insight=st.session_state.get(insight_key(spec)),
+        insight=st.session_state.get(spec.insight_key),
         rows=[list(row) for row in lesson.charts if not isinstance(row, str)],
-        configs={name: chart_config(f"{lesson.page}-{name}") for name in [*charts, *kept]},   # the PNG download
+        configs={name: chart_config(f"{lesson.page}-{name}") for name in charts},   # the PNG download (a kept
+        # chart keeps the one it was drawn with)
         member=member, kept=kept,
         text=None if text is None else
         {**text, "charts": {name: chart.text for name, chart in charts.items() if chart.text is not None}},
@@ -170,7 +172,7 @@ def apply_commit(lesson: Lesson, view: ClassroomView, message: Any) -> bool:
     if isinstance(preset, int) and 0 <= preset < len(lesson.presets) and presets_allowed(view):
         picked = lesson.presets[preset]
         chosen = {**picked.state(spec)}
-        st.session_state[insight_key(spec)] = picked.insight
+        st.session_state[spec.insight_key] = picked.insight
     for name, value in chosen.items():
         st.session_state[spec.key(name)] = value
     seq = message.get("seq")

@@ -183,6 +183,11 @@ class Settings:
     def key(self, name: str) -> str:
         return f"{self.page}.{name}"
 
+    @property
+    def insight_key(self) -> str:
+        """The session key of the last picked preset's insight (the presets' caption: buttons, pills, instrument)."""
+        return f"{self.page}.preset.last"
+
     def __getitem__(self, name: str) -> Setting:
         for p in self.params:
             if p.name == name:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .chart_element import PlainFigure, Refiller, plain_figure, plain_part  # noqa: F401 (pages: `Sweep.figures`)
-from .chart_text import chart_text, chart_texts
+from .chart_text import chart_text
 from .lesson import Lesson, Sweep
 from .page_text import chart_notes, page_text
 from .settings import Setting
@@ -44,8 +44,7 @@ def sweep_values(setting: Setting, sweep: Sweep, values: dict) -> list:
 def page_at(lesson: Lesson, values: dict, result: Any) -> tuple[dict[str, Any], dict]:
     """Every chart a drag moves (`Sweep.figures`, else every chart of the page; Figures or plain figure dicts:
     `sweep_figure.chart_part` makes plain only what a member keeps) and the page's readouts, drawn from `result`
-    at `values`, with those charts' text alternatives (`charts`: the summary and data tables the instrument shows
-    with the member, as it shows its readouts)."""
+    at `values`, with those charts' text alternatives (`charts`: the summary and data tables)."""
     figures, text, notes = unworded_page(lesson, values, result)
     return figures, {**text, "charts": {name: chart_text(fig, notes.get(name, ""), name)
                                         for name, fig in figures.items()}}
@@ -64,13 +63,11 @@ def sweep_member(lesson: Lesson, held: dict, value: Any, result: Any = None, res
                  ) -> dict | None:
     """The member at `value` of the swept setting, `held` fixing the others (`result`: its compute, when known);
     None where the core refuses it (the renderer says so for the current value; the preview has no frame there).
-    `results`, when given, receives the compute result under `value`."""
-    drawn = _drawn_member(lesson, held, value, result, results)
-    return None if drawn is None else _worded([drawn])[0]
+    `results`, when given, receives the compute result under `value`.
 
-
-def _drawn_member(lesson: Lesson, held: dict, value: Any, result: Any, results: dict | None) -> tuple | None:
-    """(the member without its charts' words, its figures, their notes), or None where the core refuses it."""
+    A member carries its charts' frames and its readouts, with each chart's note (`notes`: the lesson's words on
+    what matters in it at that value), not the charts' words: the browser makes those from the frame it shows
+    (`chart_words.js`, tested equal to `chart_text`), so a held move's family costs the server no words."""
     setting = lesson.settings[lesson.sweep.setting]
     values = {**held, setting.name: value}
     if result is None:
@@ -81,20 +78,7 @@ def _drawn_member(lesson: Lesson, held: dict, value: Any, result: Any, results: 
     if results is not None:
         results[value] = result
     figures, text, notes = unworded_page(lesson, values, result)
-    return page_member(setting, value, figures, text), figures, notes
-
-
-def _worded(drawn: list[tuple]) -> list[dict]:
-    """The members of `drawn` (`_drawn_member`'s) with their charts' words in their readouts, chart by chart in
-    one pass over the members (`chart_text.chart_texts`)."""
-    words: list[dict] = [{} for _ in drawn]
-    for name in dict.fromkeys(name for _, figures, _ in drawn for name in figures):
-        at = [i for i, (_, figures, _) in enumerate(drawn) if name in figures]
-        said = chart_texts([drawn[i][1][name] for i in at], [drawn[i][2].get(name, "") for i in at], name)
-        for i, text in zip(at, said):
-            words[i][name] = text
-    return [{**member, "readouts": {**member["readouts"], "charts": charts}}
-            for (member, _, _), charts in zip(drawn, words)]
+    return page_member(setting, value, figures, {**text, "notes": {k: v for k, v in notes.items() if v}})
 
 
 def sweep_family(lesson: Lesson, held: dict, results: dict | None = None) -> list[dict]:
@@ -104,12 +88,12 @@ def sweep_family(lesson: Lesson, held: dict, results: dict | None = None) -> lis
     setting = lesson.settings[lesson.sweep.setting]
     values = sweep_values(setting, lesson.sweep, held)
     if lesson.sweep.compute_many is None:
-        drawn = (_drawn_member(lesson, held, value, None, results) for value in values)
+        members = (sweep_member(lesson, held, value, None, results) for value in values)
     else:                                                # one core call for the whole family
         computed = lesson.sweep.compute_many(held, values)
-        drawn = (_drawn_member(lesson, held, value, result, results)
-                 for value, result in zip(values, computed) if result is not None)
-    return shared_values(_worded([d for d in drawn if d is not None]))
+        members = (sweep_member(lesson, held, value, result, results)
+                   for value, result in zip(values, computed) if result is not None)
+    return shared_values([m for m in members if m is not None])
 
 
 def shared_values(members: list[dict]) -> list[dict]:

@@ -77,8 +77,8 @@ def moving_frame(fig: dict, name: str) -> dict:
     return dict(name=name, data=data, layout=layout)
 
 
-# What a chart's part reads of a trace, and what its text alternative reads (`page_at` makes a member's figures this
-# plain once, for both)
+# What a chart's part reads of a trace, and what its text alternative reads (`sweep.unworded_page` makes a member's
+# figures this plain once: its frame is cut from them, and `chart_text` words them as the browser's twin does)
 PART_TRACE_KEYS = frozenset((*MOVING_DATA, "type", "xaxis", "yaxis", *TEXT_TRACE_KEYS))
 
 

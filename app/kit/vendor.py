@@ -20,9 +20,9 @@ VENDOR_PREFIX = "/lcsm-vendor"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 KATEX_DIR = Path(os.environ.get("LCSM_KATEX_DIR", "/usr/share/javascript/katex"))
 KIT = Path(__file__).parent
-# The instrument's own script and style sheet: fetched once per version (the file's digest in the URL), not sent
+# The instrument's own scripts and style sheet: fetched once per version (the file's digest in the URL), not sent
 # inside every mount's message (Streamlit puts a component's inline code in each element it sends, on every move).
-OWN_FILES = {"instrument.js": "text/javascript", "instrument.css": "text/css"}
+OWN_FILES = {"instrument.js": "text/javascript", "chart_words.js": "text/javascript", "instrument.css": "text/css"}
 VERSION = hashlib.sha256(b"".join((KIT / name).read_bytes() for name in OWN_FILES)).hexdigest()[:12]
 VENDOR_URLS = dict(plotly=f"{VENDOR_PREFIX}/plotly.min.js", katex_js=f"{VENDOR_PREFIX}/katex/katex.min.js",
                    katex_css=f"{VENDOR_PREFIX}/katex/katex.min.css",

@@ -72,19 +72,14 @@ def apply_preset(spec: Settings, preset: Preset) -> None:
     """A preset picked (a sidebar button, or a pill by the chart): its values into the page's widgets, its
     insight under the presets (`preset_insight`)."""
     apply_values(spec, preset.state(spec))
-    st.session_state[insight_key(spec)] = preset.insight
+    st.session_state[spec.insight_key] = preset.insight
 
 
 def preset_insight(spec: Settings) -> None:
     """The last picked preset's insight, under the presets (buttons or pills)."""
-    chosen = st.session_state.get(insight_key(spec))
+    chosen = st.session_state.get(spec.insight_key)
     if chosen:
         st.caption(f"💡 {chosen}")
-
-
-def insight_key(spec: Settings) -> str:
-    """The session key of the last picked preset's insight (the presets' caption: buttons, pills, instrument)."""
-    return f"{spec.page}.preset.last"
 
 
 def show_chart(fig: go.Figure | dict | ChartSpec, filename: str, *, container=None, key: str | None = None) -> None:

@@ -462,8 +462,8 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     cut = stage3_cut(plan, results) if nxt is None else None
     if cut is not None:
         ran, left = cut
-        said = (f"stage 3 stopped after {ran} of its {ran + left} runs: whatever the other {left} showed, the "
-                f"verdict could not change")
+        said = (f"stage 3 stopped after {ran} of its {ran + left} runs: the verdict is the same whatever the "
+                f"other {left} would show")
         detail += f" ({said})"
         why = f"{why}; {said}" if why else why
     if why and unpaid:

@@ -6,7 +6,7 @@ name) and its series' points as tables ("Show the data").
 - a summary changes whenever what its chart shows changes (presets, a setting's ends, a family's members);
 - the readouts a lesson declares per chart (`Lesson.chart_readouts`) are readouts the page shows, said first;
 - Streamlit's charts carry the summary as `alt` (their accessible name) and a "Show the data" expander with the
-  tables as HTML; a family sends each table column once (`family.shared_tables`).
+  tables as HTML.
 The browser side (names in the accessibility tree, tables, the live region): tests/browser/test_chart_text_browser.py.
 """
 from __future__ import annotations
@@ -26,7 +26,6 @@ from lcsm_explorer.app.kit.chart_text import (
     MAX_ROWS,
     cell,
     chart_text,
-    chart_texts,
     column,
     data_html,
     number,
@@ -196,44 +195,23 @@ def test_a_summary_changes_when_its_chart_changes(page):
 
 @pytest.mark.parametrize("page", [p for p in FIGURE_PAGES if lesson(p).sweep is not None])
 def test_each_member_of_a_family_says_its_own_summary(page):
-    """Moving the swept control shows members whose main chart differs: so do their summaries, which the family
-    carries as it carries their readouts."""
-    spec = lesson(page)
-    held = {k: v for k, v in spec.settings.defaults.items() if k != spec.sweep.setting}
-    members = sweep_family(spec, held)
-    summaries = [m["readouts"]["charts"][spec.sweep.chart]["summary"] for m in members]
-    assert len(set(summaries)) == len(summaries), summaries
-    sent = resolved(prepared(spec, tuple(sorted(held.items())), members).link["family"])
-    assert {name: text["charts"] for name, text in sent["readouts"].items()} == \
-        {m["name"]: m["readouts"]["charts"] for m in members}
-
-
-@pytest.mark.parametrize("page", [p for p in FIGURE_PAGES if lesson(p).sweep is not None])
-def test_a_familys_words_made_in_one_pass_equal_each_charts_own(page):
-    """The preview worker words a family chart by chart over its members (`chart_texts`: shared arrays read once,
-    one rounding pass); each member's words are what `chart_text` says of that chart alone."""
+    """Moving the swept control shows members whose main chart differs: so do their summaries. The family carries
+    each member's readouts and its charts' notes, not their words: the browser words a chart from the frame it
+    moves it to (tests/app/test_chart_words_js.py holds those words equal to these)."""
     spec = lesson(page)
     held = {k: v for k, v in spec.settings.defaults.items() if k != spec.sweep.setting}
     results: dict = {}
-    for m in sweep_family(spec, held, results)[::4]:
+    members = sweep_family(spec, held, results)
+    summaries = []
+    for m in members:
         values = {**held, spec.sweep.setting: m["value"]}       # drawn from the family's own compute (a batch)
         figures, text, notes = unworded_page(spec, values, results[m["value"]])
-        alone = {name: chart_text(fig, notes.get(name, ""), name) for name, fig in figures.items()}
-        assert json.dumps(m["readouts"]["charts"]) == json.dumps(alone)
-        names = list(figures)
-        assert chart_texts([figures[n] for n in names], [notes.get(n, "") for n in names], "") == \
-            [chart_text(figures[n], notes.get(n, ""), "") for n in names]
-
-
-def test_a_family_sends_each_table_column_once():
-    spec = lesson("spring")
-    held = {k: v for k, v in spec.settings.defaults.items() if k != "c"}
-    members = sweep_family(spec, held)
-    text = json.loads(prepared(spec, tuple(sorted(held.items())), members).link["family"])
-    columns = [json.dumps(c) for c in text["columns"]]
-    assert len(columns) == len(set(columns))
-    times = members[0]["readouts"]["charts"]["energy"]["tables"][0]["columns"][0]
-    assert columns.count(json.dumps(times)) == 1        # the time axis of every member's energy: one column
+        summaries.append(chart_text(figures[spec.sweep.chart], notes.get(spec.sweep.chart, ""), "")["summary"])
+        assert m["readouts"] == {**text, "notes": {k: v for k, v in notes.items() if v}}
+    assert len(set(summaries)) == len(summaries), summaries
+    sent = resolved(prepared(spec, tuple(sorted(held.items())), members).link["family"])
+    assert sent["readouts"] == json.loads(json.dumps({m["name"]: m["readouts"] for m in members}))
+    assert not any("charts" in text for text in sent["readouts"].values())
 
 
 @pytest.mark.parametrize("page", [p for p in FIGURE_PAGES if lesson(p).chart_readouts])

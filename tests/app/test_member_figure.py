@@ -59,11 +59,15 @@ def test_every_chart_moved_to_a_member_is_the_chart_drawn_there(page):
 
 
 @pytest.mark.parametrize("page", list(SWEPT))
-def test_a_members_readouts_and_chart_words_are_the_page_drawn_there(page):
+def test_a_members_readouts_and_chart_notes_are_the_page_drawn_there(page):
+    """The member's readouts as the page drawn there shows them, and each chart's note its words open with (the
+    browser words the chart from its frame: tests/app/test_chart_words_js.py)."""
     _, family = family_at(page)
     sent = resolved(family.link["family"])
     for m in family.members:
         charts, text = page_at(page, family, m["name"])
-        words = {name: chart.text for name, chart in charts.charts.items() if chart.text is not None}
-        as_sent = json.loads(json.dumps({**text, "charts": words}))
-        assert sent["readouts"][m["name"]] == as_sent, m["name"]
+        got = dict(sent["readouts"][m["name"]])
+        said = got.pop("notes")
+        assert got == json.loads(json.dumps(text)), m["name"]
+        for chart, note in said.items():
+            assert f": {note.strip().rstrip('.')}" in charts.charts[chart].text["summary"], (m["name"], chart)

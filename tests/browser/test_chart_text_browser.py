@@ -75,13 +75,18 @@ MAIN_WORDS = """() => {
 
 
 def family_member(lesson: str, member: str) -> dict:
-    """The main chart's words in the family member `member` at the page's defaults, as the server made them."""
-    from lcsm_explorer.app.kit.sweep import sweep_family
+    """The main chart's words at the family member `member` at the page's defaults, as the server writes them
+    (`chart_text` of the member's figure, with its note: what the browser's twin, chart_words.js, must say)."""
+    from lcsm_explorer.app.kit.chart_text import chart_text
+    from lcsm_explorer.app.kit.sweep import sweep_family, unworded_page
     from lcsm_explorer.app.lessons import lesson as declared
     spec = declared(lesson)
     held = {k: v for k, v in spec.settings.defaults.items() if k != spec.sweep.setting}
-    found = next(m for m in sweep_family(spec, held) if m["name"] == member)
-    return found["readouts"]["charts"][spec.sweep.chart]
+    results: dict = {}
+    found = next(m for m in sweep_family(spec, held, results) if m["name"] == member)
+    figures, _, notes = unworded_page(spec, {**held, spec.sweep.setting: found["value"]}, results[found["value"]])
+    chart = spec.sweep.chart
+    return json.loads(json.dumps(chart_text(figures[chart], notes.get(chart, ""), chart)))
 
 
 def same_cells(shown: list[dict], tables: list[dict]) -> bool:
@@ -121,10 +126,12 @@ def test_an_arrow_key_move_moves_the_main_charts_name_and_table(app_url, browser
         page.locator(".lcsm-swept input[type=range]").focus()
         for key in ("ArrowRight", "ArrowRight"):
             page.keyboard.press(key)
-        during = page.evaluate(MAIN_WORDS)
         member = page.evaluate("() => document.querySelector('.lcsm-instrument').dataset.member")
+        expected = family_member(lesson, member)              # worded in the browser once the member is drawn
+        page.wait_for_function("said => document.querySelector('.lcsm-main figure.lcsm-chart')"
+                               ".getAttribute('aria-label') === said", arg=expected["summary"], timeout=10_000)
+        during = page.evaluate(MAIN_WORDS)
         assert during["name"] != before["name"] and during["tables"] != before["tables"]
-        expected = family_member(lesson, member)
         assert during["name"] == expected["summary"] and same_cells(during["tables"], expected["tables"])
         wait_url(page, SWEPT[lesson], member)                                   # committed after the keys pause
         settle(page)
