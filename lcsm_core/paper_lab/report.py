@@ -145,8 +145,10 @@ def evidence_words(name: str) -> tuple[str, str, str]:
                 f"{resume} runs it.")
     found = evidence_verdict(plan, shipped.results)
     outcome = f"not decided yet ({found.why})" if found.outcome == RUNNING else found.outcome
-    numbers = "; ".join(entry_said(found, label, T) for T in plan.base.seq_lens
-                        for label in ABLATIONS[name].labels)
+    lengths = plan.base.seq_lens
+    numbers = " · ".join((f"T = {T}: " if len(lengths) > 1 else "")
+                         + "; ".join(entry_said(found, label, T) for label in ABLATIONS[name].labels)
+                         for T in lengths)
     ran = (f"The grid: {len(shipped.results)} runs of {plan.base.steps} steps at d = k = {plan.base.d_model}, "
            f"T = {', '.join(map(str, plan.base.seq_lens))}, measured on {shipped.device} ({shipped.measured_on}); "
            f"{found.spent_s / 3600:.2f} of {budget:.2f} budgeted CPU-hours spent (cost model).")
