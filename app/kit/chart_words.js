@@ -23,29 +23,29 @@ const TAG = /<[^>]+>/gu;
 // the axes, not on what the chart shows (the words say the numbers themselves).
 const RUNAWAY_NOTE = / · ⚠ [^·]*$/u;
 const HOVER_Z = /(?:^|<br>)\s*([^<>%]*?[^\s<>%:=])\s*[:=]?\s*%\{z/u;
-const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
+export const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
                 u2: Uint16Array, i1: Int8Array, u1: Uint8Array };
 const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
                1e18, 1e19, 1e20, 1e21, 1e22];
 
 // --- numbers as Python writes them ------------------------------------------------------------------------------
-function digitsOf(x) {                       // the significant digits of |x| (up to 100, exact for a short expansion)
-  const [mantissa] = Math.abs(x).toExponential(99).split("e");
-  return mantissa.replace(".", "");
-}
-
 // Python's format(x, f".{p}g") for a finite x ≠ 0.
 function pythonG(x, p) {
   let [mantissa, exp] = Math.abs(x).toExponential(p - 1).split("e");
   let e = Number(exp);
-  const all = digitsOf(x);
-  if (all[p] === "5" && /^0*$/.test(all.slice(p + 1))) {          // exactly halfway: to the even neighbour
-    let n = BigInt(all.slice(0, p));
-    if (n % 2n === 1n) n += 1n;
-    let text = n.toString();
-    e = Number(Math.abs(x).toExponential(99).split("e")[1]);
-    if (text.length > p) { text = text.slice(0, p); e += 1; }
-    mantissa = text[0] + (p > 1 ? "." + text.slice(1) : "");
+  // exactly halfway between two p-digit numbers: to the even one. Such an x has nothing after a 5 in digit p + 1,
+  // so its (p + 1)-digit form ends in 5; only then is its whole expansion (100 digits: exact for a short one) read
+  if (Math.abs(x).toExponential(p).split("e")[0].endsWith("5")) {
+    const [full, fullExp] = Math.abs(x).toExponential(99).split("e");
+    const all = full.replace(".", "");
+    if (all[p] === "5" && /^0*$/.test(all.slice(p + 1))) {
+      let n = BigInt(all.slice(0, p));
+      if (n % 2n === 1n) n += 1n;
+      let text = n.toString();
+      e = Number(fullExp);
+      if (text.length > p) { text = text.slice(0, p); e += 1; }
+      mantissa = text[0] + (p > 1 ? "." + text.slice(1) : "");
+    }
   }
   const digits = mantissa.replace(".", "");
   const sign = x < 0 ? "-" : "";
@@ -146,11 +146,16 @@ function textOf(title) {
   return title && typeof title === "object" ? title.text : title;
 }
 
-function decoded(spec) {                     // plotly 7's {dtype, bdata[, shape]}: the values and the shape
+// A typed-array spec's bytes (instrument.js decodes a family's shared arrays with this too).
+export function bytesOf(spec) {
   const text = atob(spec.bdata);
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  const values = Float64Array.from(new TYPED[spec.dtype](bytes.buffer));
+  return bytes.buffer;
+}
+
+function decoded(spec) {                     // plotly 7's {dtype, bdata[, shape]}: the values and the shape
+  const values = Float64Array.from(new TYPED[spec.dtype](bytesOf(spec)));
   const shape = spec.shape === undefined ? null
     : (typeof spec.shape === "string" ? spec.shape.split(",") : spec.shape).map(Number);
   return { values, shape };

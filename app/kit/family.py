@@ -110,7 +110,7 @@ def shared_arrays(charts: dict[str, list[dict]]) -> tuple[dict[str, list[dict]],
     return out, arrays
 
 
-PREFIX_TYPES = {"f8": 8, "f4": 4, "i4": 4, "u4": 4, "i2": 2, "u2": 2, "i1": 1, "u1": 1}   # instrument.js: TYPED
+PREFIX_TYPES = {"f8": 8, "f4": 4, "i4": 4, "u4": 4, "i2": 2, "u2": 2, "i1": 1, "u1": 1}   # chart_words.js: TYPED
 PREFIX_BYTES = 8        # arrays that start alike in these many bytes are compared whole
 
 

@@ -27,7 +27,7 @@ const PRESENT_MAIN_HEIGHT = 350;   // px: the same on a projector, whose readout
 const MIN_MAIN_HEIGHT = 280;       // px: never less (a phone scrolls to it)
 
 // The chart words' module, at this script's own version (app/kit/vendor.py serves both under one digest).
-const { chartText } = await import(new URL(`chart_words.js${new URL(import.meta.url).search}`, import.meta.url).href);
+const { chartText, TYPED, bytesOf } = await import(new URL(`chart_words.js${new URL(import.meta.url).search}`, import.meta.url).href);
 
 const registry = (window.__lcsmInstrument = window.__lcsmInstrument ||
   { families: {}, listeners: {}, loads: {}, focused: {} });
@@ -135,15 +135,7 @@ function themeLayout(layout, theme) {
 // {ref: n, length: k} names the first k values of array n (a training cut at each member's step): that place
 // gets a typed array of them, which plotly takes as it takes a decoded one.
 const AXIS_KEY = /^[xy]axis\d*$/;     // figure_style.AXIS_KEY: a layout key a frame's range merges into
-const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
-                u2: Uint16Array, i1: Int8Array, u1: Uint8Array };
-
-function bytesOf(spec) {
-  const text = atob(spec.bdata);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes.buffer;
-}
+// (TYPED, bytesOf: a typed-array spec's types and bytes, from chart_words.js, which reads the same specs)
 
 function withArrays(family) {
   const arrays = family.arrays || [];
@@ -380,8 +372,11 @@ function memberPage(state, payload) {
     figures[name] = memberFigure(figure, frame, payload.member);
   }
   const notes = text.notes || {};
+  const moved = memberWords(state, payload.member);     // the kept charts' words: made during the drag, as a rule
   const charts = {};
-  for (const [name, figure] of Object.entries(figures)) charts[name] = chartText(figure, notes[name] || "", name);
+  for (const [name, figure] of Object.entries(figures)) {
+    charts[name] = payload.kept.includes(name) ? moved[name] : chartText(figure, notes[name] || "", name);
+  }
   return { ...payload, figures, configs: { ...before.configs, ...payload.configs }, text: { ...text, charts },
     member: null, kept: [], moved: payload.kept.length };
 }
