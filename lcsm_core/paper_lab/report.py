@@ -110,6 +110,13 @@ EVIDENCE_INTRO = (
     "seeds: their stage 3 is a second look the rule did not plan before those seeds were seen), and it stops as "
     "soon as no outcome of its unfinished runs could change the verdict (each seed still to come counted both as "
     "leaving the plateau and as staying on it). "
+    "Stages 1–2 stop early the same way: once one comparison must end against the claim (below, or no better) "
+    "whatever their unfinished runs show — or every comparison for it — the claim is decided on seeds 0–4, which "
+    "would give it no stage 3, so the rest would change nothing; the driver runs first the entries of the "
+    "comparison that costs least to finish, one whose stage-1 seeds lean against the claim before the others, and "
+    "the entries the verdict did not need are listed as not run (this stop joined the rule while the "
+    "data-dependence grid was in stage 1; it changes which runs are spent, never the verdict the whole search "
+    "would give). "
     "Each grid has a CPU budget (the cost model's, "
     "printed before it runs); what lies beyond it is *not tested at this scale*. Data dependence also runs T = 128 "
     "and 256, where the paper states its finding per length; the other claims run T = 32. " + RULE)
@@ -124,7 +131,7 @@ def entry_said(found: EvidenceVerdict, label: str, T: int) -> str:
     search = next(e for e in found.entries if e.label == label and e.seq_len == T)
     arm = found.arms.get((label, T))
     if search.best is None:
-        return f"{label}: stage 1 not finished"
+        return f"{label}: {'not run (the verdict did not need it)' if found.decided else 'stage 1 not finished'}"
     rates = f"best rate {search.best:g}" + (f" ({search.withheld})" if search.withheld else "")
     if arm is None or arm.n == 0:
         return f"{label}: {rates}, stage-1 mean {search.means[search.best]:.2f}"

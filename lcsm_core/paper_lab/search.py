@@ -19,6 +19,12 @@ not suit it". The search, per entry and length:
    come counted as leaving the plateau and as staying on it, each comparison's reachable kinds): the verdict is
    the one the whole stage would give.
 
+Stages 1–2 stop early in the same spirit (`settled_early`): a claim decided on seeds 0–4 gets no stage 3, so once
+every way their unfinished runs could fall gives it the same decided outcome (one comparison that must end "below" or
+"equal" is enough for "did not hold"), the rest is not run. The driver (`next_chunk`) runs an entry or two at a time
+so that this can happen soon: the entries of the undecided comparison that costs least to finish, those whose
+stage-1 seeds lean against the claim first.
+
 Each stage is a GridSpec (its own grid id, so its cells resume as any grid's do: finished cells are not run
 again), of which only the cells the search selects run. The plan's budget is CPU-seconds of the one cost model
 (training/cost.py, what `--cost-only` and the admission policy say), counted over the cells the search ran or
@@ -33,6 +39,7 @@ finished too.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -114,6 +121,18 @@ def cell_cost_s(cell: Cell) -> float:
     return run_cost_s(cell.config)
 
 
+@functools.lru_cache(maxsize=64)
+def _grid(spec: GridSpec) -> tuple[tuple[Cell, ...], dict[tuple, float]]:
+    """A stage grid's cells and each one's cost by key (the search reads them many times per decision)."""
+    every = tuple(cells(spec))
+    return every, {c.key: cell_cost_s(c) for c in every}
+
+
+def _cost(spec: GridSpec, chosen: Iterable[Cell]) -> float:
+    costs = _grid(spec)[1]
+    return sum(costs[c.key] for c in chosen)
+
+
 # --- where each entry stands in the search ---------------------------------------------------------------
 @dataclass(frozen=True)
 class EntrySearch:
@@ -190,8 +209,11 @@ class Stage:
         return frozenset(c.key for c in cells(self.spec) if c.key not in chosen)
 
 
-def next_stage(plan: EvidencePlan, results) -> Stage | None:
-    """The first stage with selected cells not yet finished; None when the search is complete."""
+def next_stage(plan: EvidencePlan, results, settle: bool = True) -> Stage | None:
+    """The first stage with selected cells not yet finished; None when the search is complete, or (`settle`) when
+    no outcome of its unfinished runs could change the verdict (`settled_early`, `stage3_settled`)."""
+    if settle and settled_early(plan, results) is not None:
+        return None
     done = set(_by_key(results))
     entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
                for T in plan.base.seq_lens}
@@ -199,8 +221,8 @@ def next_stage(plan: EvidencePlan, results) -> Stage | None:
 
     def stage(name, wanted) -> Stage | None:
         spec = plan.spec(name)
-        todo = [c for c in cells(spec) if c.key not in done and wanted(c)]
-        return Stage(name, spec, todo, sum(cell_cost_s(c) for c in todo)) if todo else None
+        todo = [c for c in _grid(spec)[0] if c.key not in done and wanted(c)]
+        return Stage(name, spec, todo, _cost(spec, todo)) if todo else None
 
     first = stage("stage 1", lambda c: True)
     if first is not None:
@@ -216,7 +238,72 @@ def next_stage(plan: EvidencePlan, results) -> Stage | None:
         return second
     wanted = more_seeds_for(plan, results)
     third = stage("stage 3", lambda c: (c.label, c.seq_len) in wanted and c.lr in windows[(c.label, c.seq_len)])
-    return None if third is None or stage3_settled(plan, results) else third
+    return None if third is None or (settle and stage3_settled(plan, results)) else third
+
+
+def _entries_next(plan: EvidencePlan, results, found: Iterable[EntrySearch]) -> dict[tuple[str, int], tuple]:
+    """Per entry (label, length): its earliest stage with cells not yet finished and those cells (("", []) once its
+    stage 2 is done)."""
+    done = set(_by_key(results))
+    by_stage = {name: {} for name in ("stage 1", "extension", "stage 2")}
+    for name, grouped in by_stage.items():
+        for c in _grid(plan.spec(name))[0]:
+            if c.key not in done:
+                grouped.setdefault((c.label, c.seq_len), []).append(c)
+    out = {}
+    for s in found:
+        key = (s.label, s.seq_len)
+        out[key] = ("", [])
+        for name, lrs in (("stage 1", STAGE1_RATES), ("extension", (s.extend_to,)), ("stage 2", s.window)):
+            todo = [c for c in by_stage[name].get(key, []) if c.lr in lrs]
+            if todo:
+                out[key] = (name, todo)
+                break
+    return out
+
+
+def next_chunk(plan: EvidencePlan, results) -> Stage | None:
+    """The next cells to run, in the order that can settle the claim soonest. The stages' rule is unchanged (an
+    entry's stage 2 waits for its own stage 1 and extension) and so is the order the budget pays for them (a part
+    of a later stage runs early only where what is left pays for it and for all of the current stage);
+    `settled_early` stops them all once the claim is decided. Stages 1–2 run an entry or two at a time: those of the
+    undecided comparison that costs least to finish, a comparison whose stage-1 seeds lean against the claim (the
+    other entry's best stage-1 mean within SEPARATION of the winner's, or above it) before the rest. Stage 3 runs
+    as `next_stage` gives it."""
+    whole = next_stage(plan, results)
+    if whole is None or whole.name == "stage 3":
+        return whole
+    from .evidence import SEPARATION
+    found = {(s.label, s.seq_len): s for s in searches(plan, results)}
+    todo = _entries_next(plan, results, found.values())
+
+    def cost_left(key) -> float:
+        name, chosen = todo[key]
+        left = _cost(plan.spec(name), chosen) if chosen else 0.0
+        if name in ("stage 1", "extension") and chosen:        # its stage 2 is still to come: 3 rates × 3 seeds
+            left += 3 * (len(STAGE2_SEEDS) - len(STAGE1_SEEDS)) * _cost(plan.spec(name), chosen[:1])
+        return left
+
+    def leans(winners, others, T) -> bool:
+        means = [found[label, T].means.get(found[label, T].best) for label in (*winners, *others)]
+        if any(m is None for m in means):
+            return False
+        return max(means[len(winners):]) >= max(means[:len(winners)]) - SEPARATION
+
+    rows = [(T, winners, others) for _, T, winners, others, kinds in _early_rows(plan, results) if len(kinds) > 1
+            and any(todo[label, T][1] for label in (*winners, *others))]
+    if not rows:
+        return whole
+    T, winners, others = min(rows, key=lambda r: (not leans(r[1], r[2], r[0]),
+                                                 sum(cost_left((label, r[0])) for label in (*r[1], *r[2]))))
+    unfinished = [(label, T) for label in (*winners, *others) if todo[label, T][1]]
+    order = {name: i for i, name in enumerate(STAGES)}
+    name = min((todo[key][0] for key in unfinished), key=order.get)
+    chosen = [c for key in unfinished if todo[key][0] == name for c in todo[key][1]]
+    chunk = Stage(name, plan.spec(name), chosen, _cost(plan.spec(name), chosen))
+    if name != whole.name and spent_s(plan, results) + whole.cost_s + chunk.cost_s > plan.budget_cpu_s:
+        return whole                          # the budget pays for the stages in order: the current one first
+    return chunk
 
 
 def more_seeds_for(plan: EvidencePlan, results) -> frozenset:
@@ -276,24 +363,74 @@ def _possible_outcomes(row_kinds: list[set[str]]) -> set[str]:
     return out
 
 
-def stage3_outcomes(plan: EvidencePlan, results) -> set[str]:
-    """The outcomes the claim could still reach, whatever stage 3's unfinished runs show."""
-    left = _stage3_left(plan, results)
-    read = _read(plan, results, searches(plan, results), STAGE2_SEEDS + STAGE3_SEEDS)
-    by_reading: dict[str, list[set[str]]] = {}
+ALL_KINDS = frozenset({ABOVE, BELOW, EQUAL, OPEN, NEITHER, WITHHELD})
+
+
+def _reachable_rows(read: _Reading, more: dict, unknown: frozenset = frozenset()) -> list[tuple]:
+    """Per comparison of a read (reading, length, winner labels, other labels, kinds): every kind it could end as
+    when each entry gets `more[label, length]` more seeds, whatever they show; a comparison with an entry whose
+    rates are not chosen yet (`unknown`) could end as any kind."""
+    rows = []
     for reading, T, winners, others, c in read.rows:
-        kinds = {c.kind}
-        if c.kind != WITHHELD:
-            kinds = _possible_kinds(_pooled(read.arms, winners, T), sum(left.get((w, T), 0) for w in winners),
-                                    _pooled(read.arms, others, T), sum(left.get((o, T), 0) for o in others))
+        if any((label, T) in unknown for label in (*winners, *others)):
+            kinds = set(ALL_KINDS)
+        elif c.kind == WITHHELD:
+            kinds = {WITHHELD}
+        else:
+            kinds = _possible_kinds(_pooled(read.arms, winners, T), sum(more.get((w, T), 0) for w in winners),
+                                    _pooled(read.arms, others, T), sum(more.get((o, T), 0) for o in others))
+        rows.append((reading, T, winners, others, kinds))
+    return rows
+
+
+def _reachable_outcomes(rows: list[tuple]) -> set[str]:
+    """The claim's outcomes its comparisons' reachable kinds allow (readings combined as `combined` does)."""
+    by_reading: dict[str, list[set[str]]] = {}
+    for reading, _, _, _, kinds in rows:
         by_reading.setdefault(reading, []).append(kinds)
-    sets = [_possible_outcomes(rows) for rows in by_reading.values()]
+    sets = [_possible_outcomes(kinds) for kinds in by_reading.values()]
     if not sets:
         return {NOT_TESTED}
     if len(sets) == 1:
         return sets[0]
     agreed = set.intersection(*sets)
     return agreed if all(s == agreed and len(s) == 1 for s in sets) else agreed | {INCONCLUSIVE}
+
+
+def stage3_outcomes(plan: EvidencePlan, results) -> set[str]:
+    """The outcomes the claim could still reach, whatever stage 3's unfinished runs show."""
+    read = _read(plan, results, searches(plan, results), STAGE2_SEEDS + STAGE3_SEEDS)
+    return _reachable_outcomes(_reachable_rows(read, _stage3_left(plan, results)))
+
+
+# --- stages 1–2 stop once the claim is decided whatever their unfinished runs show ------------------------------
+def _early_rows(plan: EvidencePlan, results) -> list[tuple]:
+    """The comparisons' reachable kinds on seeds 0–4 while stages 1–2 are unfinished: an entry whose rates are not
+    chosen yet (stage 1 or its extension unfinished) could end any way; one whose rates are chosen has the stage-2
+    seeds it has not finished still to come."""
+    found = searches(plan, results)
+    read = _read(plan, results, found, STAGE2_SEEDS)
+    unknown = frozenset((s.label, s.seq_len) for s in found if s.best is None or s.extend_to is not None)
+    more = {(s.label, s.seq_len): len(STAGE2_SEEDS) - read.arms[s.label, s.seq_len].n
+            for s in found if (s.label, s.seq_len) not in unknown and s.window}
+    return _reachable_rows(read, more, unknown)
+
+
+def early_outcomes(plan: EvidencePlan, results) -> set[str]:
+    """The outcomes seeds 0–4 could still give the claim, whatever the unfinished runs of stages 1–2 show."""
+    return _reachable_outcomes(_early_rows(plan, results))
+
+
+def settled_early(plan: EvidencePlan, results) -> str | None:
+    """HELD or NOT_HELD when every way the unfinished runs of stages 1–2 could fall gives the claim that outcome on
+    seeds 0–4, else None. A claim decided on seeds 0–4 gets no stage 3 (`more_seeds_for`), so that outcome is the
+    verdict the whole search would give: the rest would be spent for nothing. (One comparison that must end "below"
+    or "equal" is enough: whatever the others show, the claim did not hold.)"""
+    nxt = next_stage(plan, results, settle=False)
+    if nxt is None or nxt.name == "stage 3":
+        return None
+    outcomes = early_outcomes(plan, results)
+    return next(iter(outcomes)) if len(outcomes) == 1 and outcomes <= {HELD, NOT_HELD} else None
 
 
 def stage3_settled(plan: EvidencePlan, results) -> bool:
@@ -309,7 +446,7 @@ def stage3_cut(plan: EvidencePlan, results) -> tuple[int, int] | None:
         return None
     windows = {(s.label, s.seq_len): s.window for s in searches(plan, results)}
     done = set(_by_key(results))
-    chosen = [c for c in cells(plan.spec("stage 3")) if (c.label, c.seq_len) in wanted
+    chosen = [c for c in _grid(plan.spec("stage 3"))[0] if (c.label, c.seq_len) in wanted
               and c.lr in windows[c.label, c.seq_len]]
     left = sum(c.key not in done for c in chosen)
     if not left or not stage3_settled(plan, results):
@@ -322,10 +459,11 @@ def spent_s(plan: EvidencePlan, results) -> float:
     done = set(_by_key(results))
     seen, total = set(), 0.0
     for spec in plan.specs():
-        for c in cells(spec):
+        every, costs = _grid(spec)
+        for c in every:
             if c.key in done and c.key not in seen:
                 seen.add(c.key)
-                total += cell_cost_s(c)
+                total += costs[c.key]
     return total
 
 
@@ -456,8 +594,11 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
             why = f"{nxt.name} has {len(nxt.cells)} runs still to go"
             return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, **base)
     comparisons = [(reading, T, c) for reading, T, _, _, c in read.rows]
-    outcome = read.outcome
+    early = early_cut(plan, results) if nxt is None else None
+    outcome = read.outcome if early is None else early.outcome
     detail = "; ".join(f"T={T}: {c}" for _, T, c in comparisons)
+    if early is not None:
+        detail += f" ({early.said})"
     why = "" if outcome in (HELD, NOT_HELD) else undecided_why(outcome, [c for *_, c in comparisons])
     cut = stage3_cut(plan, results) if nxt is None else None
     if cut is not None:
@@ -470,6 +611,36 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
         why += f"; {unpaid}"
     return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why, stage=nxt.name if unpaid else "",
                            readings=tuple((r, o) for r, o in read.outcomes.items() if r), **base)
+
+
+@dataclass(frozen=True)
+class EarlyCut:
+    """Where stages 1–2 stopped because the claim was settled (`settled_early`): its outcome, the comparisons that
+    settle it, and in words."""
+
+    outcome: str
+    deciding: tuple
+    said: str
+
+
+def early_cut(plan: EvidencePlan, results) -> EarlyCut | None:
+    """The early stop of stages 1–2, or None where they ran to the end (or have not stopped)."""
+    outcome = settled_early(plan, results)
+    if outcome is None:
+        return None
+    read = _read(plan, results, searches(plan, results), STAGE2_SEEDS)
+    kinds = [kinds for *_, kinds in _early_rows(plan, results)]
+    if outcome == NOT_HELD:
+        deciding = tuple((T, c) for (_, T, _, _, c), k in zip(read.rows, kinds) if k <= {BELOW, EQUAL})
+    else:
+        deciding = tuple((T, c) for _, T, _, _, c in read.rows)
+    unfinished = [key for key, (_, todo) in _entries_next(plan, results, searches(plan, results)).items() if todo]
+    spent = spent_s(plan, results)
+    said = (f"the search stopped with {spent / 3600:.2f} of its {plan.budget_cpu_s / 3600:.2f} budgeted CPU-hours "
+            f"spent, {len(unfinished)} entr{'y' if len(unfinished) == 1 else 'ies'} short of stage 2's five seeds: "
+            f"whatever their runs would show, " + "; ".join(f"T={T}: {c}" for T, c in deciding[:3])
+            + (" decides it" if len(deciding) == 1 else " decide it"))
+    return EarlyCut(outcome, deciding, said)
 
 
 def undecided_why(outcome: str, comparisons: list[Comparison]) -> str:

@@ -40,6 +40,7 @@ from lcsm_core.paper_lab.search import (
     RUNNING,
     EvidencePlan,
     evidence_verdict,
+    next_chunk,
     next_stage,
     save_evidence,
     spent_s,
@@ -261,14 +262,17 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
     after every stage. Returns the verdict as a JSON-able dict (also printed)."""
     results = stored_results(plan, runner.db_path)
     print(budget_line(plan, results), file=sys.stderr, flush=True)
-    while (stage := next_stage(plan, results)) is not None:
+    while (stage := next_chunk(plan, results)) is not None:
+        whole = next_stage(plan, results)                 # the budget is the stage's, whichever part runs first
         left = plan.budget_cpu_s - spent_s(plan, results)
-        if stage.cost_s > left:
-            after = "the verdict stands on seeds 0–4" if stage.name == "stage 3" else "not tested at this scale"
-            print(f"{stage.name}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)}, {cpu_amount(max(0, left))} "
+        if whole.cost_s > left:
+            after = "the verdict stands on seeds 0–4" if whole.name == "stage 3" else "not tested at this scale"
+            print(f"{whole.name}: {len(whole.cells)} runs, {cpu_amount(whole.cost_s)}, {cpu_amount(max(0, left))} "
                   f"left of the budget: not run ({after})", file=sys.stderr, flush=True)
             break
-        print(f"{stage.name}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)} (grid {stage.spec.grid_id})",
+        entries = sorted({f"{c.label} at T={c.seq_len}" for c in stage.cells})
+        part = "" if stage.cells == whole.cells else f" for {', '.join(entries)}"
+        print(f"{stage.name}{part}: {len(stage.cells)} runs, {cpu_amount(stage.cost_s)} (grid {stage.spec.grid_id})",
               file=sys.stderr, flush=True)
         done = frozenset(r.key for r in results)
         later = frozenset()

@@ -19,11 +19,14 @@ from lcsm_core.paper_lab.search import (
     STAGE3_SEEDS,
     _possible_kinds,
     claim_pairs,
+    early_outcomes,
     evidence_verdict,
     load_evidence,
+    next_chunk,
     next_stage,
     plan_of,
     save_evidence,
+    settled_early,
     stage3_outcomes,
     stage_costs,
 )
@@ -278,3 +281,102 @@ def test_the_cli_runs_stage_three_a_seed_at_a_time_and_stops_when_the_rest_canno
     third = [ran for seeds, ran in calls if seeds == STAGE3_SEEDS]
     assert third == [[5]]
     assert line["outcome"] == INCONCLUSIVE and "stage 3 stopped after 24 of its 120 runs" in line["why"]
+
+
+def run_in_chunks(plan, acc, results=()):
+    """The CLI's order: `next_chunk` until the search is complete or settled; returns every result."""
+    results = list(results)
+    while (chunk := next_chunk(plan, results)) is not None:
+        assert chunk.cells
+        results += [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                               acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in chunk.cells]
+    return results
+
+
+def run_whole(plan, acc):
+    """Every stage to its end, nothing settled early: the verdict an early stop must agree with."""
+    results = []
+    while (stage := next_stage(plan, results, settle=False)) is not None:
+        results += [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                               acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in stage.cells]
+    return results
+
+
+def test_one_comparison_that_must_end_below_settles_the_claim_before_stage_one_ends():
+    """Data dependence: at T = 256, 1-0-1-0 stays on the plateau while 1-1-1-0 learns. Once their two entries have
+    stage 2's five seeds, 1-0-1-0 is below 1-1-1-0 whatever the rest show: the claim did not hold, the rest is not
+    run, and the whole search would say the same."""
+    plan = plan_of("data_dependence", seq_lens=(32, 128, 256), budget_cpu_h=100)
+
+    def acc(label, T, lr, seed):
+        learns = label == "1-1-1-0" or (label == "1-0-1-0" and T < 256)
+        return LEARNED + 0.01 * seed if learns and lr in (3.2e-3, 1e-2) else STUCK
+    first = next_chunk(plan, [])                                # nothing known: the cheapest comparison, T = 32
+    assert first.name == "stage 1" and {T for c in first.cells for T in [c.seq_len]} == {32}
+    assert len({c.label for c in first.cells} & {"1-0-1-0", "1-1-1-0"}) == 1 and len(first.cells) == 2 * 4 * 2
+    winners_256 = [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                              acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live")
+                   for c in next_stage(plan, []).cells if c.seq_len == 256 and c.label in ("1-0-1-0", "1-1-1-0")]
+    second = next_chunk(plan, winners_256)                      # their stage-1 seeds lean against the claim: first
+    assert second.name == "stage 2" and {(c.label, c.seq_len) for c in second.cells} == {("1-0-1-0", 256),
+                                                                                         ("1-1-1-0", 256)}
+    results = run_in_chunks(plan, acc, winners_256)
+    whole = run_whole(plan, acc)
+    found, full = evidence_verdict(plan, results), evidence_verdict(plan, whole)
+    assert found.outcome == full.outcome == NOT_HELD and next_stage(plan, results) is None
+    assert len(results) == len(winners_256) + len(second.cells) < len(whole) / 10
+    assert settled_early(plan, results) == NOT_HELD and early_outcomes(plan, results) == {NOT_HELD}
+    assert "the search stopped" in found.detail and "T=256: 1-0-1-0 below 1-1-1-0" in found.detail
+    assert not found.why and found.decided
+    assert {(s.label, s.seq_len) for s in found.entries if s.best is None}        # some entries never ran stage 1
+
+
+def test_stage_one_and_two_settle_nothing_while_a_comparison_could_still_go_either_way():
+    plan = plan_of("activation")
+    results = run(plan, learns_at({"1-1-1-2"}), stages=1)
+    assert settled_early(plan, results) is None and early_outcomes(plan, results) >= {HELD, INCONCLUSIVE}
+    results = run_in_chunks(plan, learns_at({"1-1-1-2"}))
+    assert evidence_verdict(plan, results).outcome == HELD and {r.seed for r in results} == set(STAGE2_SEEDS)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from(["1-1-1-0", "1-0-1-0", "1-1-0-0", "0-1-1-0"]),
+                       st.tuples(st.frozensets(st.integers(0, 9)), st.sampled_from([1e-3, 3.2e-3, 1e-2, 3.2e-2]),
+                                 st.sampled_from([32, 256])), max_size=4))
+def test_an_early_stop_gives_the_verdict_the_whole_search_would(behaviour):
+    """Whatever entries learn (at which seeds, from which rate up, up to which length), running in `next_chunk`'s
+    order and stopping when settled gives the outcome the whole search gives with every stage run to its end."""
+    plan = plan_of("data_dependence", seq_lens=(32, 256), budget_cpu_h=100)
+
+    def acc(label, T, lr, seed):
+        seeds, from_lr, up_to = behaviour.get(label, (frozenset(), 1.0, 0))
+        return LEARNED + 0.01 * seed if seed in seeds and lr >= from_lr and T <= up_to else STUCK
+    assert evidence_verdict(plan, run_in_chunks(plan, acc)).outcome == \
+        evidence_verdict(plan, run_whole(plan, acc)).outcome
+
+
+def test_the_cli_runs_the_leaning_comparison_first_and_stops_once_it_settles_the_claim(monkeypatch):
+    """The driver's loop with the store and the runner stood in for: with the two T = 256 winners' stage 1 stored
+    and leaning against the claim, it runs their stage 2 (18 runs), finds the claim settled and stops."""
+    from lcsm_serving.paper_lab import cli
+    plan = plan_of("data_dependence", seq_lens=(32, 128, 256), budget_cpu_h=8)
+
+    def acc(label, T, lr, seed):
+        return LEARNED + 0.01 * seed if label == "1-1-1-0" and lr in (3.2e-3, 1e-2) else STUCK
+    stored = [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                         acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live")
+              for c in next_stage(plan, []).cells if c.seq_len == 256 and c.label in ("1-0-1-0", "1-1-1-0")]
+    ran: list = []
+
+    def fake_run_grid(spec, runner, out=None, have=frozenset()):
+        now = [c for c in cells(spec) if c.key not in have]
+        ran.extend(now)
+        stored.extend(CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                                 acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in now)
+    monkeypatch.setattr(cli, "run_grid", fake_run_grid)
+    monkeypatch.setattr(cli, "stored_results", lambda plan, db, **kw: list(stored))
+    runner = type("Runner", (), {"db_path": "unused", "where": "a test"})()
+    line = cli.run_evidence(plan, runner, out=open(__import__("os").devnull, "w"))
+    assert {(c.label, c.seq_len, c.seed) for c in ran} == {(label, 256, seed) for label in ("1-0-1-0", "1-1-1-0")
+                                                          for seed in (2, 3, 4)} and len(ran) == 18
+    assert line["outcome"] == NOT_HELD and not line["running"] and "the search stopped" in line["detail"]
