@@ -268,8 +268,8 @@ def next_chunk(plan: EvidencePlan, results) -> Stage | None:
     of a later stage runs early only where what is left pays for it and for all of the current stage);
     `settled_early` stops them all once the claim is decided. Stages 1–2 run an entry or two at a time: those of the
     undecided comparison that costs least to finish, a comparison whose stage-1 seeds lean against the claim (the
-    other entry's best stage-1 mean within SEPARATION of the winner's, or above it) before the rest. Stage 3 runs
-    as `next_stage` gives it."""
+    other entry left the plateau, its best stage-1 mean within SEPARATION of the winner's or above it) before the
+    rest. Stage 3 runs as `next_stage` gives it."""
     whole = next_stage(plan, results)
     if whole is None or whole.name == "stage 3":
         return whole
@@ -286,8 +286,8 @@ def next_chunk(plan: EvidencePlan, results) -> Stage | None:
 
     def leans(winners, others, T) -> bool:
         means = [found[label, T].means.get(found[label, T].best) for label in (*winners, *others)]
-        if any(m is None for m in means):
-            return False
+        if any(m is None for m in means) or not any(found[label, T].left for label in others):
+            return False                      # an other entry that never left the plateau cannot beat the winner
         return max(means[len(winners):]) >= max(means[:len(winners)]) - SEPARATION
 
     rows = [(T, winners, others) for _, T, winners, others, kinds in _early_rows(plan, results) if len(kinds) > 1
