@@ -183,7 +183,8 @@ def evidence_rows(name: str) -> list[dict]:
         lo, hi = arm.interval if arm is not None and arm.n else (None, None)
         rows.append({"entry": search.label, "T": search.seq_len,
                      "best rate": None if search.best is None else f"{search.best:g}",
-                     "rates kept": ", ".join(f"{r:g}" for r in search.window) or search.withheld or "—",
+                     "rates kept": ", ".join(f"{r:g}" for r in search.window) or search.withheld
+                     or ("not run: the verdict did not need it" if found.decided and search.best is None else "—"),
                      "seeds left / run": f"{arm.left}/{arm.n}" if arm is not None and arm.n else "—",
                      "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
                      "median": None if arm is None or not arm.n else round(arm.median, 3)})

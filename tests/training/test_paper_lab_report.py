@@ -86,3 +86,26 @@ def test_an_evidence_file_gives_the_verdict_its_rows_and_why(monkeypatch):
     shipped(lambda label, T, lr, seed: LEARNED if label == "1-1-1-2" and seed % 2 == 0 else STUCK)
     said = report.evidence_paragraph("activation")
     assert "— inconclusive.**" in said and "Undecided because" in said and "more seeds" in said
+
+
+def test_a_claim_settled_before_stage_one_ended_says_so_and_lists_what_it_did_not_run(monkeypatch):
+    """Data dependence settled by its T = 256 pair alone: "did not hold", the comparison that decides it, and the
+    entries it never ran listed as not needed (not as "stage 1 not finished")."""
+    from lcsm_core.paper_lab import CellResult
+    from lcsm_core.paper_lab.search import EVIDENCE_PLANS, ShippedEvidence, next_stage
+    from tests.training.test_paper_lab_search import LEARNED, STUCK, run_in_chunks
+    plan = EVIDENCE_PLANS["data_dependence"]
+
+    def acc(label, T, lr, seed):
+        return LEARNED + 0.01 * seed if label == "1-1-1-0" and T == 256 and lr >= 3.2e-3 else STUCK
+    stage_1 = [c for c in next_stage(plan, []).cells if c.seq_len == 256 and c.label in ("1-0-1-0", "1-1-1-0")]
+    first = [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                        acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in stage_1]
+    evidence = ShippedEvidence(plan, run_in_chunks(plan, acc, first), "a test CPU", "2026-01-01")
+    monkeypatch.setattr(report, "load_evidence", lambda name: evidence if name == "data_dependence" else None)
+    outcome, numbers, ran = report.evidence_words("data_dependence")
+    assert outcome == "did not hold" and "the search stopped" in ran and "1-0-1-0 below 1-1-1-0" in ran
+    assert "not run (the verdict did not need it)" in numbers and "stage 1 not finished" not in numbers
+    rows = {(r["entry"], r["T"]): r for r in report.evidence_rows("data_dependence")}
+    assert rows["1-1-1-0", 256]["seeds left / run"] == "5/5" and rows["1-0-1-0", 256]["seeds left / run"] == "0/5"
+    assert rows["0-1-1-0", 32]["rates kept"] == "not run: the verdict did not need it"
