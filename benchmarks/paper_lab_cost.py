@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lcsm_core.paper_lab import CPU_SPECS  # noqa: E402
 from lcsm_core.paper_lab.grid import cells  # noqa: E402
 from lcsm_core.paper_lab.scale import PAPER_BATCH  # noqa: E402
-from lcsm_core.training import RunConfig  # noqa: E402
+from lcsm_core.training import RunConfig, machine_speed  # noqa: E402
 from lcsm_core.training import cost as cost_model  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -78,24 +78,35 @@ def measure(config: RunConfig, steps: int) -> tuple[float, float]:
     return (time.process_time() - cpu) / steps, (time.perf_counter() - wall) / steps
 
 
-def table(rows: list[dict], machine: str, conditions: str, measured_at: str) -> str:
+def table(rows: list[dict], machine: str, conditions: str, measured_at: str, factor: float = 1.0) -> str:
+    """The markdown table; `factor`: this machine's reference step over the model's (machine_speed), by which the
+    model's seconds are scaled to this machine's before they are compared."""
     lines = [f"# Paper-lab cost model vs measured seconds per step, {machine}", "",
              f"`python benchmarks/paper_lab_cost.py` on {machine} (torch {torch.__version__}, 1 torch thread, "
              f"{os.cpu_count()} cores), measured {measured_at}; conditions: {conditions or 'not said'}.",
              f"Predicted: training/cost.py step_seconds_of (TIME_CALIBRATION = {cost_model.TIME_CALIBRATION:g}), the "
              "number `python -m lcsm_serving.paper_lab --cost-only` and the admission policy both use. Measured: CPU-s "
-             "and wall s per step (one warm-up step, then the mean of the timed steps).", "",
-             "| scale | grid | code | B | predicted s | measured CPU-s | measured wall s | CPU / predicted |",
-             "|---|---|---|---|---|---|---|---|"]
+             "and wall s per step (one warm-up step, then the mean of the timed steps).",
+             f"This machine's factor (training/machine_speed.py: its reference step, the shipped 1-1-1-0, over the "
+             f"model's; measured before and after the rows): ×{factor:.3g}. The last column compares the measured "
+             f"CPU-seconds with the model's times that factor: what `--cost-only` says a run takes here.", "",
+             "| scale | grid | code | B | predicted s | measured CPU-s | measured wall s | CPU / predicted | "
+             "CPU / (predicted × factor) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = r["measured_s"] / r["model_s"]
-        flag = "" if 0.5 <= ratio <= 2 else " **over 2×**"
+        here = ratio / factor
+        flag = "" if 0.5 <= here <= 2 else " **over 2×**"
         lines.append(f"| {r['scale']} | {r['grid']} | {r['code']} | {r['batch']}{r.get('note', '')} | "
-                     f"{r['model_s']:.4g} | {r['measured_s']:.4g} | {r['wall_s']:.4g} | {ratio:.2f}{flag} |")
-    ratios = [r["measured_s"] / r["model_s"] for r in rows]
+                     f"{r['model_s']:.4g} | {r['measured_s']:.4g} | {r['wall_s']:.4g} | {ratio:.2f} | "
+                     f"{here:.2f}{flag} |")
+    ratios = [r["measured_s"] / r["model_s"] / factor for r in rows]
+    raw = [r["measured_s"] / r["model_s"] for r in rows]
     gmean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    lines += ["", f"{len(rows)} rows; CPU / predicted: geometric mean {gmean:.2f}, range {min(ratios):.2f}–"
-                  f"{max(ratios):.2f}; {sum(0.5 <= x <= 2 for x in ratios)} of {len(rows)} within 2×."]
+    lines += ["", f"{len(rows)} rows; CPU / (predicted × factor): geometric mean {gmean:.2f}, range "
+                  f"{min(ratios):.2f}–{max(ratios):.2f}; {sum(0.5 <= x <= 2 for x in ratios)} of {len(rows)} "
+                  f"within 2× (CPU / predicted, the factor left out: {sum(0.5 <= x <= 2 for x in raw)} of "
+                  f"{len(rows)})."]
     return "\n".join(lines) + "\n"
 
 
@@ -110,6 +121,7 @@ def main() -> None:
     p.add_argument("--rescore", action="store_true", help="print the saved rows against the current model; no "
                                                           "measuring")
     p.add_argument("--write", action="store_true", help="save the table and the rows to benchmarks/results/")
+    p.add_argument("--out", default="", help="also write the table to this file (a machine's own record)")
     args = p.parse_args()
     if args.write and not args.rescore and (args.only or set(args.scales) != set(SCALES)):
         p.error("--write saves the whole table (tests read every code at both scales): no --only, both --scales")
@@ -121,10 +133,14 @@ def main() -> None:
         for r in rows:
             r["model_s"] = cost_model.step_seconds_of(RunConfig.from_dict(r["config"]))
         machine, conditions, measured_at = data["machine"], data["conditions"], data.get("measured_at", "")
+        factor = data.get("machine_factor", 1.0)
     else:
         machine, conditions, rows = args.machine, args.conditions, []
         measured_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        print(f"# {machine} · torch {torch.__version__} · 1 thread · load {os.getloadavg()[0]:.1f}", flush=True)
+        reference = cost_model.step_seconds_of(machine_speed.reference_config())
+        before = machine_speed.measured_reference_step(steps=30) / reference
+        print(f"# {machine} · torch {torch.__version__} · 1 thread · load {os.getloadavg()[0]:.1f} · "
+              f"machine factor {before:.3g}", flush=True)
         for scale in args.scales:
             steps = args.steps or (5 if scale == "shipped" else 1)
             for grid, code, config in code_configs(scale):
@@ -139,15 +155,21 @@ def main() -> None:
                 rows.append(row)
                 print(f"{scale:8} {code:16} B={row['batch']:3} predicted {row['model_s']:8.4f}  CPU {cpu:8.4f}  "
                       f"wall {wall:8.4f}  ratio {cpu / row['model_s']:5.2f}", flush=True)
-    ratios = [r["measured_s"] / r["model_s"] for r in rows]
+        after = machine_speed.measured_reference_step(steps=30) / reference
+        factor = math.sqrt(before * after)
+        print(f"# machine factor {before:.3g} before the rows, {after:.3g} after: {factor:.3g}", flush=True)
+    ratios = [r["measured_s"] / r["model_s"] / factor for r in rows]
     gmean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    print(table(rows, machine, conditions, measured_at))
-    print(f"TIME_CALIBRATION that would centre these rows: {cost_model.TIME_CALIBRATION * gmean:.3g} (now "
-          f"{cost_model.TIME_CALIBRATION:g})")
+    print(table(rows, machine, conditions, measured_at, factor))
+    print(f"TIME_CALIBRATION that would centre these rows (after the machine factor): "
+          f"{cost_model.TIME_CALIBRATION * gmean:.3g} (now {cost_model.TIME_CALIBRATION:g})")
+    if args.out:
+        Path(args.out).write_text(table(rows, machine, conditions, measured_at, factor))
+        print(f"wrote {args.out}")
     if args.write:
-        (RESULTS / "paper_lab_cost-cpu.md").write_text(table(rows, machine, conditions, measured_at))
+        (RESULTS / "paper_lab_cost-cpu.md").write_text(table(rows, machine, conditions, measured_at, factor))
         saved.write_text(json.dumps(dict(machine=machine, conditions=conditions, measured_at=measured_at,
-                                         torch=torch.__version__,
+                                         torch=torch.__version__, machine_factor=factor,
                                          time_calibration=cost_model.TIME_CALIBRATION, rows=rows), indent=1) + "\n")
         print(f"wrote {RESULTS / 'paper_lab_cost-cpu.md'} and {saved.name}")
 

@@ -118,7 +118,9 @@ EVIDENCE_INTRO = (
     "data-dependence grid was in stage 1; it changes which runs are spent, never the verdict the whole search "
     "would give). "
     "Each grid has a CPU budget (the cost model's, "
-    "printed before it runs); what lies beyond it is *not tested at this scale*. Data dependence also runs T = 128 "
+    "printed before it runs, with what it takes on the machine at hand: the model's seconds times that machine's "
+    "measured factor, its time for one reference step over the model's); what lies beyond it is *not tested at "
+    "this scale*. Data dependence also runs T = 128 "
     "and 256, where the paper states its finding per length; the other claims run T = 32. " + RULE)
 DEMO_INTRO = (
     "#### The demo grids\n\nThe page's own buttons run a small demo grid (one learning rate, 1e-2, and three seeds: "

@@ -26,7 +26,9 @@ core at rates fitted as a set to training steps measured on the project's CPU, o
 benchmarks/cost_calibration.py: longer and wider runs and Train live's; results in benchmarks/results/). It is the
 one time estimate: the admission policy charges it (admission.run_cost_s) and the paper lab's `--cost-only` prints
 it (paper_lab/scale.py grid_cost). Every measured config is within TIME_AGREEMENT of it
-(tests/training/test_cost_agreement.py reads the committed measurements).
+(tests/training/test_cost_agreement.py reads the committed measurements). Another machine runs the same steps
+faster or slower — the project's own VMs by ×2.4 from one day to the next: machine_speed.py measures that factor on
+one reference step, and what a run takes *here* is this model's seconds times it (budgets stay in this model's).
 """
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ from lcsm_core.paper_lab.search import (
     stage_costs,
 )
 from lcsm_core.paper_lab.search import ORDER as EVIDENCE_ORDER
+from lcsm_core.training.machine_speed import here, machine_factor
 from lcsm_serving import RunStore, default_db_path
 from lcsm_serving.paper_lab.runner import GridRunner, stored_results
 
@@ -212,7 +213,9 @@ def main(argv=None) -> int:
         print("note: --device cuda on Ray with --gpus-per-cell 0: Ray hides the GPUs from a task that asks for "
               "none, so each cell will fail to find one; ask for --gpus-per-cell 1 (or a fraction)", file=sys.stderr)
     for spec in specs:                                  # the cost of everything asked for, before anything runs
-        print(f"cost: {grid_cost(spec)}", file=sys.stderr, flush=True)
+        cost = grid_cost(spec)
+        print(f"cost: {cost}", file=sys.stderr, flush=True)
+        print(f"  {here(cost.cpu_seconds, machine_factor())}", file=sys.stderr, flush=True)
     if args.cost_only:
         return 0
     for spec in specs:
@@ -248,11 +251,16 @@ def run_one_grid(spec: GridSpec, runner: GridRunner, args: argparse.Namespace) -
 
 
 # --- the evidence grids (search.py) ---------------------------------------------------------------------------
-def budget_line(plan: EvidencePlan, results) -> str:
-    """The plan's budget and each stage's cost, in words: printed before anything runs."""
+def budget_line(plan: EvidencePlan, results, factor: float | None = None) -> str:
+    """The plan's budget and each stage's cost, in words: printed before anything runs; with `factor` (this
+    machine's CPU-seconds per cost-model CPU-second), what the budget left takes here."""
     stages = ", ".join(f"{name} {cpu_amount(cost)}" for name, cost in stage_costs(plan).items())
-    return (f"evidence {plan.ablation}: budget {cpu_amount(plan.budget_cpu_s)} (the cost model's CPU-seconds); "
-            f"stages: {stages}; spent so far {cpu_amount(spent_s(plan, results))}; beyond the budget: not tested")
+    spent = spent_s(plan, results)
+    line = (f"evidence {plan.ablation}: budget {cpu_amount(plan.budget_cpu_s)} (the cost model's CPU-seconds); "
+            f"stages: {stages}; spent so far {cpu_amount(spent)}; beyond the budget: not tested")
+    if factor is not None:
+        line += f"\n  what is left of the budget: {here(max(0.0, plan.budget_cpu_s - spent), factor)}"
+    return line
 
 
 def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, conditions: str = "",
@@ -261,7 +269,7 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
     cells, in the store or the shipped evidence file, are not run again). With `ship`, the evidence file is written
     after every stage. Returns the verdict as a JSON-able dict (also printed)."""
     results = stored_results(plan, runner.db_path)
-    print(budget_line(plan, results), file=sys.stderr, flush=True)
+    print(budget_line(plan, results, machine_factor()), file=sys.stderr, flush=True)
     while (stage := next_chunk(plan, results)) is not None:
         whole = next_stage(plan, results)                 # the budget is the stage's, whichever part runs first
         left = plan.budget_cpu_s - spent_s(plan, results)
@@ -304,7 +312,8 @@ def run_evidence_args(args: argparse.Namespace) -> int:
         plan = EVIDENCE_PLANS[name]
         if args.cost_only or args.ship_stored:
             results = stored_results(plan, runner.db_path)
-            print(budget_line(plan, results), file=sys.stderr, flush=True)
+            print(budget_line(plan, results, machine_factor() if args.cost_only else None), file=sys.stderr,
+                  flush=True)
             if args.ship_stored and stored_results(plan, runner.db_path, with_shipped=False):   # the store adds cells
                 path = save_evidence(plan, results, device=f"{machine(plan.base)}, {runner.where}",
                                      measured_on=time.strftime("%Y-%m-%d"), conditions=args.conditions)

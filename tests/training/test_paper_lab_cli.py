@@ -91,6 +91,7 @@ def test_cost_only_prints_the_cost_models_cost_and_runs_nothing(tmp_path, subpro
     out = run_cli(["--grid", "tau", *TINY, "--seeds", "0", "1", "2", "--cost-only", "--db", str(db)], subprocess_env)
     assert out.returncode == 0 and out.stdout == "", out.stderr
     assert "21 cells × 3 steps × the cost model's CPU-s/step (T=16" in out.stderr and "CPU-seconds" in out.stderr
+    assert "on this machine (its reference step takes ×" in out.stderr        # what the model's seconds take here
     assert not db.exists() or RunStore(db).list_runs() == []
 
 

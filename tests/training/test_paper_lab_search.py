@@ -256,6 +256,7 @@ def test_cost_only_prints_each_budget_before_anything_runs(tmp_path, capsys):
     for name in EVIDENCE_PLANS:
         assert f"evidence {name}: budget " in err
     assert "stage 1" in err and "beyond the budget: not tested" in err
+    assert "what is left of the budget: ≈" in err and "on this machine" in err
     assert main(["--evidence", "tau", "--ship-stored", "--db", str(db)]) == 0      # nothing stored: nothing written
     assert "wrote" not in capsys.readouterr().err and RunStore(db).list_runs() == []
 
