@@ -54,6 +54,7 @@ from .evidence import (
     NOT_HELD,
     NOT_TESTED,
     OPEN,
+    OUTCOMES,
     RULE,
     WITHHELD,
     Arm,
@@ -421,6 +422,23 @@ def early_outcomes(plan: EvidencePlan, results) -> set[str]:
     return _reachable_outcomes(_early_rows(plan, results))
 
 
+def reachable_outcomes(plan: EvidencePlan, results) -> set[str]:
+    """Every verdict the claim could still end with, whatever its unfinished runs show (a superset): the outcomes
+    seeds 0–4 could give, and — where those could leave it undecided — what five more seeds per entry (stage 3)
+    could make of it."""
+    if (nxt := next_stage(plan, results, settle=False)) is not None and nxt.name == "stage 3":
+        return stage3_outcomes(plan, results)
+    first = early_outcomes(plan, results)
+    if first <= {HELD, NOT_HELD}:
+        return first                            # decided on seeds 0–4: no stage 3
+    found = searches(plan, results)
+    read = _read(plan, results, found, STAGE2_SEEDS)
+    unknown = frozenset((s.label, s.seq_len) for s in found if s.best is None or s.extend_to is not None)
+    more = {(s.label, s.seq_len): len(STAGE2_SEEDS) - read.arms[s.label, s.seq_len].n + len(STAGE3_SEEDS)
+            for s in found if (s.label, s.seq_len) not in unknown and s.window}
+    return first | _reachable_outcomes(_reachable_rows(read, more, unknown))
+
+
 def settled_early(plan: EvidencePlan, results) -> str | None:
     """HELD or NOT_HELD when every way the unfinished runs of stages 1–2 could fall gives the claim that outcome on
     seeds 0–4, else None. A claim decided on seeds 0–4 gets no stage 3 (`more_seeds_for`), so that outcome is the
@@ -592,6 +610,10 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
             return EvidenceVerdict(NOT_TESTED, why, why=why, stage=nxt.name, **base)
         else:
             why = f"{nxt.name} has {len(nxt.cells)} runs still to go"
+            reachable = reachable_outcomes(plan, results)
+            if len(reachable) < len(OUTCOMES):       # what the seeds so far already rule out
+                why += ("; whatever they show, it can end only as " +
+                        " or ".join(f"“{o}”" for o in OUTCOMES if o in reachable))
             return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, **base)
     comparisons = [(reading, T, c) for reading, T, _, _, c in read.rows]
     early = early_cut(plan, results) if nxt is None else None

@@ -25,6 +25,7 @@ from lcsm_core.paper_lab.search import (
     next_chunk,
     next_stage,
     plan_of,
+    reachable_outcomes,
     save_evidence,
     settled_early,
     stage3_outcomes,
@@ -381,3 +382,20 @@ def test_the_cli_runs_the_leaning_comparison_first_and_stops_once_it_settles_the
     assert {(c.label, c.seq_len, c.seed) for c in ran} == {(label, 256, seed) for label in ("1-0-1-0", "1-1-1-0")
                                                           for seed in (2, 3, 4)} and len(ran) == 18
     assert line["outcome"] == NOT_HELD and not line["running"] and "the search stopped" in line["detail"]
+
+
+def test_a_running_claim_says_which_verdicts_its_seeds_already_rule_out():
+    """Sigmoid (the claimed winner) stays on the plateau in stage 1 while 1-1-1-1 learns: even with stage 3's
+    five more seeds it could not end above 1-1-1-1, so "held" is out of reach and the running verdict says so."""
+    plan = plan_of("activation")
+    results = run(plan, learns_at({"1-1-1-1"}), stages=1)
+    found = evidence_verdict(plan, results)
+    assert found.outcome == RUNNING and "can end only as" in found.why and "“held”" not in found.why
+    assert HELD not in reachable_outcomes(plan, results) and NOT_HELD in reachable_outcomes(plan, results)
+    whole = run_whole(plan, learns_at({"1-1-1-1"}))
+    assert evidence_verdict(plan, whole).outcome in reachable_outcomes(plan, results)
+    stuck = run(plan, lambda *cell: STUCK, stages=1)           # everyone on the plateau so far: anything can happen
+    assert reachable_outcomes(plan, stuck) == {HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED}
+    assert "can end only as" not in evidence_verdict(plan, stuck).why
+    lottery = run(plan, lambda label, T, lr, seed: LEARNED if seed == 0 else STUCK, stages=1)
+    assert NOT_TESTED not in reachable_outcomes(plan, lottery)   # every entry has left once: never "neither"
