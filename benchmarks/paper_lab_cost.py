@@ -138,7 +138,7 @@ def main() -> None:
         machine, conditions, rows = args.machine, args.conditions, []
         measured_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         reference = cost_model.step_seconds_of(machine_speed.reference_config())
-        before = machine_speed.measured_reference_step(steps=30) / reference
+        before = machine_speed.measured_reference_step() / reference
         print(f"# {machine} · torch {torch.__version__} · 1 thread · load {os.getloadavg()[0]:.1f} · "
               f"machine factor {before:.3g}", flush=True)
         for scale in args.scales:
@@ -155,7 +155,7 @@ def main() -> None:
                 rows.append(row)
                 print(f"{scale:8} {code:16} B={row['batch']:3} predicted {row['model_s']:8.4f}  CPU {cpu:8.4f}  "
                       f"wall {wall:8.4f}  ratio {cpu / row['model_s']:5.2f}", flush=True)
-        after = machine_speed.measured_reference_step(steps=30) / reference
+        after = machine_speed.measured_reference_step() / reference
         factor = math.sqrt(before * after)
         print(f"# machine factor {before:.3g} before the rows, {after:.3g} after: {factor:.3g}", flush=True)
     ratios = [r["measured_s"] / r["model_s"] / factor for r in rows]

@@ -15,19 +15,25 @@ import dataclasses
 import functools
 import time
 
-REFERENCE_STEPS = 12              # after one warm-up step: ~0.2–0.5 s of one core
+REFERENCE_STEPS = 10              # per block, after one warm-up step
+REFERENCE_BLOCKS = 3              # the median block: one preempted block does not move the factor (~1 s in all)
 
 
 def reference_config():
     """The reference step's run: the shipped grids' 1-1-1-0 at their scale (d = k = 32, T = 32, B = 32)."""
     from .config import run_config
     config = run_config(task="mqar", seq_len=32, kv_pairs=4, vocab_size=64, code="1-1-1-0", d_model=32,
-                        expand_dim=32, lr=1e-2, batch_size=32, max_steps=REFERENCE_STEPS + 1, seed=0, device="cpu")
+                        expand_dim=32, lr=1e-2, batch_size=32, max_steps=REFERENCE_STEPS * REFERENCE_BLOCKS + 1,
+                        seed=0, device="cpu")
     return dataclasses.replace(config, optim=dataclasses.replace(config.optim, test_examples=1))
 
 
-def measured_reference_step(steps: int = REFERENCE_STEPS, clock=time.process_time) -> float:
-    """CPU-seconds of one reference step on this machine, one torch thread, after one warm-up step."""
+def measured_reference_step(steps: int = REFERENCE_STEPS, blocks: int = REFERENCE_BLOCKS,
+                            clock=time.process_time) -> float:
+    """CPU-seconds of one reference step on this machine, one torch thread, after one warm-up step: the median of
+    `blocks` blocks of `steps` steps."""
+    import statistics
+
     import torch
 
     from .loop import Trainer
@@ -36,10 +42,13 @@ def measured_reference_step(steps: int = REFERENCE_STEPS, clock=time.process_tim
     try:
         trainer = Trainer(reference_config())
         trainer.train_step()                          # allocation: not the steady rate
-        started = clock()
-        for _ in range(steps):
-            trainer.train_step()
-        return (clock() - started) / steps
+        per_block = []
+        for _ in range(blocks):
+            started = clock()
+            for _ in range(steps):
+                trainer.train_step()
+            per_block.append((clock() - started) / steps)
+        return statistics.median(per_block)
     finally:
         torch.set_num_threads(threads)
 

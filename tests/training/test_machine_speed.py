@@ -19,7 +19,7 @@ def test_the_factor_is_the_reference_steps_measured_seconds_over_the_models(monk
 def test_the_reference_step_is_measured_on_one_thread_and_leaves_the_thread_count_as_it_was():
     import torch
     before = torch.get_num_threads()
-    seconds = machine_speed.measured_reference_step(steps=2)
+    seconds = machine_speed.measured_reference_step(steps=2, blocks=3)
     assert 0 < seconds < 5 and torch.get_num_threads() == before
 
 
