@@ -109,24 +109,11 @@ def measure_step_seconds(cell: Cell, steps: int = 2) -> tuple[float, str]:
 
 def measure_config_step_seconds(run_config, steps: int = 2, clock=time.perf_counter) -> tuple[float, str]:
     """Seconds per training step of a RunConfig (a cell's, a live run's), timed over `steps` steps after one
-    warm-up step; and the device, in words. `clock`: wall time (default), or time.process_time for the CPU-seconds
-    the step takes on a CPU (what the admission policy budgets; far steadier than wall time on a loaded machine)."""
-    import torch
-
-    from ..training.loop import Trainer
-    config = dataclasses.replace(run_config, optim=dataclasses.replace(run_config.optim, test_examples=1))
-    trainer = Trainer(config)
-    trainer.train_step()                               # allocation, autotuning: not the steady rate
-    if trainer.device.type == "cuda":
-        torch.cuda.synchronize()
-    started = clock()
-    for _ in range(steps):
-        trainer.train_step()
-    if trainer.device.type == "cuda":
-        torch.cuda.synchronize()
-    where = (f"cuda ({torch.cuda.get_device_name(trainer.device)})" if trainer.device.type == "cuda"
-             else f"cpu ({torch.get_num_threads()} thread(s))")
-    return (clock() - started) / steps, where
+    warm-up step; and the device, in words (training/machine_speed.timed_steps, one block). `clock`: wall time
+    (default), or time.process_time for the CPU-seconds the step takes on a CPU."""
+    from ..training.machine_speed import timed_steps
+    (seconds,), where = timed_steps(run_config, steps, clock)
+    return seconds, where
 
 
 def grid_cost(spec: GridSpec, gpu_steps: int = 3) -> GridCost:

@@ -56,6 +56,7 @@ from .evidence import (
     OPEN,
     OUTCOMES,
     RULE,
+    SEPARATION,
     WITHHELD,
     Arm,
     Comparison,
@@ -213,8 +214,16 @@ class Stage:
 def next_stage(plan: EvidencePlan, results, settle: bool = True) -> Stage | None:
     """The first stage with selected cells not yet finished; None when the search is complete, or (`settle`) when
     no outcome of its unfinished runs could change the verdict (`settled_early`, `stage3_settled`)."""
-    if settle and settled_early(plan, results) is not None:
-        return None
+    nxt = _unsettled_next_stage(plan, results)
+    if not settle or nxt is None:
+        return nxt
+    if nxt.name == "stage 3":
+        return None if stage3_settled(plan, results) else nxt
+    return None if _decided(early_outcomes(plan, results)) else nxt
+
+
+def _unsettled_next_stage(plan: EvidencePlan, results) -> Stage | None:
+    """The first stage with selected cells not yet finished, whether or not the rest could change the verdict."""
     done = set(_by_key(results))
     entries = {(label, T): (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries
                for T in plan.base.seq_lens}
@@ -239,7 +248,7 @@ def next_stage(plan: EvidencePlan, results, settle: bool = True) -> Stage | None
         return second
     wanted = more_seeds_for(plan, results)
     third = stage("stage 3", lambda c: (c.label, c.seq_len) in wanted and c.lr in windows[(c.label, c.seq_len)])
-    return None if third is None or (settle and stage3_settled(plan, results)) else third
+    return third
 
 
 def _entries_next(plan: EvidencePlan, results, found: Iterable[EntrySearch]) -> dict[tuple[str, int], tuple]:
@@ -274,7 +283,6 @@ def next_chunk(plan: EvidencePlan, results) -> Stage | None:
     whole = next_stage(plan, results)
     if whole is None or whole.name == "stage 3":
         return whole
-    from .evidence import SEPARATION
     found = {(s.label, s.seq_len): s for s in searches(plan, results)}
     todo = _entries_next(plan, results, found.values())
 
@@ -405,14 +413,14 @@ def stage3_outcomes(plan: EvidencePlan, results) -> set[str]:
 
 
 # --- stages 1–2 stop once the claim is decided whatever their unfinished runs show ------------------------------
-def _early_rows(plan: EvidencePlan, results) -> list[tuple]:
+def _early_rows(plan: EvidencePlan, results, extra: int = 0) -> list[tuple]:
     """The comparisons' reachable kinds on seeds 0–4 while stages 1–2 are unfinished: an entry whose rates are not
     chosen yet (stage 1 or its extension unfinished) could end any way; one whose rates are chosen has the stage-2
-    seeds it has not finished still to come."""
+    seeds it has not finished still to come (and `extra` more each: stage 3's, for `reachable_outcomes`)."""
     found = searches(plan, results)
     read = _read(plan, results, found, STAGE2_SEEDS)
     unknown = frozenset((s.label, s.seq_len) for s in found if s.best is None or s.extend_to is not None)
-    more = {(s.label, s.seq_len): len(STAGE2_SEEDS) - read.arms[s.label, s.seq_len].n
+    more = {(s.label, s.seq_len): len(STAGE2_SEEDS) - read.arms[s.label, s.seq_len].n + extra
             for s in found if (s.label, s.seq_len) not in unknown and s.window}
     return _reachable_rows(read, more, unknown)
 
@@ -426,17 +434,12 @@ def reachable_outcomes(plan: EvidencePlan, results) -> set[str]:
     """Every verdict the claim could still end with, whatever its unfinished runs show (a superset): the outcomes
     seeds 0–4 could give, and — where those could leave it undecided — what five more seeds per entry (stage 3)
     could make of it."""
-    if (nxt := next_stage(plan, results, settle=False)) is not None and nxt.name == "stage 3":
+    if (nxt := _unsettled_next_stage(plan, results)) is not None and nxt.name == "stage 3":
         return stage3_outcomes(plan, results)
     first = early_outcomes(plan, results)
     if first <= {HELD, NOT_HELD}:
         return first                            # decided on seeds 0–4: no stage 3
-    found = searches(plan, results)
-    read = _read(plan, results, found, STAGE2_SEEDS)
-    unknown = frozenset((s.label, s.seq_len) for s in found if s.best is None or s.extend_to is not None)
-    more = {(s.label, s.seq_len): len(STAGE2_SEEDS) - read.arms[s.label, s.seq_len].n + len(STAGE3_SEEDS)
-            for s in found if (s.label, s.seq_len) not in unknown and s.window}
-    return first | _reachable_outcomes(_reachable_rows(read, more, unknown))
+    return first | _reachable_outcomes(_early_rows(plan, results, extra=len(STAGE3_SEEDS)))
 
 
 def settled_early(plan: EvidencePlan, results) -> str | None:
@@ -444,10 +447,14 @@ def settled_early(plan: EvidencePlan, results) -> str | None:
     seeds 0–4, else None. A claim decided on seeds 0–4 gets no stage 3 (`more_seeds_for`), so that outcome is the
     verdict the whole search would give: the rest would be spent for nothing. (One comparison that must end "below"
     or "equal" is enough: whatever the others show, the claim did not hold.)"""
-    nxt = next_stage(plan, results, settle=False)
+    nxt = _unsettled_next_stage(plan, results)
     if nxt is None or nxt.name == "stage 3":
         return None
-    outcomes = early_outcomes(plan, results)
+    return _decided(early_outcomes(plan, results))
+
+
+def _decided(outcomes: set[str]) -> str | None:
+    """The one outcome of `outcomes` when it is the only one and a decided one (held or did not hold), else None."""
     return next(iter(outcomes)) if len(outcomes) == 1 and outcomes <= {HELD, NOT_HELD} else None
 
 
@@ -650,13 +657,14 @@ def early_cut(plan: EvidencePlan, results) -> EarlyCut | None:
     outcome = settled_early(plan, results)
     if outcome is None:
         return None
-    read = _read(plan, results, searches(plan, results), STAGE2_SEEDS)
+    found = searches(plan, results)
+    read = _read(plan, results, found, STAGE2_SEEDS)
     kinds = [kinds for *_, kinds in _early_rows(plan, results)]
     if outcome == NOT_HELD:
         deciding = tuple((T, c) for (_, T, _, _, c), k in zip(read.rows, kinds) if k <= {BELOW, EQUAL})
     else:
         deciding = tuple((T, c) for _, T, _, _, c in read.rows)
-    unfinished = [key for key, (_, todo) in _entries_next(plan, results, searches(plan, results)).items() if todo]
+    unfinished = [key for key, (_, todo) in _entries_next(plan, results, found).items() if todo]
     spent = spent_s(plan, results)
     said = (f"the search stopped with {spent / 3600:.2f} of its {plan.budget_cpu_s / 3600:.2f} budgeted CPU-hours "
             f"spent, {len(unfinished)} entr{'y' if len(unfinished) == 1 else 'ies'} short of stage 2's five seeds: "

@@ -22,10 +22,34 @@ REFERENCE_BLOCKS = 3              # the median block: one preempted block does n
 def reference_config():
     """The reference step's run: the shipped grids' 1-1-1-0 at their scale (d = k = 32, T = 32, B = 32)."""
     from .config import run_config
-    config = run_config(task="mqar", seq_len=32, kv_pairs=4, vocab_size=64, code="1-1-1-0", d_model=32,
-                        expand_dim=32, lr=1e-2, batch_size=32, max_steps=REFERENCE_STEPS * REFERENCE_BLOCKS + 1,
-                        seed=0, device="cpu")
-    return dataclasses.replace(config, optim=dataclasses.replace(config.optim, test_examples=1))
+    return run_config(task="mqar", seq_len=32, kv_pairs=4, vocab_size=64, code="1-1-1-0", d_model=32,
+                      expand_dim=32, lr=1e-2, batch_size=32, max_steps=REFERENCE_STEPS * REFERENCE_BLOCKS + 1,
+                      seed=0, device="cpu")
+
+
+def timed_steps(run_config, steps: int = 2, clock=time.perf_counter, blocks: int = 1) -> tuple[list[float], str]:
+    """Seconds per training step of a RunConfig, timed over `blocks` blocks of `steps` steps after one warm-up step
+    (one value per block), and the device in words. `clock`: wall time (default), or time.process_time for the
+    CPU-seconds a step takes on a CPU (what the admission policy budgets; far steadier on a loaded machine)."""
+    import torch
+
+    from .loop import Trainer
+    config = dataclasses.replace(run_config, optim=dataclasses.replace(run_config.optim, test_examples=1))
+    trainer = Trainer(config)
+    trainer.train_step()                               # allocation, autotuning: not the steady rate
+    per_block = []
+    for _ in range(blocks):
+        if trainer.device.type == "cuda":
+            torch.cuda.synchronize()
+        started = clock()
+        for _ in range(steps):
+            trainer.train_step()
+        if trainer.device.type == "cuda":
+            torch.cuda.synchronize()
+        per_block.append((clock() - started) / steps)
+    where = (f"cuda ({torch.cuda.get_device_name(trainer.device)})" if trainer.device.type == "cuda"
+             else f"cpu ({torch.get_num_threads()} thread(s))")
+    return per_block, where
 
 
 def measured_reference_step(steps: int = REFERENCE_STEPS, blocks: int = REFERENCE_BLOCKS,
@@ -35,20 +59,10 @@ def measured_reference_step(steps: int = REFERENCE_STEPS, blocks: int = REFERENC
     import statistics
 
     import torch
-
-    from .loop import Trainer
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        trainer = Trainer(reference_config())
-        trainer.train_step()                          # allocation: not the steady rate
-        per_block = []
-        for _ in range(blocks):
-            started = clock()
-            for _ in range(steps):
-                trainer.train_step()
-            per_block.append((clock() - started) / steps)
-        return statistics.median(per_block)
+        return statistics.median(timed_steps(reference_config(), steps, clock, blocks)[0])
     finally:
         torch.set_num_threads(threads)
 
