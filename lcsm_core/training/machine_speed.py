@@ -20,10 +20,11 @@ REFERENCE_BLOCKS = 3              # the median block: one preempted block does n
 
 
 def reference_config():
-    """The reference step's run: the shipped grids' 1-1-1-0 at their scale (d = k = 32, T = 32, B = 32)."""
+    """The reference step's run: the shipped grids' 1-1-1-0 at their scale (d = k = 32, T = 32, B = 32). Its
+    learning rate is the default one: a step's time does not depend on it."""
     from .config import run_config
     return run_config(task="mqar", seq_len=32, kv_pairs=4, vocab_size=64, code="1-1-1-0", d_model=32,
-                      expand_dim=32, lr=1e-2, batch_size=32, max_steps=REFERENCE_STEPS * REFERENCE_BLOCKS + 1,
+                      expand_dim=32, batch_size=32, max_steps=REFERENCE_STEPS * REFERENCE_BLOCKS + 1,
                       seed=0, device="cpu")
 
 
