@@ -14,6 +14,7 @@ from .ablations import ABLATIONS, SELECTIVE_SSM
 from .evidence import RULE
 from .results import best_per_seed, load_shipped, lr_note, spreads, verdict
 from .search import (
+    CONFIRM_SEEDS,
     EVIDENCE_PLANS,
     RUNNING,
     STAGE1_RATES,
@@ -110,6 +111,13 @@ EVIDENCE_INTRO = (
     "seeds: their stage 3 is a second look the rule did not plan before those seeds were seen), and it stops as "
     "soon as no outcome of its unfinished runs could change the verdict (each seed still to come counted both as "
     "leaving the plateau and as staying on it). "
+    "When stages 1–3 leave a claim inconclusive, a **confirmation** asks one question on fresh seeds: the open "
+    "comparison that would decide the claim alone if it ended the way seeds 0–9 lean (the one leaning furthest) "
+    f"gets {len(CONFIRM_SEEDS)} fresh seeds ({CONFIRM_SEEDS[0]}–{CONFIRM_SEEDS[-1]}) per entry, each at the entry's "
+    "best rate, read by the same rule on those seeds alone (the claim's other comparisons keep their reading); it "
+    "runs only when all of it fits in what is left of the budget, and stops as stage 3 does (this stage joined the "
+    "rule after the oscillation and τ grids had run stages 1–3, and was fixed, with its forty seeds, before any of "
+    "its own seeds ran). "
     "Stages 1–2 stop early the same way: once one comparison must end against the claim (below, or no better) "
     "whatever their unfinished runs show — or every comparison for it — the claim is decided on seeds 0–4, which "
     "would give it no stage 3, so the rest would change nothing; the driver runs first the entries of the "
@@ -190,6 +198,25 @@ def evidence_rows(name: str) -> list[dict]:
                      "seeds left / run": f"{arm.left}/{arm.n}" if arm is not None and arm.n else "—",
                      "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
                      "median": None if arm is None or not arm.n else round(arm.median, 3)})
+    return rows + confirmation_rows(plan, shipped.results)
+
+
+def confirmation_rows(plan, results) -> list[dict]:
+    """The confirmation's two sides, as the entries' rows are (none when it has no question or no run yet)."""
+    from .confirm import arms, confirmed
+    found = confirmed(plan, results)
+    if found is None:
+        return []
+    q = found.question
+    rows = []
+    for labels, arm in zip((q.winners, q.others), arms(plan, results, q)):
+        lo, hi = arm.interval if arm.n else (None, None)
+        rows.append({"entry": f"{' + '.join(labels)} (confirmation)", "T": q.seq_len,
+                     "best rate": ", ".join(f"{q.rates[label]:g}" for label in labels),
+                     "rates kept": f"the best rate only; fresh seeds {CONFIRM_SEEDS[0]}–{CONFIRM_SEEDS[-1]}",
+                     "seeds left / run": f"{arm.left}/{arm.n}" if arm.n else "—",
+                     "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
+                     "median": round(arm.median, 3) if arm.n else None})
     return rows
 
 

@@ -73,7 +73,8 @@ LADDER = (3.2e-4, *STAGE1_RATES, 1e-1)                 # the extension's one mor
 STAGE1_SEEDS = (0, 1)
 STAGE2_SEEDS = (0, 1, 2, 3, 4)
 STAGE3_SEEDS = (5, 6, 7, 8, 9)
-STAGES = ("stage 1", "extension", "stage 2", "stage 3")
+CONFIRM_SEEDS = tuple(range(10, 50))                   # the confirmation's fresh seeds (confirm.py)
+STAGES = ("stage 1", "extension", "stage 2", "stage 3", "confirmation")
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ class EvidencePlan:
         lrs, seeds = {"stage 1": (STAGE1_RATES, STAGE1_SEEDS),
                       "extension": ((LADDER[0], LADDER[-1]), STAGE1_SEEDS),
                       "stage 2": (LADDER, STAGE2_SEEDS),
-                      "stage 3": (LADDER, STAGE3_SEEDS)}[stage]
+                      "stage 3": (LADDER, STAGE3_SEEDS),
+                      "confirmation": (LADDER, CONFIRM_SEEDS)}[stage]
         return dataclasses.replace(self.base, lrs=lrs, seeds=seeds)
 
     def specs(self) -> list[GridSpec]:
@@ -215,11 +217,12 @@ def next_stage(plan: EvidencePlan, results, settle: bool = True) -> Stage | None
     """The first stage with selected cells not yet finished; None when the search is complete, or (`settle`) when
     no outcome of its unfinished runs could change the verdict (`settled_early`, `stage3_settled`)."""
     nxt = _unsettled_next_stage(plan, results)
-    if not settle or nxt is None:
+    if nxt is not None and nxt.name != "stage 3":
+        return None if settle and _decided(early_outcomes(plan, results)) else nxt
+    if nxt is not None and not (settle and stage3_settled(plan, results)):
         return nxt
-    if nxt.name == "stage 3":
-        return None if stage3_settled(plan, results) else nxt
-    return None if _decided(early_outcomes(plan, results)) else nxt
+    from .confirm import next_confirmation  # confirm.py reads the search's stages 1–3
+    return next_confirmation(plan, results, settle=settle)
 
 
 def _unsettled_next_stage(plan: EvidencePlan, results) -> Stage | None:
@@ -279,9 +282,9 @@ def next_chunk(plan: EvidencePlan, results) -> Stage | None:
     `settled_early` stops them all once the claim is decided. Stages 1–2 run an entry or two at a time: those of the
     undecided comparison that costs least to finish, a comparison whose stage-1 seeds lean against the claim (the
     other entry left the plateau, its best stage-1 mean within SEPARATION of the winner's or above it) before the
-    rest. Stage 3 runs as `next_stage` gives it."""
+    rest. Stage 3 and the confirmation run as `next_stage` gives them."""
     whole = next_stage(plan, results)
-    if whole is None or whole.name == "stage 3":
+    if whole is None or whole.name in ("stage 3", "confirmation"):
         return whole
     found = {(s.label, s.seq_len): s for s in searches(plan, results)}
     todo = _entries_next(plan, results, found.values())
@@ -406,10 +409,15 @@ def _reachable_outcomes(rows: list[tuple]) -> set[str]:
     return agreed if all(s == agreed and len(s) == 1 for s in sets) else agreed | {INCONCLUSIVE}
 
 
-def stage3_outcomes(plan: EvidencePlan, results) -> set[str]:
-    """The outcomes the claim could still reach, whatever stage 3's unfinished runs show."""
+def _stage3_rows(plan: EvidencePlan, results) -> list[tuple]:
     read = _read(plan, results, searches(plan, results), STAGE2_SEEDS + STAGE3_SEEDS)
-    return _reachable_outcomes(_reachable_rows(read, _stage3_left(plan, results)))
+    return _reachable_rows(read, _stage3_left(plan, results))
+
+
+def stage3_outcomes(plan: EvidencePlan, results) -> set[str]:
+    """The outcomes the claim could reach after stage 3, whatever its unfinished runs show (before any
+    confirmation: what stage 3's own stop reads)."""
+    return _reachable_outcomes(_stage3_rows(plan, results))
 
 
 # --- stages 1–2 stop once the claim is decided whatever their unfinished runs show ------------------------------
@@ -430,16 +438,34 @@ def early_outcomes(plan: EvidencePlan, results) -> set[str]:
     return _reachable_outcomes(_early_rows(plan, results))
 
 
-def reachable_outcomes(plan: EvidencePlan, results) -> set[str]:
+def reachable_outcomes(plan: EvidencePlan, results, nxt: Stage | None = None) -> set[str]:
     """Every verdict the claim could still end with, whatever its unfinished runs show (a superset): the outcomes
     seeds 0–4 could give, and — where those could leave it undecided — what five more seeds per entry (stage 3)
-    could make of it."""
-    if (nxt := _unsettled_next_stage(plan, results)) is not None and nxt.name == "stage 3":
-        return stage3_outcomes(plan, results)
+    and then the confirmation (one open comparison decided either way) could make of it. `nxt`: the stage that
+    runs next, when the caller has it."""
+    nxt = nxt or _unsettled_next_stage(plan, results)
+    if nxt is not None and nxt.name == "confirmation":
+        from .confirm import question, reachable
+        return reachable(plan, results, question(plan, results))
+    if nxt is not None and nxt.name == "stage 3":
+        return _with_confirmation(_stage3_rows(plan, results))
     first = early_outcomes(plan, results)
     if first <= {HELD, NOT_HELD}:
         return first                            # decided on seeds 0–4: no stage 3
-    return first | _reachable_outcomes(_early_rows(plan, results, extra=len(STAGE3_SEEDS)))
+    return first | _with_confirmation(_early_rows(plan, results, extra=len(STAGE3_SEEDS)))
+
+
+def _with_confirmation(rows: list[tuple]) -> set[str]:
+    """The outcomes of `rows`' reachable kinds, and of the confirmation turning one comparison that could end
+    open into either side (it tests one comparison only, so one row at a time)."""
+    out = _reachable_outcomes(rows)
+    if INCONCLUSIVE not in out:
+        return out
+    for i, row in enumerate(rows):
+        if OPEN in row[4]:
+            out |= _reachable_outcomes([(*r[:4], r[4] | {ABOVE, BELOW}) if j == i else r
+                                        for j, r in enumerate(rows)])
+    return out
 
 
 def settled_early(plan: EvidencePlan, results) -> str | None:
@@ -494,15 +520,16 @@ def spent_s(plan: EvidencePlan, results) -> float:
 
 def stage_costs(plan: EvidencePlan) -> dict[str, float]:
     """Each stage's cost before anything ran: stage 1 in full, the extension if every entry needed it, stage 2 at
-    three rates per entry less the stage-1 seeds, stage 3 if every entry needed it (what `--cost-only` prints beside
-    the budget)."""
+    three rates per entry less the stage-1 seeds, stage 3 if every entry needed it, the confirmation of a comparison
+    between the two dearest entries (what `--cost-only` prints beside the budget)."""
     one = plan.spec("stage 1")
     per_entry = {(c.label, c.seq_len): cell_cost_s(c) for c in cells(one) if c.lr == one.lrs[0] and c.seed == 0}
     n1, n2 = len(STAGE1_SEEDS), len(STAGE2_SEEDS)
     return {"stage 1": sum(per_entry.values()) * len(STAGE1_RATES) * n1,
             "extension (at most)": sum(per_entry.values()) * n1,
             "stage 2 (3 rates)": sum(per_entry.values()) * 3 * (n2 - n1),
-            "stage 3 (at most)": sum(per_entry.values()) * 3 * len(STAGE3_SEEDS)}
+            "stage 3 (at most)": sum(per_entry.values()) * 3 * len(STAGE3_SEEDS),
+            "confirmation (at most)": sum(sorted(per_entry.values())[-2:]) * len(CONFIRM_SEEDS)}
 
 
 # --- the verdict -------------------------------------------------------------------------------------------
@@ -611,13 +638,15 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
         if nxt.name == "stage 3" and not fits:              # more seeds are extra: the verdict stands without them
             unpaid = (f"stage 3's {len(STAGE3_SEEDS)} more seeds ({len(nxt.cells)} runs, {nxt.cost_s / 3600:.2f} "
                       f"CPU-hours) do not fit in the {left / 3600:.2f} left of the budget")
+        elif nxt.name == "confirmation" and not fits:
+            unpaid = confirmation_unpaid(plan, results, nxt, left)
         elif not fits:
             why = (f"the budget ran out: {nxt.name} needs {nxt.cost_s / 3600:.2f} CPU-hours more ({len(nxt.cells)} "
                    f"runs), {left / 3600:.2f} of {plan.budget_cpu_s / 3600:.2f} are left")
             return EvidenceVerdict(NOT_TESTED, why, why=why, stage=nxt.name, **base)
         else:
             why = f"{nxt.name} has {len(nxt.cells)} runs still to go"
-            reachable = reachable_outcomes(plan, results)
+            reachable = reachable_outcomes(plan, results, nxt)
             if len(reachable) < len(OUTCOMES):       # what the seeds so far already rule out
                 why += ("; whatever they show, it can end only as " +
                         " or ".join(f"“{o}”" for o in OUTCOMES if o in reachable))
@@ -625,17 +654,24 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     comparisons = [(reading, T, c) for reading, T, _, _, c in read.rows]
     early = early_cut(plan, results) if nxt is None else None
     outcome = read.outcome if early is None else early.outcome
+    from .confirm import confirmed
+    confirmation = confirmed(plan, results) if nxt is None else None
     detail = "; ".join(f"T={T}: {c}" for _, T, c in comparisons)
     if early is not None:
         detail += f" ({early.said})"
     why = "" if outcome in (HELD, NOT_HELD) else undecided_why(outcome, [c for *_, c in comparisons])
-    cut = stage3_cut(plan, results) if nxt is None else None
+    cut = stage3_cut(plan, results) if nxt is None or nxt.name == "confirmation" else None
     if cut is not None:
         ran, left = cut
         said = (f"stage 3 stopped after {ran} of its {ran + left} runs: the verdict is the same whatever the "
                 f"other {left} would show")
         detail += f" ({said})"
         why = f"{why}; {said}" if why else why
+    if confirmation is not None:
+        outcome = confirmation.outcome
+        detail += f"; {confirmation.said()}"
+        why = ("" if outcome in (HELD, NOT_HELD) else
+               f"{why}; {confirmation.said()}, which does not decide it either" if why else "")
     if why and unpaid:
         why += f"; {unpaid}"
     return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why, stage=nxt.name if unpaid else "",
@@ -686,6 +722,15 @@ def undecided_why(outcome: str, comparisons: list[Comparison]) -> str:
     if outcome == "inconclusive" and not parts:
         parts = ["the readings of the claim disagree"]
     return "; ".join(parts)
+
+
+def confirmation_unpaid(plan: EvidencePlan, results, nxt: Stage, left: float) -> str:
+    """Why the confirmation did not run, in words: what it would test and what it costs."""
+    from .confirm import question
+    q = question(plan, results)
+    return (f"the confirmation of T={q.seq_len}: {' + '.join(q.winners)} vs {' + '.join(q.others)} "
+            f"({len(CONFIRM_SEEDS)} fresh seeds each: {len(nxt.cells)} runs, {nxt.cost_s / 3600:.2f} CPU-hours) does "
+            f"not fit in the {left / 3600:.2f} left of the budget")
 
 
 def rule_said() -> str:

@@ -263,6 +263,11 @@ def budget_line(plan: EvidencePlan, results, factor: float | None = None) -> str
     return line
 
 
+# Stage 3 and the confirmation run this many seeds per round, so that they stop soon once the rest cannot matter
+# (stage 3: one seed of every entry it gives more; the confirmation: two entries, four seeds keep two workers busy).
+SEEDS_AT_A_TIME = {"stage 3": 1, "confirmation": 4}
+
+
 def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, conditions: str = "",
                  out=sys.stdout) -> dict:
     """Run the plan's stages in order, each only when it fits in what is left of the budget; resumes (finished
@@ -274,7 +279,8 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
         whole = next_stage(plan, results)                 # the budget is the stage's, whichever part runs first
         left = plan.budget_cpu_s - spent_s(plan, results)
         if whole.cost_s > left:
-            after = "the verdict stands on seeds 0–4" if whole.name == "stage 3" else "not tested at this scale"
+            after = {"stage 3": "the verdict stands on seeds 0–4", "confirmation": "the verdict stands on seeds 0–9"
+                     }.get(whole.name, "not tested at this scale")
             print(f"{whole.name}: {len(whole.cells)} runs, {cpu_amount(whole.cost_s)}, {cpu_amount(max(0, left))} "
                   f"left of the budget: not run ({after})", file=sys.stderr, flush=True)
             break
@@ -284,9 +290,9 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
               file=sys.stderr, flush=True)
         done = frozenset(r.key for r in results)
         later = frozenset()
-        if stage.name == "stage 3":                       # a seed at a time: it stops once the rest cannot matter
-            seed = min(c.seed for c in stage.cells)
-            later = frozenset(c.key for c in stage.cells if c.seed != seed)
+        if stage.name in SEEDS_AT_A_TIME:                 # a few seeds at a time: it stops once the rest cannot matter
+            first = sorted({c.seed for c in stage.cells})[:SEEDS_AT_A_TIME[stage.name]]
+            later = frozenset(c.key for c in stage.cells if c.seed not in first)
         run_grid(stage.spec, runner, out=out, have=stage.skipped() | done | later)
         results = stored_results(plan, runner.db_path)
         if {r.key for r in results} <= done:             # every cell failed: rerunning them now would loop

@@ -11,6 +11,7 @@ from lcsm_core.paper_lab import CellResult
 from lcsm_core.paper_lab.evidence import HELD, INCONCLUSIVE, NOT_HELD, NOT_TESTED, WITHHELD, Arm, compare
 from lcsm_core.paper_lab.grid import cells
 from lcsm_core.paper_lab.search import (
+    CONFIRM_SEEDS,
     EVIDENCE_PLANS,
     LADDER,
     RUNNING,
@@ -28,6 +29,7 @@ from lcsm_core.paper_lab.search import (
     reachable_outcomes,
     save_evidence,
     settled_early,
+    spent_s,
     stage3_outcomes,
     stage_costs,
 )
@@ -143,15 +145,16 @@ def test_stage_three_stops_once_its_unfinished_runs_cannot_change_the_verdict():
     results += [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
                            lottery(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in theirs]
     # 1-1-1-1 at 5/10: sigmoid's 2–7 of 10 can neither clear it nor fall wholly below it, nor anyone else's
-    assert stage3_outcomes(plan, results) == {INCONCLUSIVE} and next_stage(plan, results) is None
-    found = evidence_verdict(plan, results)
+    assert stage3_outcomes(plan, results) == {INCONCLUSIVE} and next_stage(plan, results).name == "confirmation"
+    no_confirmation = plan_of("activation", budget_cpu_h=(spent_s(plan, results) + 60) / 3600)
+    found = evidence_verdict(no_confirmation, results)
     left = len(stage.cells) - len(theirs)
     assert found.outcome == INCONCLUSIVE and f"stage 3 stopped after {len(theirs)} of its {len(stage.cells)} runs" \
-        in found.why and f"whatever the other {left} would show" in found.why
+        in found.why and f"whatever the other {left} would show" in found.why and "does not fit" in found.why
     whole = results + [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
                                   lottery(c.label, c.seq_len, c.lr, c.seed), 1.0, "live")
                        for c in stage.cells if c.label != "1-1-1-1"]
-    assert evidence_verdict(plan, whole).outcome == INCONCLUSIVE  # what the whole stage gives
+    assert evidence_verdict(no_confirmation, whole).outcome == INCONCLUSIVE  # what the whole stage gives
 
 
 @settings(max_examples=300, deadline=None)
@@ -175,7 +178,8 @@ def test_a_decided_claim_gets_no_more_seeds_and_an_unpaid_stage_three_leaves_the
         return LEARNED if label == "1-1-1-0" and seed in (0, 2, 4) else STUCK
     results = run(plan_of("parameterization", budget_cpu_h=10), lottery, stages=2)
     costs = stage_costs(plan_of("parameterization"))
-    stages_1_2 = plan_of("parameterization", budget_cpu_h=(sum(costs.values()) - costs["stage 3 (at most)"]) / 3600)
+    stages_1_2 = plan_of("parameterization", budget_cpu_h=(sum(costs.values()) - costs["stage 3 (at most)"]
+                                                           - costs["confirmation (at most)"]) / 3600)
     found = evidence_verdict(stages_1_2, results)
     assert found.outcome == INCONCLUSIVE and "do not fit" in found.why and found.stage == "stage 3"
 
@@ -215,7 +219,8 @@ def test_tau_pools_each_half():
 def test_plans_have_budgets_that_cover_their_stages():
     for name, plan in EVIDENCE_PLANS.items():
         costs = stage_costs(plan)
-        needed = costs if name != "data_dependence" else {k: v for k, v in costs.items() if "stage 3" not in k}
+        needed = {k: v for k, v in costs.items()             # the confirmation runs only where what is left pays
+                  if "confirmation" not in k and not (name == "data_dependence" and "stage 3" in k)}
         assert sum(needed.values()) <= plan.budget_cpu_s, name
         assert plan.base.seq_lens == ((32, 128, 256) if name == "data_dependence" else (32,))
 
@@ -264,10 +269,12 @@ def test_cost_only_prints_each_budget_before_anything_runs(tmp_path, capsys):
 
 def test_the_cli_runs_stage_three_a_seed_at_a_time_and_stops_when_the_rest_cannot_matter(monkeypatch):
     """The driver's loop with the store and the grid runner stood in for: stage 3 runs seed 5 for every entry, and
-    with sigmoid at 2/6 and 1-1-1-1 at 4/6 no seeds 6–9 could decide the claim: nothing more runs."""
+    with sigmoid at 2/6 and 1-1-1-1 at 4/6 no seeds 6–9 could decide the claim: no more of stage 3 runs. The
+    confirmation then tests sigmoid against 1-1-1-1 (the other entry furthest ahead) four seeds at a time, and stops
+    once 1-1-1-1 learning every fresh seed and sigmoid none has decided it whatever the rest would show."""
     from lcsm_serving.paper_lab import cli
     plan = plan_of("activation", budget_cpu_h=10)
-    wins = {"1-1-1-2": (0, 2), "1-1-1-1": (0, 1, 2, 3)}
+    wins = {"1-1-1-2": (0, 2), "1-1-1-1": (0, 1, 2, 3, *CONFIRM_SEEDS)}
     stored: list = []
     calls: list = []
 
@@ -282,7 +289,11 @@ def test_the_cli_runs_stage_three_a_seed_at_a_time_and_stops_when_the_rest_canno
     line = cli.run_evidence(plan, runner, out=open(__import__("os").devnull, "w"))
     third = [ran for seeds, ran in calls if seeds == STAGE3_SEEDS]
     assert third == [[5]]
-    assert line["outcome"] == INCONCLUSIVE and "stage 3 stopped after 24 of its 120 runs" in line["why"]
+    rounds = [ran for seeds, ran in calls if seeds == CONFIRM_SEEDS]
+    assert rounds[0] == [10, 11, 12, 13] and all(len(r) == 4 for r in rounds) and 2 < len(rounds) < 10
+    assert line["outcome"] == NOT_HELD and "stage 3 stopped after 24 of its 120 runs" in line["detail"]
+    assert "the confirmation (40 fresh seeds" in line["detail"] and "1-1-1-2 below 1-1-1-1" in line["detail"]
+    assert f"it stopped after {8 * len(rounds)} of its 80 runs" in line["detail"]
 
 
 def run_in_chunks(plan, acc, results=()):
@@ -385,15 +396,20 @@ def test_the_cli_runs_the_leaning_comparison_first_and_stops_once_it_settles_the
 
 
 def test_a_running_claim_says_which_verdicts_its_seeds_already_rule_out():
-    """Sigmoid (the claimed winner) stays on the plateau in stage 1 while 1-1-1-1 learns: even with stage 3's
-    five more seeds it could not end above 1-1-1-1, so "held" is out of reach and the running verdict says so."""
+    """Sigmoid (the claimed winner) stays on the plateau in stage 1 while 1-1-1-1 and 1-1-1-7 learn: even with
+    stage 3's five more seeds it could not end above either, and the confirmation tests one comparison only, so
+    "held" is out of reach and the running verdict says so. (Against one learner alone, the confirmation's forty
+    fresh seeds could still part them either way.)"""
     plan = plan_of("activation")
-    results = run(plan, learns_at({"1-1-1-1"}), stages=1)
+    learners = learns_at({"1-1-1-1", "1-1-1-7"})
+    results = run(plan, learners, stages=1)
     found = evidence_verdict(plan, results)
     assert found.outcome == RUNNING and "can end only as" in found.why and "“held”" not in found.why
     assert HELD not in reachable_outcomes(plan, results) and NOT_HELD in reachable_outcomes(plan, results)
-    whole = run_whole(plan, learns_at({"1-1-1-1"}))
+    whole = run_whole(plan, learners)
     assert evidence_verdict(plan, whole).outcome in reachable_outcomes(plan, results)
+    one = run(plan, learns_at({"1-1-1-1"}), stages=1)
+    assert HELD in reachable_outcomes(plan, one)
     stuck = run(plan, lambda *cell: STUCK, stages=1)           # everyone on the plateau so far: anything can happen
     assert reachable_outcomes(plan, stuck) == {HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED}
     assert "can end only as" not in evidence_verdict(plan, stuck).why

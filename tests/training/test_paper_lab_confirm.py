@@ -1,0 +1,88 @@
+"""The confirmation (confirm.py) on synthetic results: the question is read from seeds 0–9 and holds still, its
+cells are forty fresh seeds at each entry's best rate, it decides either way or leaves the claim open, and stopping
+once the rest cannot matter gives what the whole stage would."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lcsm_core.paper_lab import CellResult
+from lcsm_core.paper_lab.confirm import confirmed, question, wanted
+from lcsm_core.paper_lab.evidence import ABOVE, BELOW, HELD, INCONCLUSIVE, NOT_HELD
+from lcsm_core.paper_lab.search import CONFIRM_SEEDS, RUNNING, evidence_verdict, next_stage, plan_of, searches
+
+STUCK, LEARNED = 0.27, 0.85
+
+
+def results_of(stage, acc) -> list:
+    return [CellResult(c.label, c.code, c.tau, c.seq_len, c.lr, c.seed, "completed", 10,
+                       acc(c.label, c.seq_len, c.lr, c.seed), 1.0, "live") for c in stage.cells]
+
+
+def through_stage_three(plan, acc) -> list:
+    results = []
+    while (stage := next_stage(plan, results)) is not None and stage.name != "confirmation":
+        results += results_of(stage, acc)
+    return results
+
+
+def lottery(wins: dict):
+    """Accuracy by who learns which seed (at every rate)."""
+    return lambda label, T, lr, seed: LEARNED + 0.001 * seed if seed in wins.get(label, ()) else STUCK
+
+
+PLAN = plan_of("activation", budget_cpu_h=10)
+# Sigmoid (the claimed winner) learns 2 of seeds 0–4, 1-1-1-1 four, then one of seed 5: open, leaning against
+AGAINST = {"1-1-1-2": (0, 2), "1-1-1-1": (0, 1, 2, 3, 5)}
+
+
+def test_the_question_is_the_open_comparison_that_leans_furthest_and_would_decide_alone():
+    results = through_stage_three(PLAN, lottery(AGAINST))
+    q = question(PLAN, results)
+    assert (q.winners, q.others, q.lean, q.decides) == (("1-1-1-2",), ("1-1-1-1",), BELOW, NOT_HELD)
+    best = {s.label: s.best for s in searches(PLAN, results)}
+    assert q.rates == {"1-1-1-2": best["1-1-1-2"], "1-1-1-1": best["1-1-1-1"]}
+    stage = next_stage(PLAN, results)
+    assert stage.name == "confirmation" and len(stage.cells) == 2 * len(CONFIRM_SEEDS) == 80
+    assert {c.seed for c in stage.cells} == set(CONFIRM_SEEDS) == set(range(10, 50))
+    assert all(c.lr == q.rates[c.label] for c in stage.cells)
+    half = results + results_of(stage, lottery({"1-1-1-1": range(10, 30)}))[:40]
+    assert question(PLAN, half) == q                              # its own seeds do not move the question
+    assert evidence_verdict(PLAN, results).outcome == RUNNING
+
+
+def test_no_confirmation_where_no_single_comparison_could_decide_the_claim():
+    """Sigmoid learns 3 of 10 seeds and nobody else any: every comparison is open and sigmoid ahead in each, so
+    "held" would need all of them won; one comparison cannot do it."""
+    results = through_stage_three(PLAN, lottery({"1-1-1-2": (0, 2, 4)}))
+    assert question(PLAN, results) is None and next_stage(PLAN, results) is None
+    assert evidence_verdict(PLAN, results).outcome == INCONCLUSIVE
+
+
+def test_a_confirmation_can_decide_held_when_it_is_the_last_open_comparison():
+    """Sigmoid learns every seed; 1-1-1-1 six of ten (open), every other none (below sigmoid): the question leans
+    for the claim, and forty fresh seeds part them."""
+    wins = {"1-1-1-2": range(50), "1-1-1-1": (0, 1, 3, 5, 7, 9, *range(10, 50, 3))}
+    results = through_stage_three(PLAN, lottery(wins))
+    q = question(PLAN, results)
+    assert (q.others, q.lean, q.decides) == (("1-1-1-1",), ABOVE, HELD)
+    while (stage := next_stage(PLAN, results)) is not None:
+        results += results_of(stage, lottery(wins))
+    found = evidence_verdict(PLAN, results)
+    assert found.outcome == HELD and "the confirmation (40 fresh seeds, 10–49" in found.detail
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.booleans(), min_size=40, max_size=40), st.lists(st.booleans(), min_size=40, max_size=40))
+def test_stopping_the_confirmation_early_gives_the_whole_stages_verdict(sigmoid, other):
+    wins = {"1-1-1-2": (0, 2, *(s for s, x in zip(CONFIRM_SEEDS, sigmoid) if x)),
+            "1-1-1-1": (0, 1, 2, 3, 5, *(s for s, x in zip(CONFIRM_SEEDS, other) if x))}
+    acc = lottery(wins)
+    results = through_stage_three(PLAN, acc)
+    whole = results + results_of(next_stage(PLAN, results), acc)
+    assert next_stage(PLAN, whole) is None
+    while (stage := next_stage(PLAN, results)) is not None:      # four seeds of each a round, as the CLI runs it
+        first = sorted({c.seed for c in stage.cells})[:4]
+        results += [r for r in results_of(stage, acc) if r.seed in first]
+    early, full = confirmed(PLAN, results), confirmed(PLAN, whole)
+    assert early.outcome == full.outcome and evidence_verdict(PLAN, results).outcome == full.outcome
+    assert early.ran + early.left == 80 and (early.left == 0) == (early.ran == 80)
+    assert len(wanted(PLAN, early.question)) == 80
