@@ -154,11 +154,13 @@ class Confirmed:
     ran: int
     left: int
 
-    def said(self) -> str:
+    def said(self, lead: str = "the confirmation") -> str:
         q = self.question
         rates = ", ".join(f"{label} at {rate:g}" for label, rate in q.rates.items())
-        text = (f"the confirmation ({len(CONFIRM_SEEDS)} fresh seeds, {CONFIRM_SEEDS[0]}–{CONFIRM_SEEDS[-1]}, each "
-                f"entry at its best rate: {rates}): T={q.seq_len}: {self.comparison}")
+        seeds = (f"{len(CONFIRM_SEEDS)} fresh seeds, {CONFIRM_SEEDS[0]}–{CONFIRM_SEEDS[-1]}, each entry at its best "
+                 f"rate: {rates}")
+        text = f"{lead} ({seeds}): T={q.seq_len}: {self.comparison}" if lead else \
+            f"on {seeds}, T={q.seq_len}: {self.comparison}"
         if self.left:
             text += (f"; it stopped after {self.ran} of its {self.ran + self.left} runs: the verdict is the same "
                      f"whatever the other {self.left} would show")

@@ -671,7 +671,7 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
         outcome = confirmation.outcome
         detail += f"; {confirmation.said()}"
         why = ("" if outcome in (HELD, NOT_HELD) else
-               f"{why}; {confirmation.said()}, which does not decide it either" if why else "")
+               f"{why}; the confirmation did not decide it either: {confirmation.said(lead='')}" if why else "")
     if why and unpaid:
         why += f"; {unpaid}"
     return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why, stage=nxt.name if unpaid else "",
