@@ -7,6 +7,7 @@ from the JSON the page reads. tests/training/test_paper_lab_report.py fails when
 """
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from .search import (
     STAGE2_SEEDS,
     STAGE3_SEEDS,
     EvidenceVerdict,
+    evidence_path,
     evidence_verdict,
     load_evidence,
     stage_costs,
@@ -149,18 +151,33 @@ def entry_said(found: EvidenceVerdict, label: str, T: int) -> str:
     return f"{label}: {arm.left}/{arm.n} left (95 % CI {lo:.2f}–{hi:.2f}), median {arm.median:.2f}, {rates}"
 
 
+def shipped_verdict(name: str):
+    """(plan, shipped evidence or None, its verdict or None) of a claim: read again only when its evidence file
+    changes (a page reruns its script at every widget move; the verdict takes seconds to read)."""
+    path = evidence_path(name)
+    stamp = (path.stat().st_mtime_ns, path.stat().st_size) if path.exists() else None
+    return _shipped_verdict(name, stamp, load_evidence)
+
+
+@functools.lru_cache(maxsize=16)
+def _shipped_verdict(name: str, stamp, loader):
+    """(the loader is part of the key: one stood in for, as the tests do, is not answered from the file's cache)"""
+    plan, shipped = EVIDENCE_PLANS[name], loader(name)
+    if shipped is None or shipped.plan.base != plan.base:
+        return plan, None, None
+    return plan, shipped, evidence_verdict(plan, shipped.results)
+
+
 def evidence_words(name: str) -> tuple[str, str, str]:
     """(outcome, the numbers, what ran and why undecided) of a claim's evidence grid, in words."""
-    plan = EVIDENCE_PLANS[name]
-    shipped = load_evidence(name)
+    plan, shipped, found = shipped_verdict(name)
     budget = plan.budget_cpu_s / 3600
     resume = f"`python -m lcsm_serving.paper_lab --evidence {name} --ship`"
-    if shipped is None or shipped.plan.base != plan.base:
+    if found is None:
         costs = ", ".join(f"{stage} {cost / 3600:.2f}" for stage, cost in stage_costs(plan).items())
         return ("not tested at this scale", "",
                 f"The evidence grid has not run yet: budget {budget:.2f} CPU-hours (stages, CPU-hours: {costs}); "
                 f"{resume} runs it.")
-    found = evidence_verdict(plan, shipped.results)
     outcome = f"not decided yet ({found.why})" if found.outcome == RUNNING else found.outcome
     lengths = plan.base.seq_lens
     numbers = " · ".join((f"T = {T}: " if len(lengths) > 1 else "")
@@ -183,10 +200,9 @@ def evidence_words(name: str) -> tuple[str, str, str]:
 def evidence_rows(name: str) -> list[dict]:
     """Per entry and length of the shipped evidence grid: its best rate, the rates stage 2 kept, and the statistic
     ([] when none has run)."""
-    plan, shipped = EVIDENCE_PLANS[name], load_evidence(name)
-    if shipped is None or shipped.plan.base != plan.base:
+    plan, shipped, found = shipped_verdict(name)
+    if found is None:
         return []
-    found = evidence_verdict(plan, shipped.results)
     rows = []
     for search in found.entries:
         arm = found.arms.get((search.label, search.seq_len))
