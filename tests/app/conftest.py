@@ -21,3 +21,21 @@ def _validated_figures():
     from lcsm_explorer.app.kit import figure_style
     figure_style.VALIDATE = True
     yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _components_scanned_once():
+    """Each AppTest scans every installed distribution's metadata for Streamlit components (~0.3 s a page opened,
+    hundreds of pages a run); what is installed does not change while the tests run, so the first scan is kept.
+    Where a Streamlit release moves the scanner, nothing is patched and each AppTest scans as before."""
+    import functools
+    try:
+        from streamlit.components.v2 import manifest_scanner
+        scan = manifest_scanner.scan_component_manifests
+    except (ImportError, AttributeError):
+        yield
+        return
+    patch = pytest.MonkeyPatch()
+    patch.setattr(manifest_scanner, "scan_component_manifests", functools.lru_cache(maxsize=1)(scan))
+    yield
+    patch.undo()
