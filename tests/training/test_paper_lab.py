@@ -21,6 +21,7 @@ from lcsm_core.paper_lab import (
     merged,
     verdict,
 )
+from lcsm_core.paper_lab.grid import MAX_SEEDS
 from lcsm_serving import RunStore
 from lcsm_serving.paper_lab import GridRunner
 
@@ -48,7 +49,7 @@ def test_a_grid_is_named_by_its_spec():
 
 
 @pytest.mark.parametrize("changes,message", [
-    (dict(ablation="dropout"), "unknown ablation"), (dict(seeds=tuple(range(9))), "seeds"),
+    (dict(ablation="dropout"), "unknown ablation"), (dict(seeds=tuple(range(MAX_SEEDS + 1))), "seeds"),
     (dict(seeds=(0, 0)), "seeds"), (dict(steps=0), "steps"), (dict(seq_lens=()), "at least one"),
     (dict(lrs=(1e-2, 1e-2)), "repeat"), (dict(seq_lens=(31,)), "seq_len"), (dict(lrs=(20.0,)), "learning rate"),
     (dict(device="tpu"), "device"),
