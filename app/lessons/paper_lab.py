@@ -33,8 +33,8 @@ from lcsm_core.paper_lab import (
     verdict,
 )
 from lcsm_core.paper_lab.ablations import INCONCLUSIVE, entry_meaning
-from lcsm_core.paper_lab.evidence import NOT_HELD, RULE
-from lcsm_core.paper_lab.report import evidence_rows, evidence_words
+from lcsm_core.paper_lab.evidence import NOT_HELD
+from lcsm_core.paper_lab.report import EVIDENCE_INTRO, evidence_rows, evidence_words
 from lcsm_core.paper_lab.results import lr_note, results_csv, results_json
 from lcsm_core.paper_lab.spread import SEPARATION
 from lcsm_core.training.progress import grid_progress
@@ -357,7 +357,8 @@ def evidence_blocks(ablation: str) -> list:
     rows = evidence_rows(ablation)
     if rows:
         blocks.append(Table(rows))
-    blocks.append(Group([Text(RULE, "caption")], fold="The statistic and the rule behind the verdict"))
+    blocks.append(Group([Text(EVIDENCE_INTRO, "caption")],
+                        fold="The search, the statistic and the rule behind the verdict"))
     return blocks
 
 
