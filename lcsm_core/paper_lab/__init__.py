@@ -10,6 +10,8 @@
              continue them, one worker, finished cells never rerun:
                  nice -n 19 python -m lcsm_serving.paper_lab --evidence all --ship --workers 1 --db data/evidence.sqlite
              (`--evidence NAME` for one claim, `--cost-only` for the budgets and what is spent)
+- confirm:   the confirmation: one open comparison that would decide a claim stages 1–3 left inconclusive, tested
+             again on forty fresh seeds
 - spread:    a cell's accuracy over seeds (mean, min–max) and when one range lies above another
 - grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps, device, vocabulary), its cells, and
              which stored runs finish a cell
