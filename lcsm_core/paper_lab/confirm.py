@@ -34,6 +34,7 @@ from .evidence import (
     Comparison,
     combined,
     compare,
+    lead_interval,
     outcome_of,
     plateau_threshold,
 )
@@ -161,6 +162,11 @@ class Confirmed:
                  f"rate: {rates}")
         text = f"{lead} ({seeds}): T={q.seq_len}: {self.comparison}" if lead else \
             f"on {seeds}, T={q.seq_len}: {self.comparison}"
+        a, b = self.comparison.winner, self.comparison.other
+        if a.n and b.n and self.comparison.sign == 0:
+            lead, low, high = lead_interval(a.left, a.n, b.left, b.n)
+            text += (f"; {a.name}'s lead over {b.name} in the share off the plateau: {lead:+.2f} (95 % interval "
+                     f"{low:+.2f} to {high:+.2f})")
         if self.left:
             text += (f"; it stopped after {self.ran} of its {self.ran + self.left} runs: the verdict is the same "
                      f"whatever the other {self.left} would show")

@@ -58,6 +58,16 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def lead_interval(a_left: int, a_n: int, b_left: int, b_n: int, z: float = Z95) -> tuple[float, float, float]:
+    """A's lead over B in the share of seeds off the plateau, with its 95 % interval: (lead, low, high) by
+    Newcombe's hybrid score method (his method 10, from the two Wilson intervals). Reported beside an undecided
+    comparison as how far apart the two shares could be; the verdict's rule does not read it."""
+    pa, pb = a_left / a_n, b_left / b_n
+    (la, ua), (lb, ub) = wilson(a_left, a_n, z), wilson(b_left, b_n, z)
+    lead = pa - pb
+    return lead, lead - math.hypot(pa - la, ub - pb), lead + math.hypot(ua - pa, pb - lb)
+
+
 @dataclass(frozen=True)
 class Arm:
     """One side of a comparison: per seed, the best test accuracy (over the rates the search kept), and the

@@ -70,6 +70,16 @@ def test_a_confirmation_can_decide_held_when_it_is_the_last_open_comparison():
     assert found.outcome == HELD and "the confirmation (40 fresh seeds, 10–49" in found.detail
 
 
+def test_an_undecided_confirmation_says_how_far_apart_the_shares_could_be():
+    wins = {**AGAINST, "1-1-1-2": (0, 2, *range(10, 50, 4)), "1-1-1-1": (*AGAINST["1-1-1-1"], *range(11, 50, 4))}
+    results = through_stage_three(PLAN, lottery(wins))
+    while (stage := next_stage(PLAN, results)) is not None:
+        results += results_of(stage, lottery(wins))
+    found = evidence_verdict(PLAN, results)
+    assert found.outcome == INCONCLUSIVE and "1-1-1-2 not told apart from 1-1-1-1 (10/40 vs 10/40" in found.why
+    assert "1-1-1-2's lead over 1-1-1-1 in the share off the plateau: +0.00 (95 % interval -0.19 to +0.19)" in found.why
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.booleans(), min_size=40, max_size=40), st.lists(st.booleans(), min_size=40, max_size=40))
 def test_stopping_the_confirmation_early_gives_the_whole_stages_verdict(sigmoid, other):

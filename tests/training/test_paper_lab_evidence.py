@@ -88,3 +88,13 @@ def test_outcome_of_comparisons():
     assert outcome_of([neither, down]) == NOT_HELD                # a loss is a loss whatever else is open
     assert outcome_of([]) == NOT_TESTED
     assert combined([HELD, HELD]) == HELD and combined([HELD, NOT_HELD]) == INCONCLUSIVE
+
+
+def test_the_lead_interval_is_newcombes_hybrid_score_interval():
+    """Newcombe (1998), Statistics in Medicine 17:873, Table II, example (a): 56/70 vs 48/80, method 10:
+    0.0524 to 0.3339 around a difference of 0.2; an interval around a lead of nothing straddles 0."""
+    from lcsm_core.paper_lab.evidence import lead_interval
+    lead, low, high = lead_interval(56, 70, 48, 80)
+    assert (round(lead, 4), round(low, 4), round(high, 4)) == (0.2, 0.0524, 0.3339)
+    lead, low, high = lead_interval(8, 32, 8, 32)
+    assert lead == 0 and low == -high and 0.15 < high < 0.3
