@@ -8,7 +8,8 @@ question, chosen from seeds 0–9 before any of its own seeds run, and answers i
 - the question: the open comparison that would decide the claim alone if it ended the way seeds 0–9 lean (the
   other entry ahead of the paper's winner: "did not hold"; the winner ahead, every other comparison already won:
   "held"), the one that leans the most (the largest gap between the two shares); a claim none of whose open
-  comparisons could decide it alone gets no confirmation;
+  comparisons could decide it alone gets no confirmation. It is read from the seeds stages 1–3 ran — where stage 3
+  stopped early, those it ran: that stop keeps the verdict of stages 1–3, not necessarily which question follows;
 - the runs: CONFIRM_SEEDS (40 fresh seeds, 10–49) for each entry of that comparison, each at the entry's best
   rate of stage 1 (one run per seed, not the best of three rates: it keeps the stage at a third of the cost);
 - the reading: the same rule (evidence.compare) on those seeds alone; the claim's other comparisons keep their
@@ -34,7 +35,6 @@ from .evidence import (
     Comparison,
     combined,
     compare,
-    lead_interval,
     outcome_of,
     plateau_threshold,
 )
@@ -50,6 +50,7 @@ from .search import (
     _possible_kinds,
     _reachable_outcomes,
     _read,
+    lead_said,
     searches,
 )
 
@@ -162,11 +163,8 @@ class Confirmed:
                  f"rate: {rates}")
         text = f"{lead} ({seeds}): T={q.seq_len}: {self.comparison}" if lead else \
             f"on {seeds}, T={q.seq_len}: {self.comparison}"
-        a, b = self.comparison.winner, self.comparison.other
-        if a.n and b.n and self.comparison.sign == 0:
-            lead, low, high = lead_interval(a.left, a.n, b.left, b.n)
-            text += (f"; {a.name}'s lead over {b.name} in the share off the plateau: {lead:+.2f} (95 % interval "
-                     f"{low:+.2f} to {high:+.2f})")
+        if self.comparison.sign == 0:
+            text += lead_said(self.comparison)
         if self.left:
             text += (f"; it stopped after {self.ran} of its {self.ran + self.left} runs: the verdict is the same "
                      f"whatever the other {self.left} would show")

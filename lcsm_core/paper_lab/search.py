@@ -62,6 +62,7 @@ from .evidence import (
     Comparison,
     combined,
     compare,
+    lead_interval,
     outcome_of,
     plateau_threshold,
     withheld,
@@ -718,7 +719,8 @@ def undecided_why(outcome: str, comparisons: list[Comparison]) -> str:
     said = {"open": "not told apart at these seeds (more seeds would narrow the intervals)",
             "neither": "neither entry left the plateau within this budget",
             "withheld": "withheld by the learning-rate search"}
-    parts = [f"{len(cs)} comparison(s) {said[kind]}, e.g. {cs[0]}" for kind, cs in kinds.items()]
+    parts = [f"{len(cs)} comparison(s) {said[kind]}, e.g. {cs[0]}{lead_said(cs[0]) if kind == OPEN else ''}"
+             for kind, cs in kinds.items()]
     if outcome == "inconclusive" and not parts:
         parts = ["the readings of the claim disagree"]
     return "; ".join(parts)
@@ -731,6 +733,16 @@ def confirmation_unpaid(plan: EvidencePlan, results, nxt: Stage, left: float) ->
     return (f"the confirmation of T={q.seq_len}: {' + '.join(q.winners)} vs {' + '.join(q.others)} "
             f"({len(CONFIRM_SEEDS)} fresh seeds each: {len(nxt.cells)} runs, {nxt.cost_s / 3600:.2f} CPU-hours) does "
             f"not fit in the {left / 3600:.2f} left of the budget")
+
+
+def lead_said(c: Comparison) -> str:
+    """The winner's lead in the share off the plateau with its 95 % interval, in words ("" without seeds)."""
+    a, b = c.winner, c.other
+    if not (a.n and b.n):
+        return ""
+    lead, low, high = lead_interval(a.left, a.n, b.left, b.n)
+    said = f"{lead:+.2f} (95 % interval {low:+.2f} to {high:+.2f})".replace("-", "−")      # a minus sign
+    return f" — {a.name}'s lead over {b.name} in the share off the plateau: {said}"
 
 
 def rule_said() -> str:

@@ -77,7 +77,7 @@ def test_an_undecided_confirmation_says_how_far_apart_the_shares_could_be():
         results += results_of(stage, lottery(wins))
     found = evidence_verdict(PLAN, results)
     assert found.outcome == INCONCLUSIVE and "1-1-1-2 not told apart from 1-1-1-1 (10/40 vs 10/40" in found.why
-    assert "1-1-1-2's lead over 1-1-1-1 in the share off the plateau: +0.00 (95 % interval -0.19 to +0.19)" in found.why
+    assert "1-1-1-2's lead over 1-1-1-1 in the share off the plateau: +0.00 (95 % interval −0.19 to +0.19)" in found.why
 
 
 @settings(max_examples=15, deadline=None)
