@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ablations import ABLATIONS
 from .evidence import (
     ABOVE,
     BELOW,
@@ -33,9 +32,7 @@ from .evidence import (
     OPEN,
     Arm,
     Comparison,
-    combined,
     compare,
-    outcome_of,
     plateau_threshold,
 )
 from .search import (
@@ -47,9 +44,13 @@ from .search import (
     _cost,
     _decided,
     _grid,
+    _kinds,
+    _outcomes,
+    _pooled,
     _possible_kinds,
     _reachable_outcomes,
     _read,
+    _replaced,
     lead_said,
     searches,
 )
@@ -84,16 +85,11 @@ def question(plan, results) -> Question | None:
             continue
         lead = c.winner.share - c.other.share
         lean = ABOVE if lead > 0 else BELOW
-        kinds = [(r[0], r[1], r[2], r[3], {lean} if j == i else {r[4].kind}) for j, r in enumerate(read.rows)]
-        decides = _decided(_reachable_outcomes(kinds))
+        decides = _decided(_reachable_outcomes(_replaced(_kinds(read.rows), i, {lean})))
         if lead and decides is not None and abs(lead) > gap:
             chosen, gap = Question(i, reading, T, winners, others, lean, decides,
                                    {label: best[label, T] for label in (*winners, *others)}), abs(lead)
     return chosen
-
-
-def _entries(plan) -> dict:
-    return {label: (code, tau) for label, code, tau in ABLATIONS[plan.ablation].entries}
 
 
 def wanted(plan, q: Question) -> list:
@@ -105,31 +101,32 @@ def wanted(plan, q: Question) -> list:
 def arms(plan, results, q: Question) -> tuple[Arm, Arm]:
     """The question's two sides on the confirmation's seeds (a group of labels pooled, as in the search)."""
     acc = _by_key(results)
-    entries = _entries(plan)
     threshold = plateau_threshold(plan.base.kv_pairs)
+    per_label = {(c.label, c.seq_len): [] for c in wanted(plan, q)}
+    for c in wanted(plan, q):
+        if c.key in acc:
+            per_label[c.label, c.seq_len].append(acc[c.key])
+    arms_ = {key: Arm(key[0], tuple(values), threshold) for key, values in per_label.items()}
+    return _pooled(arms_, q.winners, q.seq_len), _pooled(arms_, q.others, q.seq_len)
 
-    def side(labels) -> Arm:
-        values = tuple(v for label in labels for seed in CONFIRM_SEEDS
-                       if (v := acc.get((entries[label][0], float(entries[label][1]), q.seq_len, q.rates[label],
-                                         seed))) is not None)
-        return Arm(" + ".join(labels), values, threshold)
-    return side(q.winners), side(q.others)
+
+def _todo(plan, results, q: Question) -> list:
+    done = set(_by_key(results))
+    return [c for c in wanted(plan, q) if c.key not in done]
 
 
 def _left_to_run(plan, results, q: Question) -> tuple[int, int]:
-    done = set(_by_key(results))
-    todo = [c for c in wanted(plan, q) if c.key not in done]
+    todo = _todo(plan, results, q)
     return (sum(c.label in q.winners for c in todo), sum(c.label in q.others for c in todo))
 
 
-def reachable(plan, results, q: Question) -> set[str]:
-    """The claim's outcomes whatever the confirmation's unfinished runs show."""
-    read = _read(plan, results, searches(plan, results), STAGE2_SEEDS + STAGE3_SEEDS)
+def reachable(plan, results, q: Question, read=None) -> set[str]:
+    """The claim's outcomes whatever the confirmation's unfinished runs show (`read`: seeds 0–9's reading, when the
+    caller has it)."""
+    read = read or _read(plan, results, searches(plan, results), STAGE2_SEEDS + STAGE3_SEEDS)
     a, b = arms(plan, results, q)
     more_a, more_b = _left_to_run(plan, results, q)
-    kinds = _possible_kinds(a, more_a, b, more_b)
-    rows = [(r[0], r[1], r[2], r[3], kinds if j == q.row else {r[4].kind}) for j, r in enumerate(read.rows)]
-    return _reachable_outcomes(rows)
+    return _reachable_outcomes(_replaced(_kinds(read.rows), q.row, _possible_kinds(a, more_a, b, more_b)))
 
 
 def next_confirmation(plan, results, settle: bool = True) -> Stage | None:
@@ -137,8 +134,7 @@ def next_confirmation(plan, results, settle: bool = True) -> Stage | None:
     q = question(plan, results)
     if q is None:
         return None
-    done = set(_by_key(results))
-    todo = [c for c in wanted(plan, q) if c.key not in done]
+    todo = _todo(plan, results, q)
     if not todo or (settle and len(reachable(plan, results, q)) == 1):
         return None
     spec = plan.spec("confirmation")
@@ -181,11 +177,9 @@ def confirmed(plan, results) -> Confirmed | None:
         return None
     read = _read(plan, results, searches(plan, results), STAGE2_SEEDS + STAGE3_SEEDS)
     comparison = compare(a, b)
-    rows = [(r[0], comparison if j == q.row else r[4]) for j, r in enumerate(read.rows)]
-    readings = list(dict.fromkeys(r for r, _ in rows))
-    outcome = combined([outcome_of([c for r, c in rows if r == reading]) for reading in readings])
+    outcome = _outcomes(_replaced(read.rows, q.row, comparison))[1]
     more_a, more_b = _left_to_run(plan, results, q)
-    if (more_a or more_b) and len(ends := reachable(plan, results, q)) == 1:
+    if (more_a or more_b) and len(ends := reachable(plan, results, q, read)) == 1:
         outcome = next(iter(ends))               # stopped early: the only outcome the whole stage could give
     return Confirmed(q, comparison, outcome, a.n + b.n, more_a + more_b)
 

@@ -215,18 +215,16 @@ def evidence_rows(name: str) -> list[dict]:
                      "seeds left / run": f"{arm.left}/{arm.n}" if arm is not None and arm.n else "—",
                      "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
                      "median": None if arm is None or not arm.n else round(arm.median, 3)})
-    return rows + confirmation_rows(plan, shipped.results)
+    return rows + confirmation_rows(found.confirmation)
 
 
-def confirmation_rows(plan, results) -> list[dict]:
-    """The confirmation's two sides, as the entries' rows are (none when it has no question or no run yet)."""
-    from .confirm import arms, confirmed
-    found = confirmed(plan, results)
-    if found is None:
+def confirmation_rows(confirmed) -> list[dict]:
+    """The confirmation's two sides, as the entries' rows are (none where none ran)."""
+    if confirmed is None:
         return []
-    q = found.question
+    q, c = confirmed.question, confirmed.comparison
     rows = []
-    for labels, arm in zip((q.winners, q.others), arms(plan, results, q)):
+    for labels, arm in ((q.winners, c.winner), (q.others, c.other)):
         lo, hi = arm.interval if arm.n else (None, None)
         rows.append({"entry": f"{' + '.join(labels)} (confirmation)", "T": q.seq_len,
                      "best rate": ", ".join(f"{q.rates[label]:g}" for label in labels),

@@ -464,8 +464,7 @@ def _with_confirmation(rows: list[tuple]) -> set[str]:
         return out
     for i, row in enumerate(rows):
         if OPEN in row[4]:
-            out |= _reachable_outcomes([(*r[:4], r[4] | {ABOVE, BELOW}) if j == i else r
-                                        for j, r in enumerate(rows)])
+            out |= _reachable_outcomes(_replaced(rows, i, row[4] | {ABOVE, BELOW}))
     return out
 
 
@@ -550,6 +549,7 @@ class EvidenceVerdict:
     spent_s: float = 0.0
     budget_s: float = 0.0
     arms: dict = field(default_factory=dict, compare=False)   # (label, length) -> Arm
+    confirmation: object = field(default=None, compare=False)  # confirm.Confirmed, where one ran
 
     @property
     def decided(self) -> bool:
@@ -620,9 +620,24 @@ def _read(plan: EvidencePlan, results, found: list[EntrySearch], seeds: tuple[in
             why = "; ".join(f"{label}: {held_back[label, T]}" for label in (*winners, *others)
                             if (label, T) in held_back)
             rows.append((reading, T, winners, others, withheld(a, b, why) if why else compare(a, b)))
+    return _Reading(arms, rows, *_outcomes(rows))
+
+
+def _outcomes(rows: list[tuple]) -> tuple[dict, str]:
+    """Each reading's outcome from its comparisons (rows as `_Reading.rows`), and the claim's."""
     readings = sorted({r[0] for r in rows}, key=[r[0] for r in rows].index)
     outcomes = {r: outcome_of([row[-1] for row in rows if row[0] == r]) for r in readings}
-    return _Reading(arms, rows, outcomes, combined(list(outcomes.values())) if outcomes else NOT_TESTED)
+    return outcomes, combined(list(outcomes.values())) if outcomes else NOT_TESTED
+
+
+def _kinds(rows: list[tuple]) -> list[tuple]:
+    """A reading's comparisons as reachable kinds (`_reachable_rows`' shape): each the one kind it has."""
+    return [(*r[:4], {r[4].kind}) for r in rows]
+
+
+def _replaced(rows: list[tuple], i: int, last) -> list[tuple]:
+    """`rows` with the last field of row `i` (its comparison, or its reachable kinds) replaced by `last`."""
+    return [(*r[:4], last) if j == i else r for j, r in enumerate(rows)]
 
 
 def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
@@ -651,7 +666,9 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
             if len(reachable) < len(OUTCOMES):       # what the seeds so far already rule out
                 why += ("; whatever they show, it can end only as " +
                         " or ".join(f"“{o}”" for o in OUTCOMES if o in reachable))
-            return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, **base)
+            from .confirm import confirmed  # its two sides so far, while it runs
+            running = confirmed(plan, results) if nxt.name == "confirmation" else None
+            return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, confirmation=running, **base)
     comparisons = [(reading, T, c) for reading, T, _, _, c in read.rows]
     early = early_cut(plan, results) if nxt is None else None
     outcome = read.outcome if early is None else early.outcome
@@ -676,7 +693,8 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     if why and unpaid:
         why += f"; {unpaid}"
     return EvidenceVerdict(outcome, detail, tuple(comparisons), why=why, stage=nxt.name if unpaid else "",
-                           readings=tuple((r, o) for r, o in read.outcomes.items() if r), **base)
+                           readings=tuple((r, o) for r, o in read.outcomes.items() if r), confirmation=confirmation,
+                           **base)
 
 
 @dataclass(frozen=True)
