@@ -17,6 +17,9 @@ The rule, for the claim "arm A beats arm B" at one length:
 - B above (−1): the same the other way round;
 - equal: every seed of both left the plateau and their medians lie within SEPARATION (A does not beat B);
 - neither: no seed of either left the plateau (this budget does not reach the task: the claim is not tested);
+- short (read only where the caller asks for it: a confirmation's fresh seeds, confirm.py): A's lead over B in
+  the share that left the plateau is, with 95 % confidence, below MARGIN (the upper end of its Newcombe interval,
+  `lead_interval`): A is not ahead by as much as a finding needs. It counts as "equal" does (A does not beat B);
 - open (0): anything else — including fewer than MIN_SEEDS seeds in either arm.
 
 A claim is several such comparisons (the winner against each other entry, at each length). It *held* when every
@@ -38,6 +41,11 @@ Z95 = 1.959964                # the normal quantile of a two-sided 95 % interval
 # Accuracies closer than this are not told apart: two standard errors of one evaluation on 1024 test answers
 # (256 examples × 4 queries) are 2·√(p(1−p)/1024) ≤ 0.031 (spread.SEPARATION, the same number).
 SEPARATION = 0.03
+# The smallest lead in the share of seeds off the plateau that counts as a finding. The paper's claims rest on
+# figures of a few runs per entry ("stood out, well ahead", "gave better accuracy"); a lead a handful of runs makes
+# visible is a large one, and a quarter of the seeds is the least of those. It is also about what the confirmation
+# can rule out: at shares near 0.3, forty seeds a side give the lead an interval of about ±0.2.
+MARGIN = 0.25
 
 ABOVE, BELOW, EQUAL, NEITHER, OPEN, WITHHELD = "above", "below", "equal", "neither", "open", "withheld"
 
@@ -124,8 +132,9 @@ class Comparison:
         return f"{self.winner.name} {said} {self.other.name}{why}"
 
 
-def compare(a: Arm, b: Arm, min_seeds: int = MIN_SEEDS, margin: float = SEPARATION) -> Comparison:
-    """The rule for "a beats b" (module docstring)."""
+def compare(a: Arm, b: Arm, min_seeds: int = MIN_SEEDS, margin: float = SEPARATION,
+            lead_margin: float | None = None) -> Comparison:
+    """The rule for "a beats b" (module docstring); with `lead_margin`, "short" is read too (as EQUAL)."""
     if min(a.n, b.n) < min_seeds:
         return Comparison(a, b, OPEN, f"{min(a.n, b.n)} seed(s), a decision needs ≥ {min_seeds} per arm")
     (a_lo, a_hi), (b_lo, b_hi) = a.interval, b.interval
@@ -146,7 +155,17 @@ def compare(a: Arm, b: Arm, min_seeds: int = MIN_SEEDS, margin: float = SEPARATI
         return Comparison(a, b, OPEN, accs)
     if a.left == 0 and b.left == 0:
         return Comparison(a, b, NEITHER, f"0/{a.n} and 0/{b.n} left the plateau")
+    if lead_margin is not None:
+        lead, _, high = lead_interval(a.left, a.n, b.left, b.n)
+        if high < lead_margin:
+            return Comparison(a, b, EQUAL, f"{shares}: {a.name}'s lead is {signed(lead)}, with 95 % confidence at "
+                                           f"most {signed(high)}, short of the {lead_margin:g} a finding needs")
     return Comparison(a, b, OPEN, f"{shares}: the 95 % intervals overlap")
+
+
+def signed(x: float) -> str:
+    """A number with its sign, a minus sign for a minus ("+0.05", "−0.03")."""
+    return f"{x:+.2f}".replace("-", "−")
 
 
 def withheld(a: Arm, b: Arm, why: str) -> Comparison:
@@ -178,6 +197,8 @@ RULE = (f"Each seed's best test accuracy either stays on MQAR's plateau (≈ 1/p
         f"and the median. “A beats B” when A's interval lies wholly above B's (or, when every seed of both left, A's "
         f"lowest seed beats B's highest by more than {SEPARATION:g}); a decision needs ≥ {MIN_SEEDS} seeds per entry. "
         f"The claim *held* when the paper's winner beats every entry it is compared with, at every length; it *did "
-        f"not hold* when one beats it or matches it (every seed of both left, medians within {SEPARATION:g}); it is "
+        f"not hold* when one beats it or matches it (every seed of both left, medians within {SEPARATION:g}), or when "
+        f"on a confirmation's fresh seeds its lead in the share that left is, with 95 % confidence, below "
+        f"{MARGIN:g}; it is "
         f"*not tested at this scale* when neither of a pair left the plateau, a best learning rate sat at the edge "
         f"of the search, or the budget ran out; otherwise *inconclusive*.")

@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 from .ablations import ABLATIONS, SELECTIVE_SSM
-from .evidence import RULE
+from .evidence import MARGIN, RULE
 from .results import best_per_seed, load_shipped, lr_note, spreads, verdict
 from .search import (
+    CONFIRM_ROUNDS,
     CONFIRM_SEEDS,
     EVIDENCE_PLANS,
     RUNNING,
@@ -117,10 +118,17 @@ EVIDENCE_INTRO = (
     "comparison that would decide the claim alone if it ended the way seeds 0–9 lean (the one leaning furthest; "
     "read from the seeds stages 1–3 ran, those of a stage 3 that stopped early included) "
     f"gets {len(CONFIRM_SEEDS)} fresh seeds ({CONFIRM_SEEDS[0]}–{CONFIRM_SEEDS[-1]}) per entry, each at the entry's "
-    "best rate, read by the same rule on those seeds alone (the claim's other comparisons keep their reading); it "
-    "runs only when all of it fits in what is left of the budget, and stops as stage 3 does (this stage joined the "
-    "rule after the oscillation and τ grids had run stages 1–3, and was fixed, with its forty seeds, before any of "
-    "its own seeds ran). "
+    "best rate, read by the same rule on those seeds alone (the claim's other comparisons keep their reading), "
+    f"and there the rule also reads a **margin**: a lead in the share off the plateau of less than {MARGIN:g} is no "
+    "finding, so when the winner's lead is, with 95 % confidence, below it (the upper end of its Newcombe "
+    "interval), the comparison goes against the claim. Only fresh seeds at a rate fixed before they ran give that "
+    "interval fairly: stages 1–3 pick each entry's rate on the seeds they read, which flatters every share. A "
+    f"round the rule leaves open gets a second one, the same question on {len(CONFIRM_ROUNDS[1])} more fresh seeds "
+    f"({CONFIRM_ROUNDS[1][0]}–{CONFIRM_ROUNDS[1][-1]}), read alone (two looks at 95 % each). A round runs only when "
+    "all of it fits in what is left of the budget, and stops as stage 3 does. (The confirmation joined the rule "
+    "after the oscillation and τ grids had run stages 1–3, fixed with its forty seeds before any of them ran; the "
+    "margin and the second round joined it after oscillation's first round had been read, so that round keeps the "
+    "reading it had, without the margin, and the oscillation and τ budgets were raised to pay for the rounds.) "
     "Stages 1–2 stop early the same way: once one comparison must end against the claim (below, or no better) "
     "whatever their unfinished runs show — or every comparison for it — the claim is decided on seeds 0–4, which "
     "would give it no stage 3, so the rest would change nothing; the driver runs first the entries of the "

@@ -65,6 +65,7 @@ from .evidence import (
     lead_interval,
     outcome_of,
     plateau_threshold,
+    signed,
     withheld,
 )
 from .grid import Cell, GridSpec, cells
@@ -74,8 +75,10 @@ LADDER = (3.2e-4, *STAGE1_RATES, 1e-1)                 # the extension's one mor
 STAGE1_SEEDS = (0, 1)
 STAGE2_SEEDS = (0, 1, 2, 3, 4)
 STAGE3_SEEDS = (5, 6, 7, 8, 9)
-CONFIRM_SEEDS = tuple(range(10, 50))                   # the confirmation's fresh seeds (confirm.py)
-STAGES = ("stage 1", "extension", "stage 2", "stage 3", "confirmation")
+CONFIRM_ROUNDS = (tuple(range(10, 50)), tuple(range(50, 90)))   # the confirmation's fresh seeds, round by round
+CONFIRM_SEEDS = CONFIRM_ROUNDS[0]
+CONFIRMATIONS = ("confirmation", "second confirmation")          # its rounds' stage names (confirm.py)
+STAGES = ("stage 1", "extension", "stage 2", "stage 3", *CONFIRMATIONS)
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class EvidencePlan:
                       "extension": ((LADDER[0], LADDER[-1]), STAGE1_SEEDS),
                       "stage 2": (LADDER, STAGE2_SEEDS),
                       "stage 3": (LADDER, STAGE3_SEEDS),
-                      "confirmation": (LADDER, CONFIRM_SEEDS)}[stage]
+                      **{name: (LADDER, seeds) for name, seeds in zip(CONFIRMATIONS, CONFIRM_ROUNDS)}}[stage]
         return dataclasses.replace(self.base, lrs=lrs, seeds=seeds)
 
     def specs(self) -> list[GridSpec]:
@@ -109,12 +112,13 @@ def plan_of(ablation: str, seq_lens: tuple[int, ...] = (32,), budget_cpu_h: floa
 
 # Budgets: every stage at most at the cost model's rates (measured per code in
 # benchmarks/results/paper_lab_cost-cpu.md; `--evidence NAME --cost-only` prints each stage's cost). Data
-# dependence's covers stages 1–2; its stage 3 runs only as far as what is left pays for it.
+# dependence's covers stages 1–2; its stage 3 runs only as far as what is left pays for it. τ's and oscillation's
+# pay for the confirmation's rounds too (τ: two rounds of 240 runs; oscillation: its second round of 80).
 EVIDENCE_PLANS = {
     "activation": plan_of("activation", budget_cpu_h=1.1),
     "parameterization": plan_of("parameterization", budget_cpu_h=1.1),
-    "tau": plan_of("tau", budget_cpu_h=1.0),
-    "oscillation": plan_of("oscillation", budget_cpu_h=2.45),
+    "tau": plan_of("tau", budget_cpu_h=2.7),
+    "oscillation": plan_of("oscillation", budget_cpu_h=3.0),
     "data_dependence": plan_of("data_dependence", seq_lens=(32, 128, 256), budget_cpu_h=8.0),
 }
 ORDER = ("activation", "parameterization", "tau", "oscillation", "data_dependence")   # cheapest claims first
@@ -285,7 +289,7 @@ def next_chunk(plan: EvidencePlan, results) -> Stage | None:
     other entry left the plateau, its best stage-1 mean within SEPARATION of the winner's or above it) before the
     rest. Stage 3 and the confirmation run as `next_stage` gives them."""
     whole = next_stage(plan, results)
-    if whole is None or whole.name in ("stage 3", "confirmation"):
+    if whole is None or whole.name in ("stage 3", *CONFIRMATIONS):
         return whole
     found = {(s.label, s.seq_len): s for s in searches(plan, results)}
     todo = _entries_next(plan, results, found.values())
@@ -340,11 +344,11 @@ def _stage3_left(plan: EvidencePlan, results) -> dict[tuple[str, int], int]:
             for s in searches(plan, results) if (s.label, s.seq_len) in wanted and s.window}
 
 
-def _possible_kinds(a: Arm, more_a: int, b: Arm, more_b: int) -> set[str]:
+def _possible_kinds(a: Arm, more_a: int, b: Arm, more_b: int, lead_margin: float | None = None) -> set[str]:
     """Every kind `compare` could give once `a` and `b` have `more_a` and `more_b` more seeds, whatever those show
     (where every seed of both would have left, their accuracies decide: any kind but "neither")."""
     if not more_a and not more_b:
-        return {compare(a, b).kind}
+        return {compare(a, b, lead_margin=lead_margin).kind}
     kinds: set[str] = set()
     for k_a in range(more_a + 1):
         for k_b in range(more_b + 1):
@@ -353,7 +357,7 @@ def _possible_kinds(a: Arm, more_a: int, b: Arm, more_b: int) -> set[str]:
             if a2.left == a2.n and b2.left == b2.n:
                 kinds |= {ABOVE, BELOW, EQUAL, OPEN}
             else:
-                kinds.add(compare(a2, b2).kind)
+                kinds.add(compare(a2, b2, lead_margin=lead_margin).kind)
     return kinds
 
 
@@ -445,7 +449,7 @@ def reachable_outcomes(plan: EvidencePlan, results, nxt: Stage | None = None) ->
     and then the confirmation (one open comparison decided either way) could make of it. `nxt`: the stage that
     runs next, when the caller has it."""
     nxt = nxt or _unsettled_next_stage(plan, results)
-    if nxt is not None and nxt.name == "confirmation":
+    if nxt is not None and nxt.name in CONFIRMATIONS:
         from .confirm import question, reachable
         return reachable(plan, results, question(plan, results))
     if nxt is not None and nxt.name == "stage 3":
@@ -654,7 +658,7 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
         if nxt.name == "stage 3" and not fits:              # more seeds are extra: the verdict stands without them
             unpaid = (f"stage 3's {len(STAGE3_SEEDS)} more seeds ({len(nxt.cells)} runs, {nxt.cost_s / 3600:.2f} "
                       f"CPU-hours) do not fit in the {left / 3600:.2f} left of the budget")
-        elif nxt.name == "confirmation" and not fits:
+        elif nxt.name in CONFIRMATIONS and not fits:
             unpaid = confirmation_unpaid(plan, results, nxt, left)
         elif not fits:
             why = (f"the budget ran out: {nxt.name} needs {nxt.cost_s / 3600:.2f} CPU-hours more ({len(nxt.cells)} "
@@ -667,7 +671,7 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
                 why += ("; whatever they show, it can end only as " +
                         " or ".join(f"“{o}”" for o in OUTCOMES if o in reachable))
             from .confirm import confirmed  # its two sides so far, while it runs
-            running = confirmed(plan, results) if nxt.name == "confirmation" else None
+            running = confirmed(plan, results) if nxt.name in CONFIRMATIONS else None
             return EvidenceVerdict(RUNNING, why, why=why, stage=nxt.name, confirmation=running, **base)
     comparisons = [(reading, T, c) for reading, T, _, _, c in read.rows]
     early = early_cut(plan, results) if nxt is None else None
@@ -678,7 +682,7 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     if early is not None:
         detail += f" ({early.said})"
     why = "" if outcome in (HELD, NOT_HELD) else undecided_why(outcome, [c for *_, c in comparisons])
-    cut = stage3_cut(plan, results) if nxt is None or nxt.name == "confirmation" else None
+    cut = stage3_cut(plan, results) if nxt is None or nxt.name in CONFIRMATIONS else None
     if cut is not None:
         ran, left = cut
         said = (f"stage 3 stopped after {ran} of its {ran + left} runs: the verdict is the same whatever the "
@@ -748,9 +752,10 @@ def confirmation_unpaid(plan: EvidencePlan, results, nxt: Stage, left: float) ->
     """Why the confirmation did not run, in words: what it would test and what it costs."""
     from .confirm import question
     q = question(plan, results)
-    return (f"the confirmation of T={q.seq_len}: {' + '.join(q.winners)} vs {' + '.join(q.others)} "
-            f"({len(CONFIRM_SEEDS)} fresh seeds each: {len(nxt.cells)} runs, {nxt.cost_s / 3600:.2f} CPU-hours) does "
-            f"not fit in the {left / 3600:.2f} left of the budget")
+    seeds = plan.spec(nxt.name).seeds
+    return (f"the {nxt.name} of T={q.seq_len}: {' + '.join(q.winners)} vs {' + '.join(q.others)} "
+            f"({len(seeds)} fresh seeds each, {seeds[0]}–{seeds[-1]}: {len(nxt.cells)} runs, "
+            f"{nxt.cost_s / 3600:.2f} CPU-hours) does not fit in the {left / 3600:.2f} left of the budget")
 
 
 def lead_said(c: Comparison) -> str:
@@ -759,7 +764,7 @@ def lead_said(c: Comparison) -> str:
     if not (a.n and b.n):
         return ""
     lead, low, high = lead_interval(a.left, a.n, b.left, b.n)
-    said = f"{lead:+.2f} (95 % interval {low:+.2f} to {high:+.2f})".replace("-", "−")      # a minus sign
+    said = f"{signed(lead)} (95 % interval {signed(low)} to {signed(high)})"
     return f" — {a.name}'s lead over {b.name} in the share off the plateau: {said}"
 
 

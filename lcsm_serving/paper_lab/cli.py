@@ -265,7 +265,7 @@ def budget_line(plan: EvidencePlan, results, factor: float | None = None) -> str
 
 # Stage 3 and the confirmation run this many seeds per round, so that they stop soon once the rest cannot matter
 # (stage 3: one seed of every entry it gives more; the confirmation: two entries, four seeds keep two workers busy).
-SEEDS_AT_A_TIME = {"stage 3": 1, "confirmation": 4}
+SEEDS_AT_A_TIME = {"stage 3": 1, "confirmation": 4, "second confirmation": 4}
 
 
 def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, conditions: str = "",
@@ -279,7 +279,8 @@ def run_evidence(plan: EvidencePlan, runner: GridRunner, ship: bool = False, con
         whole = next_stage(plan, results)                 # the budget is the stage's, whichever part runs first
         left = plan.budget_cpu_s - spent_s(plan, results)
         if whole.cost_s > left:
-            after = {"stage 3": "the verdict stands on seeds 0–4", "confirmation": "the verdict stands on seeds 0–9"
+            after = {"stage 3": "the verdict stands on seeds 0–4", "confirmation": "the verdict stands on seeds 0–9",
+                     "second confirmation": "the verdict stands on the first round"
                      }.get(whole.name, "not tested at this scale")
             print(f"{whole.name}: {len(whole.cells)} runs, {cpu_amount(whole.cost_s)}, {cpu_amount(max(0, left))} "
                   f"left of the budget: not run ({after})", file=sys.stderr, flush=True)

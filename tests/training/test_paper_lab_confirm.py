@@ -1,13 +1,23 @@
 """The confirmation (confirm.py) on synthetic results: the question is read from seeds 0–9 and holds still, its
-cells are forty fresh seeds at each entry's best rate, it decides either way or leaves the claim open, and stopping
-once the rest cannot matter gives what the whole stage would."""
+cells are forty fresh seeds at each entry's best rate, it decides either way (a lead short of the margin too) or
+leaves the claim open for a second round, and stopping once the rest cannot matter gives what the whole
+confirmation would."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lcsm_core.paper_lab import CellResult
-from lcsm_core.paper_lab.confirm import confirmed, question, wanted
-from lcsm_core.paper_lab.evidence import ABOVE, BELOW, HELD, INCONCLUSIVE, NOT_HELD
-from lcsm_core.paper_lab.search import CONFIRM_SEEDS, RUNNING, evidence_verdict, next_stage, plan_of, searches
+from lcsm_core.paper_lab.confirm import confirmed, margin_of, next_confirmation, question, wanted
+from lcsm_core.paper_lab.evidence import ABOVE, BELOW, HELD, INCONCLUSIVE, MARGIN, NOT_HELD
+from lcsm_core.paper_lab.search import (
+    CONFIRM_ROUNDS,
+    CONFIRM_SEEDS,
+    EVIDENCE_PLANS,
+    RUNNING,
+    evidence_verdict,
+    next_stage,
+    plan_of,
+    searches,
+)
 
 STUCK, LEARNED = 0.27, 0.85
 
@@ -70,29 +80,60 @@ def test_a_confirmation_can_decide_held_when_it_is_the_last_open_comparison():
     assert found.outcome == HELD and "the confirmation (40 fresh seeds, 10–49" in found.detail
 
 
-def test_an_undecided_confirmation_says_how_far_apart_the_shares_could_be():
+def test_a_lead_short_of_the_margin_on_fresh_seeds_decides_did_not_hold():
+    """10/40 vs 10/40: neither ahead, and the lead's interval (±0.19) lies below the margin."""
     wins = {**AGAINST, "1-1-1-2": (0, 2, *range(10, 50, 4)), "1-1-1-1": (*AGAINST["1-1-1-1"], *range(11, 50, 4))}
+    results = run_all(wins)
+    found = evidence_verdict(PLAN, results)
+    assert found.outcome == NOT_HELD and found.confirmation.round == 1
+    assert ("1-1-1-2 no better than 1-1-1-1 (10/40 vs 10/40 left the plateau: 1-1-1-2's lead is +0.00, with 95 % "
+            f"confidence at most +0.19, short of the {MARGIN:g} a finding needs)") in found.detail
+    assert not any(r.seed in CONFIRM_ROUNDS[1] for r in results)
+
+
+def test_an_open_round_gets_a_second_and_an_undecided_one_says_how_far_apart_the_shares_could_be():
+    """20/40 vs 14/40 in each round: the intervals overlap and the lead could still be a finding."""
+    fresh = CONFIRM_ROUNDS[0] + CONFIRM_ROUNDS[1]
+    wins = {"1-1-1-2": (0, 2, *(s for s in fresh if s % 2 == 0)),
+            "1-1-1-1": (*AGAINST["1-1-1-1"], *(s for s in fresh if s % 20 in (1, 3, 5, 7, 9, 11, 13)))}
+    results = run_all(wins)
+    found = evidence_verdict(PLAN, results)
+    assert found.outcome == INCONCLUSIVE and found.confirmation.round == 2
+    assert [r.comparison.kind for r in found.confirmation.rounds()] == ["open", "open"]
+    assert "the second confirmation (40 fresh seeds, 50–89" in found.detail
+    assert "1-1-1-2 not told apart from 1-1-1-1 (20/40 vs 14/40" in found.why
+    assert "1-1-1-2's lead over 1-1-1-1 in the share off the plateau: +0.15 (95 % interval " in found.why
+
+
+def test_the_margin_reads_every_round_but_oscillations_first():
+    """Oscillation's first round was read before the margin joined the rule: it keeps its reading."""
+    assert margin_of(EVIDENCE_PLANS["oscillation"], 1) is None and margin_of(EVIDENCE_PLANS["oscillation"], 2) == MARGIN
+    assert margin_of(EVIDENCE_PLANS["tau"], 1) == margin_of(PLAN, 2) == MARGIN
+
+
+def run_all(wins) -> list:
     results = through_stage_three(PLAN, lottery(wins))
     while (stage := next_stage(PLAN, results)) is not None:
         results += results_of(stage, lottery(wins))
-    found = evidence_verdict(PLAN, results)
-    assert found.outcome == INCONCLUSIVE and "1-1-1-2 not told apart from 1-1-1-1 (10/40 vs 10/40" in found.why
-    assert "1-1-1-2's lead over 1-1-1-1 in the share off the plateau: +0.00 (95 % interval −0.19 to +0.19)" in found.why
+    return results
 
 
-@settings(max_examples=15, deadline=None)
-@given(st.lists(st.booleans(), min_size=40, max_size=40), st.lists(st.booleans(), min_size=40, max_size=40))
-def test_stopping_the_confirmation_early_gives_the_whole_stages_verdict(sigmoid, other):
-    wins = {"1-1-1-2": (0, 2, *(s for s, x in zip(CONFIRM_SEEDS, sigmoid) if x)),
-            "1-1-1-1": (0, 1, 2, 3, 5, *(s for s, x in zip(CONFIRM_SEEDS, other) if x))}
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.booleans(), min_size=80, max_size=80), st.lists(st.booleans(), min_size=80, max_size=80))
+def test_stopping_the_confirmation_early_gives_the_whole_confirmations_verdict(sigmoid, other):
+    fresh = CONFIRM_ROUNDS[0] + CONFIRM_ROUNDS[1]
+    wins = {"1-1-1-2": (0, 2, *(s for s, x in zip(fresh, sigmoid) if x)),
+            "1-1-1-1": (0, 1, 2, 3, 5, *(s for s, x in zip(fresh, other) if x))}
     acc = lottery(wins)
     results = through_stage_three(PLAN, acc)
-    whole = results + results_of(next_stage(PLAN, results), acc)
-    assert next_stage(PLAN, whole) is None
+    whole = list(results)
+    while (stage := next_confirmation(PLAN, whole, settle=False)) is not None:   # every run of each round it needs
+        whole += results_of(stage, acc)
     while (stage := next_stage(PLAN, results)) is not None:      # four seeds of each a round, as the CLI runs it
         first = sorted({c.seed for c in stage.cells})[:4]
         results += [r for r in results_of(stage, acc) if r.seed in first]
     early, full = confirmed(PLAN, results), confirmed(PLAN, whole)
     assert early.outcome == full.outcome and evidence_verdict(PLAN, results).outcome == full.outcome
+    assert early.round == full.round and full.left == 0
     assert early.ran + early.left == 80 and (early.left == 0) == (early.ran == 80)
-    assert len(wanted(PLAN, early.question)) == 80
+    assert len(wanted(PLAN, early.question, early.round)) == 80
