@@ -4,14 +4,14 @@
              seed ranges (the demo grids' reading, never signed as a verdict); entry_meaning says what an entry is
 - evidence:  the statistic a verdict rests on (per entry, the share of seeds that left MQAR's plateau with its
              95 % Wilson interval, and the median) and the rule to held / did not hold / inconclusive / not tested
-             at this scale
+             at this scale (on fresh seeds, a lead short of the margin too)
 - search:    the evidence grids: a staged learning-rate search per entry within a CPU budget (printed before it
              runs), its results (run store + results/evidence/*.json) and the claim's verdict on them. Resume or
              continue them, one worker, finished cells never rerun:
                  nice -n 19 python -m lcsm_serving.paper_lab --evidence all --ship --workers 1 --db data/evidence.sqlite
              (`--evidence NAME` for one claim, `--cost-only` for the budgets and what is spent)
 - confirm:   the confirmation: one open comparison that would decide a claim stages 1–3 left inconclusive, tested
-             again on forty fresh seeds
+             again on forty fresh seeds a round (a second round where the first leaves it open)
 - spread:    a cell's accuracy over seeds (mean, min–max) and when one range lies above another
 - grid:      GridSpec (lengths × learning-rate sweep × seeds, budget in steps, device, vocabulary), its cells, and
              which stored runs finish a cell

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from ..training import RunConfig, run_config
 from .ablations import ABLATIONS, VARIANT_PREFIX
 
-MAX_SEEDS = 50                    # the confirmation runs 40 (search.CONFIRM_SEEDS); the page offers 3
+MAX_SEEDS = 50                    # a confirmation round runs 40 (search.CONFIRM_ROUNDS); the page offers 3
 DEVICES = ("cpu", "cuda", "auto")
 # Fields added after grids were first shipped: hashed into the grid id only when they differ from these
 # defaults, so every grid named before keeps its id (and its stored runs).

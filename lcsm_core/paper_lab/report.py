@@ -227,19 +227,20 @@ def evidence_rows(name: str) -> list[dict]:
 
 
 def confirmation_rows(confirmed) -> list[dict]:
-    """The confirmation's two sides, as the entries' rows are (none where none ran)."""
+    """Each confirmation round's two sides, as the entries' rows are (none where none ran)."""
     if confirmed is None:
         return []
-    q, c = confirmed.question, confirmed.comparison
     rows = []
-    for labels, arm in ((q.winners, c.winner), (q.others, c.other)):
-        lo, hi = arm.interval if arm.n else (None, None)
-        rows.append({"entry": f"{' + '.join(labels)} (confirmation)", "T": q.seq_len,
-                     "best rate": ", ".join(f"{q.rates[label]:g}" for label in labels),
-                     "rates kept": f"the best rate only; fresh seeds {CONFIRM_SEEDS[0]}–{CONFIRM_SEEDS[-1]}",
-                     "seeds left / run": f"{arm.left}/{arm.n}" if arm.n else "—",
-                     "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
-                     "median": round(arm.median, 3) if arm.n else None})
+    for round_ in confirmed.rounds():
+        q, c = round_.question, round_.comparison
+        for labels, arm in ((q.winners, c.winner), (q.others, c.other)):
+            lo, hi = arm.interval if arm.n else (None, None)
+            rows.append({"entry": f"{' + '.join(labels)} ({round_.name})", "T": q.seq_len,
+                         "best rate": ", ".join(f"{q.rates[label]:g}" for label in labels),
+                         "rates kept": f"the best rate only; fresh seeds {round_.seeds[0]}–{round_.seeds[-1]}",
+                         "seeds left / run": f"{arm.left}/{arm.n}" if arm.n else "—",
+                         "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
+                         "median": round(arm.median, 3) if arm.n else None})
     return rows
 
 

@@ -524,8 +524,8 @@ def spent_s(plan: EvidencePlan, results) -> float:
 
 def stage_costs(plan: EvidencePlan) -> dict[str, float]:
     """Each stage's cost before anything ran: stage 1 in full, the extension if every entry needed it, stage 2 at
-    three rates per entry less the stage-1 seeds, stage 3 if every entry needed it, the confirmation of a comparison
-    between the two dearest entries (what `--cost-only` prints beside the budget)."""
+    three rates per entry less the stage-1 seeds, stage 3 if every entry needed it, both rounds of the confirmation
+    of a comparison between the two dearest entries (what `--cost-only` prints beside the budget)."""
     one = plan.spec("stage 1")
     per_entry = {(c.label, c.seq_len): cell_cost_s(c) for c in cells(one) if c.lr == one.lrs[0] and c.seed == 0}
     n1, n2 = len(STAGE1_SEEDS), len(STAGE2_SEEDS)
@@ -533,7 +533,7 @@ def stage_costs(plan: EvidencePlan) -> dict[str, float]:
             "extension (at most)": sum(per_entry.values()) * n1,
             "stage 2 (3 rates)": sum(per_entry.values()) * 3 * (n2 - n1),
             "stage 3 (at most)": sum(per_entry.values()) * 3 * len(STAGE3_SEEDS),
-            "confirmation (at most)": sum(sorted(per_entry.values())[-2:]) * len(CONFIRM_SEEDS)}
+            "confirmation (at most)": sum(sorted(per_entry.values())[-2:]) * sum(map(len, CONFIRM_ROUNDS))}
 
 
 # --- the verdict -------------------------------------------------------------------------------------------

@@ -98,3 +98,19 @@ def test_the_lead_interval_is_newcombes_hybrid_score_interval():
     assert (round(lead, 4), round(low, 4), round(high, 4)) == (0.2, 0.0524, 0.3339)
     lead, low, high = lead_interval(8, 32, 8, 32)
     assert lead == 0 and low == -high and 0.15 < high < 0.3
+
+
+def test_a_lead_short_of_the_margin_goes_against_the_claim_only_where_asked():
+    """10/40 vs 10/40: the lead's upper bound (+0.19) is below the margin; 20/40 vs 14/40: it is not (+0.35).
+    Without `lead_margin` (stages 1–3) the first stays open; neither off the plateau stays "neither"."""
+    from lcsm_core.paper_lab.evidence import MARGIN
+
+    def shares(name, left, n):
+        return arm(name, *[LEARNED] * left, *[STUCK] * (n - left))
+    even = compare(shares("a", 10, 40), shares("b", 10, 40), lead_margin=MARGIN)
+    assert even.kind == EQUAL and even.sign == -1 and outcome_of([even]) == NOT_HELD
+    assert "a's lead is +0.00, with 95 % confidence at most +0.19, short of the 0.25 a finding needs" in even.why
+    assert compare(shares("a", 10, 40), shares("b", 10, 40)).kind == OPEN
+    assert compare(shares("a", 20, 40), shares("b", 14, 40), lead_margin=MARGIN).kind == OPEN
+    assert compare(shares("a", 0, 40), shares("b", 0, 40), lead_margin=MARGIN).kind == NEITHER
+    assert compare(shares("a", 2, 4), shares("b", 2, 4), lead_margin=MARGIN).kind == OPEN    # too few seeds
