@@ -197,8 +197,8 @@ def next_confirmation(plan, results, settle: bool = True) -> Stage | None:
 @dataclass(frozen=True)
 class Confirmed:
     """What a round of the confirmation found: the question, its comparison on the round's fresh seeds, the claim's
-    outcome read again, the runs it finished and left (left > 0: it stopped once the rest could not matter), and
-    the rounds before it."""
+    outcome read again, the runs it finished and left (`stopped`: it stopped there, the rest could not matter; else
+    runs left are still to come), and the rounds before it."""
 
     question: Question
     comparison: Comparison
@@ -208,6 +208,7 @@ class Confirmed:
     round: int = 1
     seeds: tuple = CONFIRM_ROUNDS[0]
     earlier: tuple = ()
+    stopped: bool = False
 
     @property
     def name(self) -> str:
@@ -225,7 +226,7 @@ class Confirmed:
             f"on {seeds}, T={q.seq_len}: {self.comparison}"
         if self.comparison.sign == 0:
             text += lead_said(self.comparison)
-        if self.left:
+        if self.stopped:
             text += (f"; it stopped after {self.ran} of its {self.ran + self.left} runs: the verdict is the same "
                      f"whatever the other {self.left} would show")
         return text
@@ -243,10 +244,11 @@ def _confirmed_round(plan, results, q: Question, round_: int, read, earlier: tup
     comparison = compare(a, b, lead_margin=margin_of(plan, round_))
     outcome = _outcomes(_replaced(read.rows, q.row, comparison))[1]
     more_a, more_b = _left_to_run(plan, results, q, round_)
-    if (more_a or more_b) and len(ends := _round_ends(plan, results, q, round_, read)) == 1:
+    stopped = bool(more_a or more_b) and len(ends := _round_ends(plan, results, q, round_, read)) == 1
+    if stopped:
         outcome = next(iter(ends))               # stopped early: the only outcome the whole round could give
     return Confirmed(q, comparison, outcome, a.n + b.n, more_a + more_b, round_, CONFIRM_ROUNDS[round_ - 1],
-                     earlier)
+                     earlier, stopped)
 
 
 def confirmed(plan, results) -> Confirmed | None:

@@ -57,6 +57,8 @@ def test_the_question_is_the_open_comparison_that_leans_furthest_and_would_decid
     half = results + results_of(stage, lottery({"1-1-1-1": range(10, 30)}))[:40]
     assert question(PLAN, half) == q                              # its own seeds do not move the question
     assert evidence_verdict(PLAN, results).outcome == RUNNING
+    running = confirmed(PLAN, half)                              # half run, not stopped: its words say no stop
+    assert (running.ran, running.left, running.stopped) == (40, 40, False) and "stopped" not in running.said()
 
 
 def test_no_confirmation_where_no_single_comparison_could_decide_the_claim():
@@ -135,5 +137,5 @@ def test_stopping_the_confirmation_early_gives_the_whole_confirmations_verdict(s
     early, full = confirmed(PLAN, results), confirmed(PLAN, whole)
     assert early.outcome == full.outcome and evidence_verdict(PLAN, results).outcome == full.outcome
     assert early.round == full.round and full.left == 0
-    assert early.ran + early.left == 80 and (early.left == 0) == (early.ran == 80)
+    assert early.ran + early.left == 80 and (early.left == 0) == (early.ran == 80) and early.stopped == bool(early.left)
     assert len(wanted(PLAN, early.question, early.round)) == 80
