@@ -691,7 +691,11 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
         why = f"{why}; {said}" if why else why
     if confirmation is not None:
         outcome = confirmation.outcome
-        detail += f"; {confirmation.said()}"
+        if outcome in (HELD, NOT_HELD):       # what decided it first, then what stages 1–3 had left open
+            detail = (f"decided on fresh seeds by {confirmation.said()}; on seeds 0–9, stages 1–3 had left it "
+                      f"open: {detail}")
+        else:
+            detail += f"; {confirmation.said()}"
         why = ("" if outcome in (HELD, NOT_HELD) else
                f"{why}; the confirmation did not decide it either: {confirmation.said(lead='')}" if why else "")
     if why and unpaid:

@@ -79,7 +79,8 @@ def test_a_confirmation_can_decide_held_when_it_is_the_last_open_comparison():
     while (stage := next_stage(PLAN, results)) is not None:
         results += results_of(stage, lottery(wins))
     found = evidence_verdict(PLAN, results)
-    assert found.outcome == HELD and "the confirmation (40 fresh seeds, 10–49" in found.detail
+    assert found.outcome == HELD and found.detail.startswith("decided on fresh seeds by the confirmation (40 fresh "
+                                                             "seeds, 10–49")
 
 
 def test_a_lead_short_of_the_margin_on_fresh_seeds_decides_did_not_hold():
