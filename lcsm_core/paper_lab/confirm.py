@@ -237,6 +237,12 @@ class Confirmed:
         return "; then ".join(r._said(name) for r, name in zip(self.rounds(), names))
 
 
+def deciding_first(confirmed: "Confirmed") -> str:
+    """The round that decided the claim in words, then the rounds before it."""
+    before = "; ".join(r._said(f"the {r.name}") for r in confirmed.earlier)
+    return confirmed._said(f"the {confirmed.name}") + (f"; before it, {before}" if before else "")
+
+
 def _confirmed_round(plan, results, q: Question, round_: int, read, earlier: tuple) -> Confirmed | None:
     a, b = arms(plan, results, q, round_)
     if not a.n and not b.n:

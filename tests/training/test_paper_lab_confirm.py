@@ -108,6 +108,19 @@ def test_an_open_round_gets_a_second_and_an_undecided_one_says_how_far_apart_the
     assert "1-1-1-2's lead over 1-1-1-1 in the share off the plateau: +0.15 (95 % interval " in found.why
 
 
+def test_a_second_round_can_decide_and_its_words_come_first():
+    """Round 1: 20/40 vs 14/40 (open); round 2: 10/40 vs 10/40 (short of the margin)."""
+    first, second = CONFIRM_ROUNDS
+    wins = {"1-1-1-2": (0, 2, *(s for s in first if s % 2 == 0), *second[::4]),
+            "1-1-1-1": (*AGAINST["1-1-1-1"], *(s for s in first if s % 20 in (1, 3, 5, 7, 9, 11, 13)),
+                        *second[1::4])}
+    found = evidence_verdict(PLAN, run_all(wins))
+    assert found.outcome == NOT_HELD and found.confirmation.round == 2
+    assert found.detail.startswith("decided on fresh seeds by the second confirmation (40 fresh seeds, 50–89")
+    assert "(10/40 vs 10/40 left the plateau" in found.detail
+    assert "; before it, the confirmation (40 fresh seeds, 10–49" in found.detail
+
+
 def test_the_margin_reads_every_round_but_oscillations_first():
     """Oscillation's first round was read before the margin joined the rule: it keeps its reading."""
     assert margin_of(EVIDENCE_PLANS["oscillation"], 1) is None and margin_of(EVIDENCE_PLANS["oscillation"], 2) == MARGIN
