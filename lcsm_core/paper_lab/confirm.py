@@ -206,13 +206,16 @@ class Confirmed:
     ran: int
     left: int
     round: int = 1
-    seeds: tuple = CONFIRM_ROUNDS[0]
     earlier: tuple = ()
     stopped: bool = False
 
     @property
     def name(self) -> str:
         return CONFIRMATIONS[self.round - 1]
+
+    @property
+    def seeds(self) -> tuple:
+        return CONFIRM_ROUNDS[self.round - 1]
 
     def rounds(self) -> tuple:
         return (*self.earlier, self)
@@ -236,11 +239,10 @@ class Confirmed:
         names = [(lead if r.round == 1 else f"the {r.name}") if lead else "" for r in self.rounds()]
         return "; then ".join(r._said(name) for r, name in zip(self.rounds(), names))
 
-
-def deciding_first(confirmed: "Confirmed") -> str:
-    """The round that decided the claim in words, then the rounds before it."""
-    before = "; ".join(r._said(f"the {r.name}") for r in confirmed.earlier)
-    return confirmed._said(f"the {confirmed.name}") + (f"; before it, {before}" if before else "")
+    def deciding_first(self) -> str:
+        """This round (the one that decided the claim) in words, then the rounds before it."""
+        before = "; ".join(r._said(f"the {r.name}") for r in self.earlier)
+        return self._said(f"the {self.name}") + (f"; before it, {before}" if before else "")
 
 
 def _confirmed_round(plan, results, q: Question, round_: int, read, earlier: tuple) -> Confirmed | None:
@@ -253,8 +255,7 @@ def _confirmed_round(plan, results, q: Question, round_: int, read, earlier: tup
     stopped = bool(more_a or more_b) and len(ends := _round_ends(plan, results, q, round_, read)) == 1
     if stopped:
         outcome = next(iter(ends))               # stopped early: the only outcome the whole round could give
-    return Confirmed(q, comparison, outcome, a.n + b.n, more_a + more_b, round_, CONFIRM_ROUNDS[round_ - 1],
-                     earlier, stopped)
+    return Confirmed(q, comparison, outcome, a.n + b.n, more_a + more_b, round_, earlier, stopped)
 
 
 def confirmed(plan, results) -> Confirmed | None:

@@ -692,9 +692,8 @@ def evidence_verdict(plan: EvidencePlan, results) -> EvidenceVerdict:
     if confirmation is not None:
         outcome = confirmation.outcome
         if outcome in (HELD, NOT_HELD):       # what decided it first, then what stages 1–3 had left open
-            from .confirm import deciding_first
-            detail = (f"decided on fresh seeds by {deciding_first(confirmation)}; on seeds 0–9, stages 1–3 had left "
-                      f"it open: {detail}")
+            detail = (f"decided on fresh seeds by {confirmation.deciding_first()}; on seeds 0–9, stages 1–3 had "
+                      f"left it open: {detail}")
         else:
             detail += f"; {confirmation.said()}"
         why = ("" if outcome in (HELD, NOT_HELD) else
