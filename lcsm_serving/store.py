@@ -229,10 +229,28 @@ def open_store_file(path: str | os.PathLike | None = None) -> tuple[Path, sqlite
     path = Path(path) if path else default_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
+    _switch_to_wal(db)
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA busy_timeout=30000")
     return path, db
+
+
+def _switch_to_wal(db: sqlite3.Connection, patience_s: float = 30.0) -> None:
+    """PRAGMA journal_mode=WAL, tried again while another connection holds the lock it needs. SQLite answers
+    "database is locked" at once, without waiting on the busy timeout, when two connections race to change a fresh
+    file's journal mode (waiting could deadlock them); the loser holds no lock, so a short sleep and a retry
+    finishes the race."""
+    deadline = time.monotonic() + patience_s
+    pause = 0.005
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
 
 
 def process_owner(pid: int | None = None) -> str:

@@ -1,13 +1,14 @@
 """The SQLite run store: round-trip, interrupted runs, data-dir resolution, an old file's migration, the
 incremental metric read, the trainer service's jobs, commands and lease."""
 import sqlite3
+import threading
 import time
 
 import numpy as np
 import pytest
 
 from lcsm_serving import RunStore, default_db_path, owner_hash, record_run
-from lcsm_serving.store import PlaceTaken, QueueFull, process_owner
+from lcsm_serving.store import PlaceTaken, QueueFull, open_store_file, process_owner
 from tests.training.tiny import tiny_config
 
 
@@ -32,6 +33,27 @@ def test_round_trip_of_runs_metrics_and_snapshots(tmp_path):
     [(step, layers)] = again.snapshots(run_id)
     assert step == 2 and np.allclose(layers[0], eig) and np.allclose(layers[1], eig * 0.5)
     assert again.integrity_ok()
+
+
+def test_eight_processes_opening_a_fresh_file_at_once_all_get_it_in_wal_mode(tmp_path):
+    """SQLite refuses a journal-mode change at once (no busy wait) to all but one of the connections racing on a
+    new file; opening the store retries, or a web process's first page would fail on "database is locked"."""
+    for trial in range(30):
+        path, barrier, modes = tmp_path / f"race{trial}.sqlite", threading.Barrier(8), []
+
+        def open_it():
+            barrier.wait()
+            try:
+                modes.append(open_store_file(path)[1].execute("PRAGMA journal_mode").fetchone()[0])
+            except sqlite3.OperationalError as err:
+                modes.append(str(err))
+
+        threads = [threading.Thread(target=open_it) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert modes == ["wal"] * 8, f"fresh file {trial}: {modes}"
 
 
 def test_recorded_run_keeps_every_step(tmp_path):
