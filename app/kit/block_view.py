@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from html import escape
 
 import pandas as pd
 import streamlit as st
@@ -27,6 +28,8 @@ def draw_block(block, on_change) -> None:
         TEXT[block.kind](block.text)
     elif isinstance(block, Callout):
         getattr(st, block.level)(block.text, icon=block.icon)
+    elif isinstance(block, Table) and block.static:
+        st.markdown(table_html(block.rows, block.alt or ""), unsafe_allow_html=True)
     elif isinstance(block, Table):
         st.dataframe(pd.DataFrame(list(block.rows)), hide_index=True, width="stretch", key=block.key)
     elif isinstance(block, Chart):
@@ -51,6 +54,22 @@ def draw_block(block, on_change) -> None:
         draw_pick(block, on_change)
     else:
         raise TypeError(f"not a block: {block!r}")
+
+
+def table_html(rows: Sequence[dict], label: str) -> str:
+    """Rows as an HTML table whose cells wrap (no text cut short), the first column heading each row, every word
+    escaped; on a screen too narrow for it, it scrolls sideways in its own box, which the keyboard can reach and a
+    screen reader names (`label`)."""
+    columns = list(rows[0]) if rows else []
+    head = "".join(f'<th scope="col">{escape(str(c))}</th>' for c in columns)
+    body = "".join("<tr>" + "".join(f'<th scope="row">{cell(row[c])}</th>' if n == 0 else f"<td>{cell(row[c])}</td>"
+                                    for n, c in enumerate(columns)) + "</tr>" for row in rows)
+    return (f'<div role="region" tabindex="0" aria-label="{escape(label)}" style="overflow-x: auto">'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def cell(value) -> str:
+    return "—" if value is None else escape(str(value))
 
 
 def draw_pick(pick: Pick, on_change) -> None:

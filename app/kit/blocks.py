@@ -34,10 +34,14 @@ class Callout:
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of a table (one dict per row, the same keys); `key` names the widget when a test or a reload needs it."""
+    """Rows of a table (one dict per row, the same keys); `key` names the widget when a test or a reload needs it.
+    `static`: a table to read, not to sort — every cell's text shown whole (wrapped), where a grid would cut a long
+    cell short; `alt` names it to a screen reader."""
 
     rows: Sequence[dict]
     key: str | None = None
+    static: bool = False
+    alt: str | None = None
 
 
 @dataclass(frozen=True)

@@ -356,7 +356,7 @@ def evidence_blocks(ablation: str) -> list:
     blocks = [Callout(message, kind)]
     rows = evidence_rows(ablation)
     if rows:
-        blocks.append(Table(rows))
+        blocks.append(Table(rows, static=True, alt="The evidence grid, entry by entry"))
     blocks.append(Group([Text(EVIDENCE_INTRO, "caption")],
                         fold="The search, the statistic and the rule behind the verdict"))
     return blocks

@@ -216,18 +216,19 @@ def evidence_rows(name: str) -> list[dict]:
     for search in found.entries:
         arm = found.arms.get((search.label, search.seq_len))
         lo, hi = arm.interval if arm is not None and arm.n else (None, None)
-        rows.append({"entry": search.label, "T": search.seq_len,
+        rows.append({"entry": search.label, "seeds from": "stages 1–3", "T": search.seq_len,
                      "best rate": None if search.best is None else f"{search.best:g}",
                      "rates kept": ", ".join(f"{r:g}" for r in search.window) or search.withheld
                      or ("not run: the verdict did not need it" if found.decided and search.best is None else "—"),
                      "seeds left / run": f"{arm.left}/{arm.n}" if arm is not None and arm.n else "—",
                      "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
-                     "median": None if arm is None or not arm.n else round(arm.median, 3)})
+                     "median": None if arm is None or not arm.n else f"{arm.median:.3f}"})
     return rows + confirmation_rows(found.confirmation)
 
 
 def confirmation_rows(confirmed) -> list[dict]:
-    """Each confirmation round's two sides, as the entries' rows are (none where none ran)."""
+    """Each confirmation round's two sides, as the entries' rows are (none where none ran); the round has a column
+    of its own, so that a side's entries ("τ = 16 + τ = 32 + τ = 64") are not cut short by its name."""
     if confirmed is None:
         return []
     rows = []
@@ -235,12 +236,12 @@ def confirmation_rows(confirmed) -> list[dict]:
         q, c = round_.question, round_.comparison
         for labels, arm in ((q.winners, c.winner), (q.others, c.other)):
             lo, hi = arm.interval if arm.n else (None, None)
-            rows.append({"entry": f"{' + '.join(labels)} ({round_.name})", "T": q.seq_len,
+            rows.append({"entry": " + ".join(labels), "seeds from": round_.name, "T": q.seq_len,
                          "best rate": ", ".join(f"{q.rates[label]:g}" for label in labels),
                          "rates kept": f"the best rate only; fresh seeds {round_.seeds[0]}–{round_.seeds[-1]}",
                          "seeds left / run": f"{arm.left}/{arm.n}" if arm.n else "—",
                          "95 % interval": "—" if lo is None else f"{lo:.2f}–{hi:.2f}",
-                         "median": round(arm.median, 3) if arm.n else None})
+                         "median": f"{arm.median:.3f}" if arm.n else None})
     return rows
 
 

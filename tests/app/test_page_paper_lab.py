@@ -209,3 +209,14 @@ def test_a_second_visitor_queues_behind_the_running_grid_is_told_when_it_starts_
     other.run()
     assert any("could not start when its turn came: your address already has 1 run(s) or grid(s)" in w.value
                for w in other.warning), [w.value for w in other.warning]
+
+
+def test_the_evidence_table_shows_every_cell_whole_in_a_region_the_keyboard_reaches(store):
+    """A static HTML table (cells wrap: a grid cut "τ = 16 + τ = 32 + τ = 64" short at 1280 px), every word escaped,
+    in a box that scrolls sideways on a phone and that the keyboard can reach and a screen reader names."""
+    at = open_page("paper_lab", {"ablation": "tau"})
+    assert_clean(at, "tau")
+    [table] = [m.value for m in at.markdown if 'aria-label="The evidence grid, entry by entry"' in m.value]
+    assert table.startswith('<div role="region" tabindex="0"') and "overflow-x: auto" in table
+    assert '<th scope="row">τ = 16 + τ = 32 + τ = 64</th><td>confirmation</td>' in table
+    assert table.count("<tr>") == 1 + 7 + 2                         # the header, seven τ, the confirmation's sides

@@ -109,3 +109,13 @@ def test_a_claim_settled_before_stage_one_ended_says_so_and_lists_what_it_did_no
     rows = {(r["entry"], r["T"]): r for r in report.evidence_rows("data_dependence")}
     assert rows["1-1-1-0", 256]["seeds left / run"] == "5/5" and rows["1-0-1-0", 256]["seeds left / run"] == "0/5"
     assert rows["0-1-1-0", 32]["rates kept"] == "not run: the verdict did not need it"
+
+
+def test_a_confirmation_rounds_rows_name_their_round_in_a_column_of_their_own():
+    """τ's shipped confirmation: each side's entries, and the round whose fresh seeds it read, side by side (the
+    entries alone in their column, the search's rows "stages 1–3")."""
+    rows = report.evidence_rows("tau")
+    rounds = [r for r in rows if r["seeds from"] != "stages 1–3"]
+    assert [r["seeds from"] for r in rounds] == ["confirmation", "confirmation"]
+    assert [r["entry"] for r in rounds] == ["τ = 16 + τ = 32 + τ = 64", "τ = 1 + τ = 2 + τ = 4"]
+    assert all("(" not in r["entry"] for r in rows) and len({tuple(r) for r in rows}) == 1
