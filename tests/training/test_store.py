@@ -38,17 +38,16 @@ def test_round_trip_of_runs_metrics_and_snapshots(tmp_path):
 def test_eight_processes_opening_a_fresh_file_at_once_all_get_it_in_wal_mode(tmp_path):
     """SQLite refuses a journal-mode change at once (no busy wait) to all but one of the connections racing on a
     new file; opening the store retries, or a web process's first page would fail on "database is locked"."""
+    def open_it(path, barrier, modes):
+        barrier.wait()
+        try:
+            modes.append(open_store_file(path)[1].execute("PRAGMA journal_mode").fetchone()[0])
+        except sqlite3.OperationalError as err:
+            modes.append(str(err))
+
     for trial in range(30):
         path, barrier, modes = tmp_path / f"race{trial}.sqlite", threading.Barrier(8), []
-
-        def open_it():
-            barrier.wait()
-            try:
-                modes.append(open_store_file(path)[1].execute("PRAGMA journal_mode").fetchone()[0])
-            except sqlite3.OperationalError as err:
-                modes.append(str(err))
-
-        threads = [threading.Thread(target=open_it) for _ in range(8)]
+        threads = [threading.Thread(target=open_it, args=(path, barrier, modes)) for _ in range(8)]
         for t in threads:
             t.start()
         for t in threads:
