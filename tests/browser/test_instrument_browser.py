@@ -10,7 +10,9 @@
   tests/browser/test_accessibility_browser.py.)
 - axe-core (WCAG 2.2 A/AA rules) finds no critical or serious violation in the instrument's presenter view (the
   student's view: every axe rule on every page, tests/browser/test_accessibility_browser.py).
-Screenshots: tests/screenshots/instrument-*.png.
+Each lesson's views are opened once and walked through in order (a page load is most of such a check's cost): at
+1280×720 the student's page (first screen, keys, a reload, a drag), the phone's (readouts, a tap), the presenter's
+(first screen, axe). Screenshots: tests/screenshots/instrument-*.png.
 """
 import time
 
@@ -81,29 +83,41 @@ def wait_url(page, name: str, value: str, timeout: float = 60.0) -> None:
 
 
 @pytest.mark.parametrize("lesson", DYNAMICS)
-def test_arrow_keys_move_every_chart_readout_and_equation_to_what_the_server_draws(app_url, browser, lesson):
+def test_at_1280_one_screen_holds_the_instrument_and_keys_and_a_drag_move_it_to_what_the_server_draws(
+        app_url, browser, lesson):
+    """One page at 1280×720, as a student finds it: the first screen, then the keyboard alone, then the mouse."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
         before = open_instrument(page, f"{app_url}/{lesson}")
-        swept = page.locator(".lcsm-swept input[type=range]")
-        swept.focus()                                       # the keyboard's focus; no mouse event below
-        for key in ("ArrowRight", "ArrowRight"):
-            page.keyboard.press(key)
-        during = page.evaluate(READ)
-        assert during["member"] is not None, "the instrument vanished during the move"
-        assert during["member"] != before["member"], "the arrows moved nothing"
-        assert during["metrics"] != before["metrics"] or during["charts"] != before["charts"]
-        wait_url(page, SWEPT[lesson], during["member"])     # committed after the keys pause
-        after = settle(page)
-        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-keys.png"))
-        same_page(lesson, during, after)
-        assert page.evaluate("() => document.activeElement.closest('[data-name]')?.dataset.name") == SWEPT[lesson], \
-            "the swept control lost the keyboard's focus when the page was redrawn"
-        if lesson in MOVED_IN_THE_BROWSER:                  # the server drew none of them: the browser moved them
-            assert int(after["moved"]) == len(after["charts"]), after["moved"]
-        same_page(lesson, after, open_instrument(page, page.url))   # … to what the server draws there
+        first_screen(page, lesson, "student")
+        after = arrow_keys(page, lesson, before)
+        reloaded = open_instrument(page, page.url)
+        same_page(lesson, after, reloaded)                  # … and what the server draws at the committed URL
+        drag(page, lesson, reloaded)
     finally:
         page.close()
+
+
+def arrow_keys(page, lesson: str, before: dict) -> dict:
+    """Arrows on the swept control (no mouse event) move every chart, readout and equation at once, to what the
+    server draws once the value is committed."""
+    swept = page.locator(".lcsm-swept input[type=range]")
+    swept.focus()                                           # the keyboard's focus; no mouse event below
+    for key in ("ArrowRight", "ArrowRight"):
+        page.keyboard.press(key)
+    during = page.evaluate(READ)
+    assert during["member"] is not None, "the instrument vanished during the move"
+    assert during["member"] != before["member"], "the arrows moved nothing"
+    assert during["metrics"] != before["metrics"] or during["charts"] != before["charts"]
+    wait_url(page, SWEPT[lesson], during["member"])         # committed after the keys pause
+    after = settle(page)
+    page.screenshot(path=str(SHOTS / f"instrument-{lesson}-keys.png"))
+    same_page(lesson, during, after)
+    assert page.evaluate("() => document.activeElement.closest('[data-name]')?.dataset.name") == SWEPT[lesson], \
+        "the swept control lost the keyboard's focus when the page was redrawn"
+    if lesson in MOVED_IN_THE_BROWSER:                      # the server drew none of them: the browser moved them
+        assert int(after["moved"]) == len(after["charts"]), after["moved"]
+    return after
 
 
 # the pages whose every chart follows the drag: a committed move of the swept control sends them none
@@ -116,31 +130,40 @@ def same_page(lesson: str, during: dict, after: dict) -> None:
         assert after[part] == during[part], f"{lesson}: the {part} during the move differ from the page drawn"
 
 
+def drag(page, lesson: str, before: dict) -> None:
+    """A mouse drag through the family commits the value it lands on, once the button is up."""
+    box = page.locator(".lcsm-swept input[type=range]").bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 3, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.45, y, steps=6)
+    midway = page.evaluate(READ)
+    page.mouse.move(box["x"] + box["width"] * 0.8, y, steps=6)
+    during = page.evaluate(READ)                           # the pointer still down: nothing committed yet
+    assert page.evaluate(URL_VALUE, SWEPT[lesson]) != during["member"] or before["member"] == during["member"]
+    page.mouse.up()
+    assert midway["member"] != during["member"], "the drag did not move through the family"
+    wait_url(page, SWEPT[lesson], during["member"])
+    same_page(lesson, during, settle(page))
+    page.screenshot(path=str(SHOTS / f"instrument-{lesson}-drag.png"))
+
+
 @pytest.mark.parametrize("lesson", DYNAMICS)
-def test_a_mouse_drag_and_a_tap_move_everything_to_what_the_server_draws(app_url, browser, lesson):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        before = open_instrument(page, f"{app_url}/{lesson}")
-        box = page.locator(".lcsm-swept input[type=range]").bounding_box()
-        y = box["y"] + box["height"] / 2
-        page.mouse.move(box["x"] + 3, y)
-        page.mouse.down()
-        page.mouse.move(box["x"] + box["width"] * 0.45, y, steps=6)
-        midway = page.evaluate(READ)
-        page.mouse.move(box["x"] + box["width"] * 0.8, y, steps=6)
-        during = page.evaluate(READ)                       # the pointer still down: nothing committed yet
-        assert page.evaluate(URL_VALUE, SWEPT[lesson]) != during["member"] or before["member"] == during["member"]
-        page.mouse.up()
-        assert midway["member"] != during["member"], "the drag did not move through the family"
-        wait_url(page, SWEPT[lesson], during["member"])
-        same_page(lesson, during, settle(page))
-        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-drag.png"))
-    finally:
-        page.close()
+def test_on_a_phone_the_readouts_stay_in_view_during_a_move_and_a_tap_commits_to_what_the_server_draws(
+        app_url, browser, lesson):
     phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     try:
         open_instrument(phone, f"{app_url}/{lesson}")
-        box = phone.locator(".lcsm-swept input[type=range]").bounding_box()
+        swept = phone.locator(".lcsm-swept input[type=range]")
+        swept.scroll_into_view_if_needed()
+        swept.focus()
+        phone.keyboard.press("ArrowRight")
+        box = phone.evaluate(RECT, ".lcsm-instrument .lcsm-readouts")
+        phone.screenshot(path=str(SHOTS / f"instrument-{lesson}-phone.png"))
+        assert inside(box, 390, 844), f"{lesson}: the readouts at {box} are out of view during the move"
+        wait_url(phone, SWEPT[lesson], phone.evaluate(READ)["member"])    # the arrow's move committed first
+        settle(phone)
+        box = swept.bounding_box()
         phone.touchscreen.tap(box["x"] + 3, box["y"] + box["height"] / 2)     # the first member
         tapped = phone.evaluate(READ)
         wait_url(phone, SWEPT[lesson], tapped["member"])
@@ -170,34 +193,12 @@ def inside(box, width: int, height: int) -> bool:
         and box["y"] + box["height"] <= height + 0.5
 
 
-@pytest.mark.parametrize("lesson", DYNAMICS)
-@pytest.mark.parametrize("present", [False, True], ids=["student", "presenter"])
-def test_controls_main_chart_and_readouts_share_the_first_screen(app_url, browser, lesson, present):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        open_instrument(page, f"{app_url}/{lesson}" + ("?present=1" if present else ""))
-        for part in (".lcsm-controls", ".lcsm-main", ".lcsm-readouts"):
-            box = page.evaluate(RECT, f".lcsm-instrument {part}")
-            assert inside(box, 1280, 720), f"{lesson}: {part} at {box} is not wholly in the first 1280×720 screen"
-        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-{'presenter' if present else 'student'}.png"))
-    finally:
-        page.close()
-
-
-@pytest.mark.parametrize("lesson", DYNAMICS)
-def test_on_a_phone_the_readouts_stay_in_view_while_the_swept_control_moves(app_url, browser, lesson):
-    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    try:
-        open_instrument(page, f"{app_url}/{lesson}")
-        swept = page.locator(".lcsm-swept input[type=range]")
-        swept.scroll_into_view_if_needed()
-        swept.focus()
-        page.keyboard.press("ArrowRight")
-        box = page.evaluate(RECT, ".lcsm-instrument .lcsm-readouts")
-        page.screenshot(path=str(SHOTS / f"instrument-{lesson}-phone.png"))
-        assert inside(box, 390, 844), f"{lesson}: the readouts at {box} are out of view during the move"
-    finally:
-        page.close()
+def first_screen(page, lesson: str, view: str) -> None:
+    """At 1280×720 the controls, the main chart and the readouts lie wholly in the first screen."""
+    for part in (".lcsm-controls", ".lcsm-main", ".lcsm-readouts"):
+        box = page.evaluate(RECT, f".lcsm-instrument {part}")
+        assert inside(box, 1280, 720), f"{lesson} ({view}): {part} at {box} is not wholly in the first 1280×720 screen"
+    page.screenshot(path=str(SHOTS / f"instrument-{lesson}-{view}.png"))
 
 
 def test_no_app_file_reaches_into_plotly_internals():
@@ -207,20 +208,22 @@ def test_no_app_file_reaches_into_plotly_internals():
     assert offending == []
 
 
-@pytest.mark.parametrize("query", ["?present=1"], ids=["presenter"])   # the student's: the accessibility gate
-def test_axe_finds_no_serious_violation_in_the_instrument(app_url, browser, query):
+@pytest.mark.parametrize("lesson", DYNAMICS)
+def test_the_presenter_view_holds_the_instrument_in_one_screen_and_axe_finds_no_serious_violation_in_it(
+        app_url, browser, lesson):
+    """(The student's view: every axe rule on every page, tests/browser/test_accessibility_browser.py.)"""
     axe_playwright = pytest.importorskip("axe_playwright_python.sync_playwright",
                                          reason="axe-playwright-python is installed by scripts/install.sh --tests")
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
-        for lesson in DYNAMICS:
-            open_instrument(page, f"{app_url}/{lesson}{query}")
-            found = axe_playwright.Axe().run(page, context={"include": [[".lcsm-instrument"]]}, options={
-                "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21aa", "wcag22aa"]}}).response
-            bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in found["violations"]
-                   if v["impact"] in ("critical", "serious")]
-            assert bad == [], f"{lesson}{query}: {bad}"
-            assert found["passes"], "axe checked nothing"
+        open_instrument(page, f"{app_url}/{lesson}?present=1")
+        first_screen(page, lesson, "presenter")
+        found = axe_playwright.Axe().run(page, context={"include": [[".lcsm-instrument"]]}, options={
+            "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21aa", "wcag22aa"]}}).response
+        bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in found["violations"]
+               if v["impact"] in ("critical", "serious")]
+        assert bad == [], f"{lesson} (presenter): {bad}"
+        assert found["passes"], "axe checked nothing"
     finally:
         page.close()
 
