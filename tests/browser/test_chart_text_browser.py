@@ -209,6 +209,13 @@ WATCH_LIVE = """() => {
   }).observe(document.body, {childList: true, characterData: true, subtree: true});
 }"""
 ANNOUNCED = "() => window.__announced"
+# What a missing announcement leaves to read: the region's text, the keys' target, the values shown and committed.
+LIVE_STATE = """() => { const root = document.querySelector('.lcsm-instrument');
+  const live = root?.querySelector('[aria-live]'), swept = root?.querySelector('.lcsm-swept input[type=range]');
+  return {instruments: document.querySelectorAll('.lcsm-instrument').length, live: live?.textContent.slice(0, 60),
+          focused: document.activeElement?.outerHTML.slice(0, 80), swept: swept?.value,
+          member: root?.dataset.member, drawn: root?.dataset.drawn, pending: root?.classList.contains('lcsm-pending'),
+          keys: window.__keys, url: location.search} }"""
 # When each key went down (the page's clock), and the gaps between them: the instrument commits a run of arrow keys
 # KEY_PAUSE_MS after its last key (instrument.js).
 MEMBER = "() => document.querySelector('.lcsm-instrument').dataset.member"
@@ -221,7 +228,8 @@ def announced_after(page, count: int, timeout: float = 20.0) -> list[str]:
     """What the live region said, once it has said `count` things and then nothing more for 1.5 s."""
     deadline = time.monotonic() + timeout
     while len(page.evaluate(ANNOUNCED)) < count:
-        assert time.monotonic() < deadline, f"announced {page.evaluate(ANNOUNCED)}, expected {count}"
+        assert time.monotonic() < deadline, \
+            f"announced {page.evaluate(ANNOUNCED)}, expected {count}; the instrument: {page.evaluate(LIVE_STATE)}"
         draw_a_frame(page)
         time.sleep(0.2)
     time.sleep(1.5)
@@ -244,11 +252,15 @@ def test_the_live_region_announces_each_committed_move_once(app_url, browser):
         open_instrument(page, f"{app_url}/spring")
         page.evaluate(WATCH_LIVE)
         page.evaluate(KEY_TIMES)
-        page.locator(".lcsm-swept input[type=range]").focus()
+        swept = page.locator(".lcsm-swept input[type=range]")
+        swept.focus()
         for _ in range(6):                                                     # one move: the keys never pause
             page.evaluate("() => { window.__keys = []; window.__announced = []; window.__announcedAt = []; }")
-            for key in ("ArrowRight", "ArrowRight", "ArrowRight"):
+            at, last = int(swept.input_value()), int(swept.get_attribute("max"))
+            key = "ArrowRight" if at + 3 <= last else "ArrowLeft"             # a key at the end would move nothing
+            for _ in range(3):
                 page.keyboard.press(key)
+            assert int(swept.input_value()) == at + (3 if key == "ArrowRight" else -3), "the keys moved nothing"
             if max(page.evaluate(KEY_GAPS)) < KEY_PAUSE_MS * 0.8:
                 break
             # a loaded machine paused between two presses: that was a move; once it is said, again
