@@ -19,6 +19,7 @@ import time
 import pytest
 
 from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium
+from tests.browser.test_browser_pages import SLIDERS
 
 SHOTS = ROOT / "tests" / "screenshots"
 DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")
@@ -101,7 +102,8 @@ def test_at_1280_one_screen_holds_the_instrument_and_keys_and_a_drag_move_it_to_
 def arrow_keys(page, lesson: str, before: dict) -> dict:
     """Arrows on the swept control (no mouse event) move every chart, readout and equation at once, to what the
     server draws once the value is committed."""
-    swept = page.locator(".lcsm-swept input[type=range]")
+    swept = page.get_by_role("slider", name=SLIDERS[lesson])    # found as a screen reader names it
+    assert swept.evaluate("(e) => e.matches('.lcsm-swept input[type=range]')"), "the named slider is not the swept one"
     swept.focus()                                           # the keyboard's focus; no mouse event below
     for key in ("ArrowRight", "ArrowRight"):
         page.keyboard.press(key)
