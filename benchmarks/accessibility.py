@@ -31,6 +31,8 @@ from benchmarks.app_process import wait_idle as idle  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "accessibility.md"
 VIEWPORTS = {"1280×720": (1280, 720), "390×844": (390, 844)}
+# The phone's viewport is opened as a phone is: a mobile page with touch, one device pixel per CSS pixel.
+PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 1}
 IMPACTS = ("critical", "serious", "moderate", "minor")
 OPEN_FOLDS = "() => document.querySelectorAll('details:not([open])').forEach(d => d.open = true)"
 AXE_OPTIONS = {"rules": {"target-size": {"enabled": True}}}
@@ -89,7 +91,8 @@ def audit_page(browser, url: str, name: str, viewport: tuple[int, int], probes: 
     of `probes` (name → a function of the open page) found on it (`axe=False`: the probes alone); `folded`: probes
     that look at the page first, as a learner finds it (no fold opened)."""
     from axe_playwright_python.sync_playwright import Axe
-    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]},
+                                  **(PHONE if viewport == VIEWPORTS["390×844"] else {}))
     folded_probes: dict = {}
     try:
         page = open_page(context, url, name, folded_probes, folded or {})

@@ -16,7 +16,8 @@
   longer than a blink (2.3.3);
 - on a phone a control the keyboard reaches is not hidden behind the instrument's readouts, which stay at the foot
   of the screen (2.4.11);
-- at 1280×720, before any fold opens, tests/browser/test_layouts.py's projector checks (`projector_layout`).
+- at 1280×720 and on a phone (390×844, opened as a mobile page with touch), before any fold opens,
+  tests/browser/test_layouts.py's projector and phone checks (`projector_layout`, `phone_layout`).
 - a teacher's screens, at projector size: a dynamics lesson's and a widget page's presenter view (`?present=1`),
   the Class view of a running class and its projector view — no critical or serious violation, one h1, no level
   skipped (`benchmarks/accessibility.py --presenter` audits every lesson's).
@@ -35,7 +36,7 @@ from benchmarks.accessibility import (
 )
 from tests.browser.app_server import needs_chromium
 from tests.browser.test_layouts import PAGES as LAYOUT_PAGES
-from tests.browser.test_layouts import projector_layout
+from tests.browser.test_layouts import phone_layout, projector_layout
 
 # one test process runs them all: the audit (minutes) is one module fixture (scripts/test.sh: --dist loadgroup)
 pytestmark = [pytest.mark.browser, needs_chromium, pytest.mark.xdist_group("accessibility")]
@@ -209,7 +210,8 @@ def audited(app_and_browser) -> dict:
     url, browser = app_and_browser
     laptop, phone = ({label: size} for label, size in VIEWPORTS.items())
     rows = (audit(url, PAGES, laptop, PROBES, browser=browser, folded={"layout": projector_layout})
-            + audit(url, PAGES, phone, {**PROBES, "narrowed": narrowed}, browser=browser))
+            + audit(url, PAGES, phone, {**PROBES, "narrowed": narrowed}, browser=browser,
+                    folded={"layout": phone_layout}))
     found = {(row["page"], size_of(row)): row for row in rows}
     for row in rows:
         if "narrowed" in row["probes"]:
@@ -276,6 +278,13 @@ def test_every_control_has_a_name_and_every_slider_its_value(audited, page):
 def test_projector_1280x720_metrics_whole_controls_above_the_fold(audited, page):
     """tests/browser/test_layouts.py's checks at projector size, on the page as a learner finds it."""
     found = audited[(page, "1280×720")]["probes"]["layout"]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("page", [name or "home" for name in LAYOUT_PAGES])
+def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends(audited, page):
+    """tests/browser/test_layouts.py's checks on a phone, on the page as a learner finds it."""
+    found = audited[(page, "390×844")]["probes"]["layout"]
     assert not found, "\n".join(found)
 
 

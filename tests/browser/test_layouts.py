@@ -1,5 +1,6 @@
-"""Projector and phone layouts: every page at 1280×720 (normal and presenter view) and 390×844. (The 1280×720
-checks run in the accessibility gate's pass, `projector_layout`: one page load for both.)
+"""Projector and phone layouts: every page at 1280×720 (normal and presenter view) and 390×844. (The 1280×720 and
+390×844 checks of the page as a learner finds it run in the accessibility gate's passes, `projector_layout` and
+`phone_layout`: one page load for both; the presenter view's here.)
 
 Checked with element bounding boxes, not by eye alone (the screenshots in tests/screenshots/layout-*.png
 are for that):
@@ -313,25 +314,24 @@ def test_presenter_view_at_1280x720_cuts_no_metric_and_shows_main_chart_and_cont
     assert not problems, "\n".join(problems)
 
 
-def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends(browser_and_url):
-    browser, url = browser_and_url
-    page = browser.new_page(viewport=dict(zip(("width", "height"), PHONE)), device_scale_factor=1, is_mobile=True,
-                            has_touch=True)
-    problems = []
+def phone_layout(page) -> list[str]:
+    """At 390×844 on a phone, as a learner finds the page (no fold opened; the accessibility gate's phone pass calls
+    it, one load for both): no metric or label cut, nothing wider than the main block, no chart's title, legend or
+    axis title overlapping, the charts one a row, and the main chart's controls with it. A screenshot for looking
+    at."""
     try:
-        for path in PAGES:
-            open_page(page, f"{url}/{path}")
-            page.screenshot(path=str(SHOTS / f"layout-390-{name_of(path)}.png"))
-            found = page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW) + page.evaluate(CHART_OVERLAPS)
-            found += page.evaluate(PHONE_CHARTS)
-            if path:
-                found += phone_controls_with_chart(phone_controls(page, swept=path in DYNAMICS), swept=path in DYNAMICS)
-            problems += [f"{name_of(path)}: {p}" for p in found]
-            if FULL_SHOTS:
-                whole_page_shot(page, SHOTS / f"layout-390-{name_of(path)}-full.png")
-    finally:
-        page.close()
-    assert not problems, "\n".join(problems)
+        wait_drawn(page)
+    except AssertionError as why:                  # said by the page's test, not by the whole pass
+        return [str(why)]
+    path = path_of(page)
+    page.screenshot(path=str(SHOTS / f"layout-390-{name_of(path)}.png"))
+    found = page.evaluate(CUT_TEXT) + page.evaluate(OVERFLOW) + page.evaluate(CHART_OVERLAPS)
+    found += page.evaluate(PHONE_CHARTS)
+    if path:
+        found += phone_controls_with_chart(phone_controls(page, swept=path in DYNAMICS), swept=path in DYNAMICS)
+    if FULL_SHOTS:
+        whole_page_shot(page, SHOTS / f"layout-390-{name_of(path)}-full.png")
+    return found
 
 
 def phone_controls(page, swept: bool, timeout: float = 45.0) -> dict:
