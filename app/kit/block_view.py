@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from html import escape
 
 import pandas as pd
 import streamlit as st
 
 from .blocks import Callout, Chart, Columns, Download, Group, Pick, Progress, Readout, Table, Text, Toggle
+from .chart_text import table_region
 from .page_text import stacked
 from .widgets import show_chart, show_readout
 
@@ -57,19 +57,11 @@ def draw_block(block, on_change) -> None:
 
 
 def table_html(rows: Sequence[dict], label: str) -> str:
-    """Rows as an HTML table whose cells wrap (no text cut short), the first column heading each row, every word
-    escaped; on a screen too narrow for it, it scrolls sideways in its own box, which the keyboard can reach and a
-    screen reader names (`label`)."""
+    """Rows (dicts with the same keys) as a table whose cells wrap, no text cut short (`chart_text.table_region`);
+    an empty cell reads "—"."""
     columns = list(rows[0]) if rows else []
-    head = "".join(f'<th scope="col">{escape(str(c))}</th>' for c in columns)
-    body = "".join("<tr>" + "".join(f'<th scope="row">{cell(row[c])}</th>' if n == 0 else f"<td>{cell(row[c])}</td>"
-                                    for n, c in enumerate(columns)) + "</tr>" for row in rows)
-    return (f'<div role="region" tabindex="0" aria-label="{escape(label)}" style="overflow-x: auto">'
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
-
-
-def cell(value) -> str:
-    return "—" if value is None else escape(str(value))
+    return table_region(label, [str(c) for c in columns],
+                        [["—" if row[c] is None else str(row[c]) for c in columns] for row in rows])
 
 
 def draw_pick(pick: Pick, on_change) -> None:

@@ -476,11 +476,17 @@ def data_html(text: dict) -> str:
     escaped: "Show the data" under a chart Streamlit draws (the lesson instrument writes its own, instrument.js)."""
     parts = [f"<p>{escape(text['summary'])}</p>"]
     for table in text["tables"]:
-        head = "".join(f'<th scope="col">{escape(h)}</th>' for h in table["headers"])
-        body = "".join("<tr>" + "".join((f'<th scope="row">{escape(v)}</th>' if n == 0 else f"<td>{escape(v)}</td>")
-                                        for n, v in enumerate(row)) + "</tr>" for row in rows_of(table))
-        # a wide table (a heat map's columns) scrolls sideways in its own box, which the keyboard can reach
-        parts.append(f'<div role="region" tabindex="0" aria-label="{escape(table.get("name", table["caption"]))}" '
-                     f'style="overflow-x: auto"><table><caption>{escape(table["caption"])}</caption><thead><tr>{head}'
-                     f"</tr></thead><tbody>{body}</tbody></table></div>")
+        parts.append(table_region(table.get("name", table["caption"]), table["headers"], rows_of(table),
+                                  table["caption"]))
     return '<div class="lcsm-chart-data">' + "".join(parts) + "</div>"
+
+
+def table_region(label: str, headers: list[str], rows: list[list[str]], caption: str | None = None) -> str:
+    """A table of text as HTML, every word escaped, the first column heading each row; a wide table (a heat map's
+    columns) scrolls sideways in its own box, which the keyboard can reach and a screen reader names (`label`)."""
+    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headers)
+    body = "".join("<tr>" + "".join((f'<th scope="row">{escape(v)}</th>' if n == 0 else f"<td>{escape(v)}</td>")
+                                    for n, v in enumerate(row)) + "</tr>" for row in rows)
+    title = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return (f'<div role="region" tabindex="0" aria-label="{escape(label)}" style="overflow-x: auto"><table>{title}'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
