@@ -17,12 +17,18 @@
 - on a phone a control the keyboard reaches is not hidden behind the instrument's readouts, which stay at the foot
   of the screen (2.4.11);
 - at 1280×720 and on a phone (390×844, opened as a mobile page with touch), before any fold opens,
-  tests/browser/test_layouts.py's projector and phone checks (`projector_layout`, `phone_layout`).
+  tests/browser/test_layouts.py's projector and phone checks (`projector_layout`, `phone_layout`);
+- every page runs without an exception at every size; the navigation shows Home and its sections; each lesson
+  instrument draws its charts; and a screen reader's pass over a charted lesson (its accessibility tree, as a
+  learner finds it at 1280×720) meets every chart as a figure named by the summary the server computes from it
+  (tests/browser/test_chart_text_browser.py: the words themselves, and how they follow a move).
 - a teacher's screens, at projector size: a dynamics lesson's and a widget page's presenter view (`?present=1`),
   the Class view of a running class and its projector view — no critical or serious violation, one h1, no level
   skipped (`benchmarks/accessibility.py --presenter` audits every lesson's).
 One app and one browser serve every check; a page is read once it has finished running.
 """
+import re
+
 import pytest
 
 from benchmarks.accessibility import (
@@ -35,6 +41,8 @@ from benchmarks.accessibility import (
     wait_idle,
 )
 from tests.browser.app_server import needs_chromium
+from tests.browser.test_chart_text_browser import STREAMLIT_PAGES, figure_names, summaries
+from tests.browser.test_instrument_browser import DYNAMICS
 from tests.browser.test_layouts import PAGES as LAYOUT_PAGES
 from tests.browser.test_layouts import phone_layout, projector_layout
 
@@ -156,7 +164,26 @@ def controls_read(page) -> dict:
             "unnamed": unnamed_controls(tree)}
 
 
-PROBES = {"controls": controls_read, "tex": lambda page: page.evaluate(TEX_SOURCE),
+# The chart data a lesson instrument drew (its charts' traces; the page's own, on a widget page).
+CHART_DATA = """() => [...document.querySelectorAll('.lcsm-instrument figure.lcsm-chart .js-plotly-plot')]
+  .map(d => (d.data || []).length)"""
+
+
+def as_found(page) -> dict:
+    """The page as a learner finds it, once drawn (after `projector_layout`, which waits for every chart): the
+    navigation's sections, the instrument's charts (traces in each), and the figures a screen reader meets and
+    their names (the main block's accessibility tree)."""
+    return {"sections": page.locator('[data-testid="stTopNavSection"]').count(),
+            "charts": page.evaluate(CHART_DATA),
+            "figures": figure_names(page.locator('[data-testid="stMain"]').aria_snapshot())}
+
+
+def exceptions(page) -> list[str]:
+    """The start of each exception the page shows (Streamlit's box for an error the script raised)."""
+    return [text[:500] for text in page.locator('[data-testid="stException"]').all_inner_texts()]
+
+
+PROBES = {"controls": controls_read, "exceptions": exceptions, "tex": lambda page: page.evaluate(TEX_SOURCE),
           "equations": lambda page: page.evaluate(OVERFLOW),
           "sideways": lambda page: page.evaluate(SIDEWAYS), "headings": lambda page: page.evaluate(HEADINGS),
           "math": lambda page: page.evaluate(MATH), "tool_bar": lambda page: page.evaluate(TOOL_BAR),
@@ -209,7 +236,7 @@ def audited(app_and_browser) -> dict:
     (`audit`'s rows) and the probes at those and at 320 px (the phone's page made narrower)."""
     url, browser = app_and_browser
     laptop, phone = ({label: size} for label, size in VIEWPORTS.items())
-    rows = (audit(url, PAGES, laptop, PROBES, browser=browser, folded={"layout": projector_layout})
+    rows = (audit(url, PAGES, laptop, PROBES, browser=browser, folded={"layout": projector_layout, "found": as_found})
             + audit(url, PAGES, phone, {**PROBES, "narrowed": narrowed}, browser=browser,
                     folded={"layout": phone_layout}))
     found = {(row["page"], size_of(row)): row for row in rows}
@@ -286,6 +313,32 @@ def test_phone_390x844_nothing_overflows_and_charts_keep_titles_clear_of_legends
     """tests/browser/test_layouts.py's checks on a phone, on the page as a learner finds it."""
     found = audited[(page, "390×844")]["probes"]["layout"]
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_raises_at_any_size(audited, page):
+    found = [f"{size_of(row)}: {text}" for row in rows_of(audited, page) for text in row["probes"]["exceptions"]]
+    assert not found, "\n".join(found)
+
+
+def test_the_navigation_shows_its_sections(audited):
+    """The pages are reached from the top bar: Home, then a menu per section (app/streamlit_app.py)."""
+    assert audited[("home", "1280×720")]["probes"]["found"]["sections"] >= 2
+
+
+@pytest.mark.parametrize("page", DYNAMICS)
+def test_each_lesson_instrument_draws_its_charts(audited, page):
+    charts = audited[(page, "1280×720")]["probes"]["found"]["charts"]
+    assert charts and all(charts), f"{page}: traces per instrument chart {charts}"
+
+
+@pytest.mark.parametrize("page", (*DYNAMICS, *STREAMLIT_PAGES))
+def test_every_chart_is_a_figure_named_by_its_summary(audited, page):
+    """What a screen reader meets: each chart a figure, named by the summary the server computes from its data."""
+    names = audited[(page, "1280×720")]["probes"]["found"]["figures"]
+    expected = summaries(page)
+    assert sorted(names) == sorted(expected.values()), f"{page}: {names}"
+    assert all(re.search(r"\d", summary) for summary in expected.values()), expected
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from benchmarks.accessibility import PHONE
 from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium, wait_idle
 from tests.browser.test_layouts import open_page
 
@@ -42,7 +43,7 @@ def test_the_copy_under_the_main_chart_moves_the_one_setting_on_a_phone(app_url,
     url = app_url
     before = len(browser.contexts)     # the pages this test opens: closed at its end
     try:
-        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page = browser.new_page(viewport={"width": 390, "height": 844}, **PHONE)
         open_page(page, f"{url}/online_learners")      # its script done, its charts drawn
         copy = page.locator(".st-key-chart_controls")
         assert copy.is_visible(), "no controls with the main chart on a phone"

@@ -1,8 +1,9 @@
 """What a screen reader gets from the charts, in a real browser (app/kit/chart_text.py: the words; instrument.js and
 Streamlit's chart `alt`: where they go):
 
-- a screen-reader pass over each lesson's accessibility tree (`aria_snapshot`): every chart is a figure named by
-  its summary, the summary the server computes from the chart's data;
+- (a screen-reader pass over each charted lesson's accessibility tree, `aria_snapshot`, meeting every chart as a
+  figure named by the summary the server computes from its data, runs in the accessibility gate's pass:
+  tests/browser/test_accessibility_browser.py, with `summaries` and `figure_names` from here);
 - on spring and rings, an arrow-key move of the swept control moves the main chart's name and its "Show the data"
   table to the member shown (the family's), and the page the server draws once the value is committed says the same;
 - a chart's tables hold its traces' points as drawn (thinned);
@@ -16,7 +17,7 @@ import time
 import pytest
 
 from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium
-from tests.browser.test_instrument_browser import DYNAMICS, SWEPT, open_instrument, settle, wait_url
+from tests.browser.test_instrument_browser import SWEPT, open_instrument, settle, wait_url
 
 SHOTS = ROOT / "tests" / "screenshots"
 STREAMLIT_PAGES = ("eos_view", "online_learners")          # charts drawn by st.plotly_chart, named by their alt
@@ -45,24 +46,6 @@ def open_streamlit_page(page, url: str) -> None:
     page.wait_for_selector('[data-testid="stPlotlyChart"] .js-plotly-plot', timeout=60000)
     page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=60000)
     time.sleep(1.0)
-
-
-@pytest.mark.parametrize("lesson", (*DYNAMICS, *STREAMLIT_PAGES))
-def test_every_chart_is_a_figure_named_by_its_summary(app_url, browser, lesson):
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        if lesson in DYNAMICS:
-            open_instrument(page, f"{app_url}/{lesson}")
-        else:
-            open_streamlit_page(page, f"{app_url}/{lesson}")
-        names = figure_names(page.locator('[data-testid="stMain"]').aria_snapshot())
-        expected = summaries(lesson)
-        assert sorted(names) == sorted(expected.values()), f"{lesson}: {names}"
-        for summary in expected.values():
-            assert re.search(r"\d", summary)
-            assert page.get_by_role("figure", name=summary, exact=True).count() == 1
-    finally:
-        page.close()
 
 
 # The main chart's words as the page shows them: its name, and its tables' cells (the details opened).

@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from benchmarks.accessibility import PHONE
 from tests.browser.app_server import ROOT, draw_a_frame, needs_chromium
 from tests.browser.test_browser_pages import SLIDERS
 
@@ -153,7 +154,7 @@ def drag(page, lesson: str, before: dict) -> None:
 @pytest.mark.parametrize("lesson", DYNAMICS)
 def test_on_a_phone_the_readouts_stay_in_view_during_a_move_and_a_tap_commits_to_what_the_server_draws(
         app_url, browser, lesson):
-    phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, **PHONE)
     try:
         open_instrument(phone, f"{app_url}/{lesson}")
         swept = phone.locator(".lcsm-swept input[type=range]")

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from benchmarks.accessibility import PHONE
 from benchmarks.app_process import AppServer, alive, children_of
 from lcsm_explorer.app import web_tier
 from tests.browser.app_server import IN_CI, ROOT, needs_chromium, wait_idle
@@ -142,7 +143,7 @@ def in_the_tier(test):
 SLIDER_C = "damping c"                  # the spring's swept control, in its lesson instrument (app/kit/instrument.py)
 EXACT_C = "damping c, exact value"      # the instrument's number box beside it: the value the tab shows
 DYNAMICS = ("spring", "discretize", "rings", "lru_stability", "propagation")   # drawn by the lesson instrument
-PHONE_CONTEXT = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+PHONE_CONTEXT = {"viewport": {"width": 390, "height": 844}, **PHONE}
 
 
 def stored_run(data_dir: Path) -> int:
