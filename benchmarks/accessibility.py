@@ -35,7 +35,10 @@ VIEWPORTS = {"1280×720": (1280, 720), "390×844": (390, 844)}
 PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 1}
 IMPACTS = ("critical", "serious", "moderate", "minor")
 OPEN_FOLDS = "() => document.querySelectorAll('details:not([open])').forEach(d => d.open = true)"
-AXE_OPTIONS = {"rules": {"target-size": {"enabled": True}}}
+# every rule axe runs by default, and target-size, which it does not; `resultTypes`: axe lists every node only of
+# the violations (of passes and the rest, one node a rule), which takes a third to a quarter of the time on a page
+# of charts and finds the same violations
+AXE_OPTIONS = {"rules": {"target-size": {"enabled": True}}, "resultTypes": ["violations"]}
 CHART_NAMES = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
     const named = plot.closest('[aria-label], [aria-labelledby], figure');
     const label = named && (named.getAttribute('aria-label') || (named.getAttribute('aria-labelledby') &&
@@ -96,7 +99,6 @@ def audit_page(browser, url: str, name: str, viewport: tuple[int, int], probes: 
     folded_probes: dict = {}
     try:
         page = open_page(context, url, name, folded_probes, folded or {})
-        # every rule axe runs by default, and target-size, which it does not
         violations = Axe().run(page, options=AXE_OPTIONS).response["violations"] if axe else []
         names = page.evaluate(CHART_NAMES)
         found = {**folded_probes, **{probe: look(page) for probe, look in (probes or {}).items()}}
