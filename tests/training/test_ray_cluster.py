@@ -257,8 +257,8 @@ def test_live_runs_on_ray_take_turns_through_checkpoints_the_service_keeps(tmp_p
     manager = RunManager(tmp_path / "runs.sqlite", max_concurrent=1, ray_address="auto", torch_threads=1,
                          slice_s=0.2)
     try:
-        # each turn starts an actor: few turns, short runs — but each run longer than two slices on a fast machine
-        # (40 steps, ~0.21 s of one thread on a machine at ×0.76 the cost model's step, finished in its first turn)
+        # each turn starts an actor: few turns, short runs — yet each run longer than two 0.2-s slices on a fast CPU,
+        # where a 40-step run ends within its first turn
         first, second = config(80), config(60, seed=1)
         a, b = manager.submit(first, "alice"), manager.submit(second, "bob")
         assert manager.wait(a, 300) and manager.wait(b, 300)            # turns start actors: slow on a busy machine
